@@ -1,0 +1,27 @@
+# Thin wrapper: the README's two commands. Everything real lives in CMake.
+PRESET ?= default
+BUILD_DIR := $(if $(filter default,$(PRESET)),build,build-$(PRESET))
+SAMPLE ?= samples/matmul_in_graph.pbtxt
+JOBS ?= $(shell nproc)
+
+.PHONY: run test build deps bench clean
+
+run: build
+	$(BUILD_DIR)/bin/flowlens $(SAMPLE)
+
+test: build
+	ctest --preset $(PRESET) -j $(JOBS)
+
+build: deps
+	cmake --preset $(PRESET)
+	cmake --build --preset $(PRESET) -j $(JOBS)
+
+deps:
+	scripts/install-deps
+
+bench: build
+	$(BUILD_DIR)/bin/bench_gemm
+	$(BUILD_DIR)/bin/bench_dispatch
+
+clean:
+	rm -rf $(BUILD_DIR)

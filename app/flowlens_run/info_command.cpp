@@ -1,0 +1,75 @@
+#include <algorithm>
+#include <iomanip>
+#include <iostream>
+#include <map>
+
+#include "commands.h"
+#include "exec/device.h"
+#include "exec/placement.h"
+#include "graph/validate.h"
+#include "io/graph_io.h"
+#include "ops/op_registry.h"
+
+namespace flowlens::cli {
+namespace {
+
+void print_histogram(const std::string& title, const std::map<std::string, int>& counts) {
+  std::vector<std::pair<std::string, int>> rows(counts.begin(), counts.end());
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  size_t width = 0;
+  for (const auto& [k, v] : rows) width = std::max(width, k.size());
+  std::cout << title << ":\n";
+  for (const auto& [k, v] : rows) std::cout << "  " << std::left << std::setw(static_cast<int>(width)) << k << "  " << v << "\n";
+}
+
+}  // namespace
+
+int info_command(const InfoOptions& options) {
+  Graph graph = load_graph(options.graph);
+  const OpRegistry& registry = OpRegistry::global();
+
+  std::cout << "graph: " << options.graph << "\n";
+  std::cout << "nodes: " << graph.size();
+  if (graph.versions.present) std::cout << "  (producer " << graph.versions.producer << ")";
+  std::cout << "\n";
+  if (!graph.function_names.empty()) {
+    std::cout << "library functions: " << graph.function_names.size() << "\n";
+    for (const auto& f : graph.function_names) std::cout << "  " << f << "\n";
+  }
+
+  std::map<std::string, int> ops, devices;
+  for (const Node& n : graph.nodes()) {
+    ++ops[n.op];
+    ++devices[n.device.empty() ? "(unassigned)" : n.device];
+  }
+  print_histogram("ops", ops);
+  print_histogram("requested devices", devices);
+
+  std::vector<Diagnostic> diagnostics = validate_graph(graph, registry);
+  int errors = static_cast<int>(std::count_if(diagnostics.begin(), diagnostics.end(),
+                                              [](const Diagnostic& d) { return d.is_error(); }));
+  int warnings = static_cast<int>(diagnostics.size()) - errors;
+
+  auto local = DeviceSet::local(options.cpu_threads);
+  std::cout << "this machine: " << local->count("CPU") << " CPU, " << local->count("GPU") << " GPU\n";
+  if (errors == 0) {
+    Placement placement = place_graph(graph, *local, registry, true);
+    if (placement.soft_placed.empty()) {
+      std::cout << "placement: every node runs where it asked\n";
+    } else {
+      std::cout << "placement: " << placement.soft_placed.size() << " node(s) moved by soft placement\n";
+      for (const auto& note : placement.soft_placed)
+        std::cout << "  " << note.node << ": " << note.requested << " -> " << note.placed << " (" << note.reason << ")\n";
+    }
+  }
+
+  if (diagnostics.empty()) {
+    std::cout << "validation: ok\n";
+  } else {
+    std::cout << "validation: " << errors << " error(s), " << warnings << " warning(s)\n";
+    for (const auto& d : diagnostics) std::cout << "  " << d.to_string() << "\n";
+  }
+  return errors ? 1 : 0;
+}
+
+}  // namespace flowlens::cli

@@ -1,0 +1,19 @@
+#include "commands.h"
+
+namespace flowlens::cli {
+
+std::vector<std::string> split_list(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const std::string& item : items) {
+    size_t start = 0;
+    while (start <= item.size()) {
+      size_t comma = item.find(',', start);
+      if (comma == std::string::npos) comma = item.size();
+      if (comma > start) out.push_back(item.substr(start, comma - start));
+      start = comma + 1;
+    }
+  }
+  return out;
+}
+
+}  // namespace flowlens::cli

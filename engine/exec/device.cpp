@@ -1,0 +1,45 @@
+#include "exec/device.h"
+
+#include <algorithm>
+#include <cctype>
+#include <thread>
+
+namespace flowlens {
+
+Device::Device(std::string type, int id, int num_threads)
+    : type_(std::move(type)), id_(id),
+      name_("/job:localhost/replica:0/task:0/device:" + type_ + ":" + std::to_string(id)),
+      pool_(type_ + ":" + std::to_string(id), num_threads) {}
+
+std::string Device::short_name() const {
+  std::string lower = type_;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return "/" + lower + ":" + std::to_string(id_);
+}
+
+DeviceSpec Device::spec() const {
+  DeviceSpec s;
+  s.type = type_;
+  s.id = id_;
+  return s;
+}
+
+std::unique_ptr<DeviceSet> DeviceSet::local(int cpu_threads) {
+  if (cpu_threads <= 0) cpu_threads = std::max(2u, std::thread::hardware_concurrency());
+  auto set = std::make_unique<DeviceSet>();
+  set->add(std::make_unique<Device>("CPU", 0, cpu_threads));
+  return set;
+}
+
+int DeviceSet::find(const std::string& type, int id) const {
+  for (int i = 0; i < size(); ++i)
+    if (devices_[static_cast<size_t>(i)]->type() == type && devices_[static_cast<size_t>(i)]->id() == id) return i;
+  return -1;
+}
+
+int DeviceSet::count(const std::string& type) const {
+  return static_cast<int>(std::count_if(devices_.begin(), devices_.end(),
+                                        [&](const auto& d) { return d->type() == type; }));
+}
+
+}  // namespace flowlens

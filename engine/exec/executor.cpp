@@ -1,0 +1,144 @@
+#include "exec/executor.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+
+namespace flowlens {
+namespace {
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+struct RunState {
+  const ExecutionPlan& plan;
+  std::span<ExecutionObserver* const> observers;
+  int64_t run_id;
+  std::vector<Tensor> values;
+  std::unique_ptr<std::atomic<int>[]> pending;
+  std::atomic<int> remaining;
+  std::atomic<bool> failed{false};
+  std::mutex mu;
+  std::condition_variable done_cv;
+  bool done = false;
+  std::string error;
+
+  RunState(const ExecutionPlan& p, std::span<ExecutionObserver* const> obs, int64_t id)
+      : plan(p), observers(obs), run_id(id), values(static_cast<size_t>(p.num_slots)),
+        pending(new std::atomic<int>[p.nodes.size()]), remaining(static_cast<int>(p.nodes.size())) {
+    for (size_t i = 0; i < p.nodes.size(); ++i) pending[i].store(p.nodes[i].initial_pending, std::memory_order_relaxed);
+  }
+
+  void fail(std::string message) {
+    std::lock_guard lock(mu);
+    if (!failed.exchange(true)) error = std::move(message);
+  }
+};
+
+void process(RunState* st, int index);
+
+// Only on the error path: finds the producer of a slot to name it.
+std::string missing_value_message(const ExecutionPlan& plan, int slot) {
+  for (const PlanNode& p : plan.nodes)
+    if (slot >= p.first_slot && slot < p.first_slot + p.num_outputs) {
+      if (p.own_variable) return "Attempting to use uninitialized value " + p.node->name;
+      return p.node->op + " '" + p.node->name + "' produced no value for output " +
+             std::to_string(slot - p.first_slot);
+    }
+  return "no value";
+}
+
+void run_node(RunState* st, const PlanNode& pn) {
+  if (st->failed.load(std::memory_order_relaxed)) return;
+  // Scratch space reused per worker thread: no allocation per node.
+  thread_local std::vector<Tensor> inputs;
+  const size_t n_in = pn.input_slots.size();
+  inputs.resize(n_in);
+  for (size_t i = 0; i < n_in; ++i) {
+    inputs[i] = st->values[static_cast<size_t>(pn.input_slots[i])];
+    if (!inputs[i].valid() && !pn.input_refs[i]) {
+      st->fail("node '" + pn.node->name + "' (" + pn.node->op + "): " +
+               "input " + std::to_string(i) + ": " + missing_value_message(st->plan, pn.input_slots[i]));
+      inputs.clear();
+      return;
+    }
+  }
+  std::span<Tensor> outputs(st->values.data() + pn.first_slot, static_cast<size_t>(pn.num_outputs));
+  KernelContext ctx(*pn.node, std::span<const Tensor>(inputs.data(), n_in), pn.input_refs, outputs, pn.own_variable);
+
+  const bool observed = !st->observers.empty();
+  int64_t start = observed ? now_ns() : 0;
+  if (observed) {
+    NodeEvent ev{*pn.node, pn.graph_index, *pn.device, start, 0};
+    for (auto* o : st->observers) o->on_node_start(st->run_id, ev);
+  }
+  try {
+    pn.kernel(ctx);
+  } catch (const std::exception& e) {
+    st->fail("node '" + pn.node->name + "' (" + pn.node->op + ") on " + pn.device->short_name() + ": " + e.what());
+  }
+  if (observed) {
+    NodeEvent ev{*pn.node, pn.graph_index, *pn.device, start, now_ns()};
+    for (auto* o : st->observers) o->on_node_end(st->run_id, ev, outputs);
+  }
+  for (size_t i = 0; i < n_in; ++i) inputs[i] = Tensor();  // drop references promptly
+}
+
+void schedule(RunState* st, int index) {
+  st->plan.nodes[static_cast<size_t>(index)].device->pool().schedule([st, index] { process(st, index); });
+}
+
+void process(RunState* st, int index) {
+  while (index >= 0) {
+    const PlanNode& pn = st->plan.nodes[static_cast<size_t>(index)];
+    run_node(st, pn);
+    int next = -1;
+    for (int c : pn.consumers) {
+      if (st->pending[static_cast<size_t>(c)].fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
+      if (next < 0 && st->plan.nodes[static_cast<size_t>(c)].device == pn.device)
+        next = c;
+      else
+        schedule(st, c);
+    }
+    if (st->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      // Notify under the lock: the waiter destroys *st as soon as it sees done.
+      std::lock_guard lock(st->mu);
+      st->done = true;
+      st->done_cv.notify_all();
+      return;
+    }
+    index = next;
+  }
+}
+
+}  // namespace
+
+std::vector<Tensor> execute_plan(const ExecutionPlan& plan, std::span<const Tensor> feed_values,
+                                 std::span<ExecutionObserver* const> observers, int64_t run_id) {
+  RunState st(plan, observers, run_id);
+  for (size_t i = 0; i < plan.feed_slots.size(); ++i) st.values[static_cast<size_t>(plan.feed_slots[i])] = feed_values[i];
+  for (auto* o : observers) o->on_run_start(run_id, static_cast<int>(plan.nodes.size()));
+
+  if (!plan.nodes.empty()) {
+    if (plan.roots.empty()) throw Error("cannot run: every needed node waits on another (a cycle)");
+    for (int r : plan.roots) schedule(&st, r);
+    std::unique_lock lock(st.mu);
+    st.done_cv.wait(lock, [&] { return st.done; });
+  }
+  for (auto* o : observers) o->on_run_end(run_id, !st.failed.load());
+  if (st.failed.load()) throw Error(st.error);
+
+  std::vector<Tensor> results;
+  results.reserve(plan.fetch_slots.size());
+  for (size_t i = 0; i < plan.fetch_slots.size(); ++i) {
+    const Tensor& t = st.values[static_cast<size_t>(plan.fetch_slots[i])];
+    if (!t.valid()) throw Error("fetch '" + plan.fetch_names[i] + "': " + missing_value_message(plan, plan.fetch_slots[i]));
+    results.push_back(t);
+  }
+  return results;
+}
+
+}  // namespace flowlens

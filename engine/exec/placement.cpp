@@ -1,0 +1,100 @@
+#include "exec/placement.h"
+
+#include "ops/op_registry.h"
+
+namespace flowlens {
+namespace {
+
+// Preferred device for an op with no (usable) request: the first GPU that has
+// a kernel, else the first CPU, matching TensorFlow's default device order.
+int default_device(const OpDef& def, const DeviceSet& devices) {
+  for (const char* type : {"GPU", "CPU"})
+    for (int i = 0; i < devices.size(); ++i)
+      if (devices.at(i).type() == type && def.kernel(type)) return i;
+  return -1;
+}
+
+// The device a request names, when it exists and runs this op; job, replica
+// and task are ignored in a local session.
+int requested_device(const DeviceSpec& spec, const OpDef& def, const DeviceSet& devices) {
+  for (int i = 0; i < devices.size(); ++i) {
+    const Device& d = devices.at(i);
+    if (spec.type && *spec.type != d.type()) continue;
+    if (spec.id && *spec.id != d.id()) continue;
+    if (!def.kernel(d.type())) continue;
+    return i;
+  }
+  return -1;
+}
+
+std::string why_not(const DeviceSpec& spec, const OpDef& def, const DeviceSet& devices) {
+  if (!spec.type) return "no device matches";
+  if (devices.count(*spec.type) == 0) return "no " + *spec.type + " device is available";
+  if (spec.id && devices.find(*spec.type, *spec.id) < 0)
+    return *spec.type + ":" + std::to_string(*spec.id) + " does not exist (" +
+           std::to_string(devices.count(*spec.type)) + " " + *spec.type + " device(s))";
+  return "op " + def.name + " has no " + *spec.type + " kernel";
+}
+
+// Name of the node this one must share a device with, or empty.
+std::string colocation_target(const Node& n, const OpDef* def) {
+  if (const AttrValue* cls = n.find_attr("_class"))
+    if (const AttrList* l = cls->get_if<AttrList>())
+      for (const std::string& s : l->s)
+        if (s.starts_with("loc:@")) return s.substr(5);
+  if (def)
+    for (int i : def->ref_inputs)
+      if (i < static_cast<int>(n.inputs.size()))
+        if (auto id = TensorId::parse(n.inputs[static_cast<size_t>(i)])) return id->node;
+  return {};
+}
+
+}  // namespace
+
+Placement place_graph(const Graph& graph, const DeviceSet& devices, const OpRegistry& registry,
+                      bool allow_soft_placement) {
+  Placement p;
+  const auto& nodes = graph.nodes();
+  p.device_of.assign(nodes.size(), -1);
+  std::vector<std::string> reasons(nodes.size());
+
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    const OpDef* def = registry.find(n.op);
+    if (!def) continue;
+    DeviceSpec spec = DeviceSpec::parse(n.device);
+    int d = spec.type || spec.id ? requested_device(spec, *def, devices) : default_device(*def, devices);
+    if (d < 0 && (spec.type || spec.id)) {
+      reasons[i] = why_not(spec, *def, devices);
+      if (!allow_soft_placement)
+        throw Error("cannot place node '" + n.name + "' (" + n.op + ") on '" + n.device + "': " + reasons[i] +
+                    " (soft placement is off)");
+      d = default_device(*def, devices);
+    }
+    p.device_of[i] = d;
+  }
+
+  // Colocation: one pass suffices because targets are variables, which are
+  // placed by their own request above.
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    std::string target = colocation_target(n, registry.find(n.op));
+    if (target.empty() || target == n.name) continue;
+    int t = graph.index_of(target);
+    if (t < 0 || p.device_of[static_cast<size_t>(t)] < 0 || p.device_of[i] < 0) continue;
+    int want = p.device_of[static_cast<size_t>(t)];
+    if (want == p.device_of[i]) continue;
+    const OpDef* def = registry.find(n.op);
+    if (!def->kernel(devices.at(want).type())) continue;
+    p.device_of[i] = want;
+    if (reasons[i].empty() && !n.device.empty()) reasons[i] = "colocated with '" + target + "'";
+  }
+
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (!reasons[i].empty() && p.device_of[i] >= 0)
+      p.soft_placed.push_back({nodes[i].name, nodes[i].device,
+                               devices.at(p.device_of[i]).short_name(), reasons[i]});
+  return p;
+}
+
+}  // namespace flowlens

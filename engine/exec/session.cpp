@@ -1,0 +1,99 @@
+#include "exec/session.h"
+
+#include <algorithm>
+
+#include "exec/executor.h"
+
+namespace flowlens {
+
+Session::Session(Graph graph, SessionOptions options)
+    : graph_(std::move(graph)), options_(options),
+      registry_(options.registry ? *options.registry : OpRegistry::global()),
+      devices_(DeviceSet::local(options.cpu_threads)) {
+  graph_.reindex();
+  diagnostics_ = validate_graph(graph_, registry_);
+  if (has_errors(diagnostics_)) {
+    std::string msg = "invalid graph" + (graph_.source_path.empty() ? "" : " " + graph_.source_path) + ":";
+    for (const auto& d : diagnostics_)
+      if (d.is_error()) msg += "\n  " + d.to_string();
+    throw Error(msg);
+  }
+  placement_ = place_graph(graph_, *devices_, registry_, options_.allow_soft_placement);
+}
+
+Session::~Session() = default;
+
+std::string Session::device_of(const std::string& node) const {
+  int i = graph_.index_of(node);
+  if (i < 0) return {};
+  int d = placement_.device_of[static_cast<size_t>(i)];
+  return d < 0 ? std::string() : devices_->at(d).short_name();
+}
+
+void Session::add_observer(ExecutionObserver* observer) {
+  std::lock_guard lock(mu_);
+  observers_.push_back(observer);
+}
+
+void Session::remove_observer(ExecutionObserver* observer) {
+  std::lock_guard lock(mu_);
+  observers_.erase(std::remove(observers_.begin(), observers_.end(), observer), observers_.end());
+}
+
+Variable* Session::find_variable(const std::string& name) {
+  std::lock_guard lock(mu_);
+  auto it = variables_.find(name);
+  return it == variables_.end() ? nullptr : it->second.get();
+}
+
+// Called with mu_ held (from plan_for).
+Variable* Session::variable_for(const Node& node) {
+  std::string key = node.attr_string("shared_name", "");
+  if (key.empty()) key = node.name;
+  auto& slot = variables_[key];
+  if (!slot) {
+    slot = std::make_unique<Variable>();
+    slot->name = key;
+  }
+  return slot.get();
+}
+
+const ExecutionPlan& Session::plan_for(const FeedList& feeds, const std::vector<std::string>& fetches,
+                                       const std::vector<std::string>& targets) {
+  std::string key;
+  for (const auto& [name, value] : feeds) key += name + ",";
+  key += "|";
+  for (const auto& f : fetches) key += f + ",";
+  key += "|";
+  for (const auto& t : targets) key += t + ",";
+
+  auto it = plans_.find(key);
+  if (it != plans_.end()) return *it->second;
+  PlanRequest request;
+  for (const auto& [name, value] : feeds) request.feeds.push_back(name);
+  request.fetches = fetches;
+  request.targets = targets;
+  auto plan = std::make_unique<ExecutionPlan>(build_plan(
+      graph_, placement_, *devices_, registry_, [this](const Node& n) { return variable_for(n); }, request));
+  return *plans_.emplace(key, std::move(plan)).first->second;
+}
+
+std::vector<Tensor> Session::run(const FeedList& feeds, const std::vector<std::string>& fetches,
+                                 const std::vector<std::string>& targets) {
+  const ExecutionPlan* plan;
+  std::vector<ExecutionObserver*> observers;
+  {
+    std::lock_guard lock(mu_);
+    plan = &plan_for(feeds, fetches, targets);
+    observers = observers_;
+  }
+  std::vector<Tensor> values;
+  values.reserve(feeds.size());
+  for (const auto& [name, value] : feeds) {
+    if (!value.valid()) throw Error("feed '" + name + "' is an empty tensor");
+    values.push_back(value);
+  }
+  return execute_plan(*plan, values, observers, next_run_id_.fetch_add(1));
+}
+
+}  // namespace flowlens

@@ -1,0 +1,74 @@
+#pragma once
+// A Session owns a validated graph, its local devices, the placement of every
+// node, and variable storage that persists across run() calls — the
+// tf.Session of TensorFlow 1. run() compiles (and caches) a pruned plan per
+// distinct (feeds, fetches, targets) and executes it.
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "exec/device.h"
+#include "exec/execution_plan.h"
+#include "exec/observer.h"
+#include "exec/placement.h"
+#include "graph/graph.h"
+#include "graph/validate.h"
+
+namespace flowlens {
+
+struct SessionOptions {
+  int cpu_threads = 0;               // 0: one per hardware thread (at least 2)
+  bool allow_soft_placement = true;  // move nodes whose device is missing to one that exists
+  const OpRegistry* registry = nullptr;  // nullptr: OpRegistry::global()
+};
+
+using FeedList = std::vector<std::pair<std::string, Tensor>>;
+
+class Session {
+ public:
+  // Throws Error listing the validation errors if the graph is invalid.
+  explicit Session(Graph graph, SessionOptions options = {});
+  ~Session();
+
+  std::vector<Tensor> run(const FeedList& feeds, const std::vector<std::string>& fetches,
+                          const std::vector<std::string>& targets = {});
+
+  const Graph& graph() const { return graph_; }
+  const DeviceSet& devices() const { return *devices_; }
+  const Placement& placement() const { return placement_; }
+  const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+  // Short device name ("/cpu:0") a node runs on, or "" if it cannot run.
+  std::string device_of(const std::string& node) const;
+
+  // Observers see every later run; they must outlive the session or be removed.
+  void add_observer(ExecutionObserver* observer);
+  void remove_observer(ExecutionObserver* observer);
+
+  // Storage of a variable by node (or shared_name); nullptr if never created.
+  Variable* find_variable(const std::string& name);
+
+ private:
+  Variable* variable_for(const Node& node);
+  const ExecutionPlan& plan_for(const FeedList& feeds, const std::vector<std::string>& fetches,
+                                const std::vector<std::string>& targets);
+
+  Graph graph_;
+  SessionOptions options_;
+  const OpRegistry& registry_;
+  std::unique_ptr<DeviceSet> devices_;
+  Placement placement_;
+  std::vector<Diagnostic> diagnostics_;
+
+  std::mutex mu_;  // guards plans_, variables_, observers_
+  std::map<std::string, std::unique_ptr<ExecutionPlan>> plans_;
+  std::unordered_map<std::string, std::unique_ptr<Variable>> variables_;
+  std::vector<ExecutionObserver*> observers_;
+  std::atomic<int64_t> next_run_id_{1};
+};
+
+}  // namespace flowlens

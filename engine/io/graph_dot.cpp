@@ -1,0 +1,69 @@
+// Graphviz export. Node ids are the node names in quotes, so edges need no
+// lookup table and inputs naming missing nodes still draw (Graphviz creates
+// them implicitly).
+#include <map>
+#include <vector>
+
+#include "io/graph_io.h"
+
+namespace flowlens {
+namespace {
+
+// Inside a DOT double-quoted string only '"' and '\' need escaping; newlines
+// become the \n line break DOT labels understand.
+std::string quoted(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string node_statement(const Node& n) {
+  return quoted(n.name) + " [label=" + quoted(n.name + "\n" + n.op) + "];";
+}
+
+}  // namespace
+
+std::string graph_to_dot(const Graph& graph) {
+  std::string out = "digraph G {\n  node [shape=box];\n";
+
+  // Clusters in the order devices first appear, so output is stable.
+  std::vector<std::string> devices;
+  std::map<std::string, std::vector<const Node*>> by_device;
+  for (const Node& n : graph.nodes()) {
+    if (n.device.empty()) continue;
+    auto [it, inserted] = by_device.try_emplace(n.device);
+    if (inserted) devices.push_back(n.device);
+    it->second.push_back(&n);
+  }
+  for (std::size_t k = 0; k < devices.size(); ++k) {
+    out += "  subgraph " + quoted("cluster_" + std::to_string(k)) + " {\n";
+    out += "    label=" + quoted(devices[k]) + ";\n";
+    for (const Node* n : by_device[devices[k]]) out += "    " + node_statement(*n) + "\n";
+    out += "  }\n";
+  }
+  for (const Node& n : graph.nodes())
+    if (n.device.empty()) out += "  " + node_statement(n) + "\n";
+
+  for (const Node& n : graph.nodes()) {
+    for (const std::string& input : n.inputs) {
+      auto id = TensorId::parse(input);
+      if (!id) continue;  // malformed input strings are validate_graph's business
+      out += "  " + quoted(id->node) + " -> " + quoted(n.name);
+      if (id->is_control())
+        out += " [style=dashed]";
+      else if (id->index > 0)
+        out += " [label=" + quoted(":" + std::to_string(id->index)) + "]";
+      out += ";\n";
+    }
+  }
+  return out + "}\n";
+}
+
+}  // namespace flowlens

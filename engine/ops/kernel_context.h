@@ -1,0 +1,53 @@
+#pragma once
+// What a kernel sees while it runs: its node, input tensors, and slots for
+// its outputs. Kernels throw flowlens::Error for bad input; the executor adds
+// the node name and op to the message.
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "graph/node.h"
+#include "tensor/tensor.h"
+
+namespace flowlens {
+
+// A variable's storage, owned by the Session so values persist across runs.
+struct Variable {
+  std::mutex mu;
+  Tensor value;  // !valid() until first assigned
+  std::string name;
+};
+
+class KernelContext {
+ public:
+  KernelContext(const Node& node, std::span<const Tensor> inputs, std::span<Variable* const> ref_inputs,
+                std::span<Tensor> outputs, Variable* own_variable)
+      : node_(node), inputs_(inputs), refs_(ref_inputs), outputs_(outputs), own_variable_(own_variable) {}
+
+  const Node& node() const { return node_; }
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  // Data input i. For a ref input position this is the variable's current
+  // value (may be an empty tensor if uninitialized).
+  const Tensor& input(int i) const { return inputs_[static_cast<size_t>(i)]; }
+  // The variable bound to ref input i, or nullptr if that input is not a ref.
+  Variable* ref_input(int i) const { return refs_[static_cast<size_t>(i)]; }
+  // For Variable/VariableV2 nodes: this node's own storage.
+  Variable* own_variable() const { return own_variable_; }
+
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  void set_output(int i, Tensor t) { outputs_[static_cast<size_t>(i)] = std::move(t); }
+  Tensor& allocate_output(int i, DType dtype, Shape shape) {
+    outputs_[static_cast<size_t>(i)] = Tensor(dtype, std::move(shape));
+    return outputs_[static_cast<size_t>(i)];
+  }
+
+ private:
+  const Node& node_;
+  std::span<const Tensor> inputs_;
+  std::span<Variable* const> refs_;
+  std::span<Tensor> outputs_;
+  Variable* own_variable_;
+};
+
+}  // namespace flowlens

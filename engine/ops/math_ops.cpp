@@ -1,0 +1,159 @@
+// Binary element-wise arithmetic with broadcasting (Add, AddV2, Sub, Mul,
+// RealDiv, Maximum, Minimum) and AddN.
+#include <algorithm>
+
+#include "ops/broadcast.h"
+#include "ops/op_helpers.h"
+
+namespace flowlens::ops {
+namespace {
+
+struct AddF {
+  template <class T> T operator()(T a, T b) const { return T(a + b); }
+};
+struct SubF {
+  template <class T> T operator()(T a, T b) const { return T(a - b); }
+};
+struct MulF {
+  template <class T> T operator()(T a, T b) const { return T(a * b); }
+};
+struct DivF {
+  template <class T> T operator()(T a, T b) const { return T(a / b); }
+};
+struct MaxF {
+  template <class T> T operator()(T a, T b) const { return a > b ? a : b; }
+};
+struct MinF {
+  template <class T> T operator()(T a, T b) const { return a < b ? a : b; }
+};
+
+void binary_shape(ShapeContext& ctx) {
+  DType ta = dtype_base(ctx.input(0).dtype), tb = dtype_base(ctx.input(1).dtype);
+  if (ta != DType::Invalid && tb != DType::Invalid && ta != tb)
+    fail(ctx.node().op + ": both inputs must have the same dtype, got " + dtype_name(ta) + " and " +
+         dtype_name(tb));
+  ctx.set_output(0, attr_or_input_dtype(ctx, "T", ta != DType::Invalid ? 0 : 1),
+                 broadcast_static_shape(ctx.input(0).shape, ctx.input(1).shape));
+}
+
+template <class T, class F>
+void binary_compute(const Tensor& a, const Tensor& b, KernelContext& ctx) {
+  F f;
+  const T* pa = a.data<T>();
+  const T* pb = b.data<T>();
+  if constexpr (std::is_integral_v<T> && std::is_same_v<F, DivF>) {
+    const int64_t nb = b.num_elements();
+    for (int64_t i = 0; i < nb; ++i)
+      if (pb[i] == 0) fail("Integer division by zero");
+  }
+  const Shape& sa = a.shape();
+  const Shape& sb = b.shape();
+  if (sa == sb) {  // same shape: one flat loop
+    Tensor& out = ctx.allocate_output(0, a.dtype(), sa);
+    T* o = out.data<T>();
+    const int64_t n = out.num_elements();
+    for (int64_t i = 0; i < n; ++i) o[i] = f(pa[i], pb[i]);
+    return;
+  }
+  if (b.num_elements() == 1 && sb.rank() <= sa.rank()) {  // tensor op scalar
+    Tensor& out = ctx.allocate_output(0, a.dtype(), sa);
+    T* o = out.data<T>();
+    const T y = pb[0];
+    const int64_t n = out.num_elements();
+    for (int64_t i = 0; i < n; ++i) o[i] = f(pa[i], y);
+    return;
+  }
+  if (a.num_elements() == 1 && sa.rank() <= sb.rank()) {  // scalar op tensor
+    Tensor& out = ctx.allocate_output(0, a.dtype(), sb);
+    T* o = out.data<T>();
+    const T x = pa[0];
+    const int64_t n = out.num_elements();
+    for (int64_t i = 0; i < n; ++i) o[i] = f(x, pb[i]);
+    return;
+  }
+  BroadcastPlan plan;
+  make_broadcast_plan(sa, sb, plan);
+  Tensor& out = ctx.allocate_output(0, a.dtype(), broadcast_shape(sa, sb));
+  broadcast_apply(plan, pa, pb, out.data<T>(), f);
+}
+
+template <class F>
+void binary_kernel(KernelContext& ctx) {
+  check_num_inputs(ctx, 2);
+  const Tensor& a = input(ctx, 0);
+  const Tensor& b = input(ctx, 1);
+  if (a.dtype() != b.dtype())
+    fail(ctx.node().op + ": both inputs must have the same dtype, got " + dtype_name(a.dtype()) + " and " +
+         dtype_name(b.dtype()));
+  switch (a.dtype()) {
+    case DType::Float: return binary_compute<float, F>(a, b, ctx);
+    case DType::Double: return binary_compute<double, F>(a, b, ctx);
+    case DType::Int32: return binary_compute<int32_t, F>(a, b, ctx);
+    case DType::Int64: return binary_compute<int64_t, F>(a, b, ctx);
+    default: unsupported_dtype(ctx.node().op.c_str(), a.dtype());
+  }
+}
+
+// ---- AddN -------------------------------------------------------------------
+
+void addn_shape(ShapeContext& ctx) {
+  Shape s = Shape::unknown_rank();
+  DType t = attr_or_input_dtype(ctx, "T", 0);
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    s = merge_shapes(s, ctx.input(i).shape, "AddN: inputs must have the same shape");
+    if (t == DType::Invalid) t = dtype_base(ctx.input(i).dtype);
+  }
+  ctx.set_output(0, t, std::move(s));
+}
+
+void addn_kernel(KernelContext& ctx) {
+  check_min_inputs(ctx, 1);
+  const Tensor& first = input(ctx, 0);
+  const int n = ctx.num_inputs();
+  for (int i = 1; i < n; ++i) {
+    const Tensor& t = input(ctx, i);
+    if (!(t.shape() == first.shape()))
+      fail("Inputs to operation AddN must have the same size and shape.  Input 0: " + shape_str(first.shape()) +
+           " != input " + std::to_string(i) + ": " + shape_str(t.shape()));
+    if (t.dtype() != first.dtype())
+      fail("AddN: all inputs must have the same dtype, got " + dtype_name(first.dtype()) + " and " +
+           dtype_name(t.dtype()));
+  }
+  if (n == 1) {
+    ctx.set_output(0, first);
+    return;
+  }
+  Tensor& out = ctx.allocate_output(0, first.dtype(), first.shape());
+  dispatch_numeric(first.dtype(), "AddN", [&](auto tag) {
+    using T = decltype(tag);
+    T* o = out.data<T>();
+    const int64_t m = out.num_elements();
+    const T* a = ctx.input(0).data<T>();
+    const T* b = ctx.input(1).data<T>();
+    for (int64_t k = 0; k < m; ++k) o[k] = T(a[k] + b[k]);
+    for (int i = 2; i < n; ++i) {
+      const T* c = ctx.input(i).data<T>();
+      for (int64_t k = 0; k < m; ++k) o[k] = T(o[k] + c[k]);
+    }
+  });
+}
+
+template <class F>
+void add_binary(OpRegistry& r, const char* name) {
+  r.add(make_def(name, 2, 2, 1, {attr("T", AttrKind::Type)}, binary_shape, binary_kernel<F>));
+}
+
+}  // namespace
+
+void register_math_ops(OpRegistry& r) {
+  add_binary<AddF>(r, "Add");
+  add_binary<AddF>(r, "AddV2");
+  add_binary<SubF>(r, "Sub");
+  add_binary<MulF>(r, "Mul");
+  add_binary<DivF>(r, "RealDiv");
+  add_binary<MaxF>(r, "Maximum");
+  add_binary<MinF>(r, "Minimum");
+  r.add(make_def("AddN", 1, -1, 1, {attr("N", AttrKind::Int), attr("T", AttrKind::Type)}, addn_shape, addn_kernel));
+}
+
+}  // namespace flowlens::ops

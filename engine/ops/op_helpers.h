@@ -1,0 +1,112 @@
+#pragma once
+// Shared helpers for the standard op families: dtype dispatch, input checks,
+// attr-derived dtypes, axis handling and OpDef construction. Everything here
+// is cheap on the success path (no string building, no std::function); error
+// messages are only formatted when a check fails.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ops/op_registry.h"
+
+namespace flowlens::ops {
+
+// ---- errors ---------------------------------------------------------------
+
+[[noreturn]] void fail(const std::string& message);
+// "<op>: unsupported dtype <dtype>" (names the op and dtype).
+[[noreturn]] void unsupported_dtype(const char* op, DType t);
+// Compact form of a shape for messages: "[2,3]", "[]", "<unknown>".
+inline std::string shape_str(const Shape& s) { return s.to_string(); }
+
+// ---- dtype dispatch -------------------------------------------------------
+// f is called with a value of the C++ type (float{}, double{} ...); it is a
+// template lambda so each family instantiates only what it uses.
+
+template <class F>
+inline void dispatch_float(DType t, const char* op, F&& f) {
+  switch (t) {
+    case DType::Float: f(float{}); return;
+    case DType::Double: f(double{}); return;
+    default: unsupported_dtype(op, t);
+  }
+}
+
+template <class F>
+inline void dispatch_numeric(DType t, const char* op, F&& f) {
+  switch (t) {
+    case DType::Float: f(float{}); return;
+    case DType::Double: f(double{}); return;
+    case DType::Int32: f(int32_t{}); return;
+    case DType::Int64: f(int64_t{}); return;
+    default: unsupported_dtype(op, t);
+  }
+}
+
+template <class F>
+inline void dispatch_computable(DType t, const char* op, F&& f) {
+  switch (t) {
+    case DType::Float: f(float{}); return;
+    case DType::Double: f(double{}); return;
+    case DType::Int32: f(int32_t{}); return;
+    case DType::Int64: f(int64_t{}); return;
+    case DType::Bool: f(bool{}); return;
+    default: unsupported_dtype(op, t);
+  }
+}
+
+// ---- kernel input checks --------------------------------------------------
+
+// Throws unless ctx has exactly n inputs.
+void check_num_inputs(const KernelContext& ctx, int n);
+void check_min_inputs(const KernelContext& ctx, int n);
+// Input i, throwing if it is an empty (uninitialized) tensor.
+const Tensor& input(const KernelContext& ctx, int i);
+// Checks a fixed-size, computable dtype for byte-copying kernels (Concat, Pack ...).
+void check_copyable(const char* op, DType t);
+// True for int32 / int64.
+inline bool is_index_type(DType t) { return t == DType::Int32 || t == DType::Int64; }
+
+// Reads an int32/int64 tensor as int64 values (any rank); `what` names it in errors.
+std::vector<int64_t> read_ints(const char* op, const char* what, const Tensor& t);
+// Reads an int32/int64 scalar (or 1-element tensor).
+int64_t read_scalar_int(const char* op, const char* what, const Tensor& t);
+// Maps axis in [-rank, rank) to [0, rank); throws with TF's range wording.
+int normalize_axis(const char* op, int64_t axis, int rank);
+
+// Row-major helpers.
+int64_t product(const std::vector<int64_t>& dims, int begin, int end);
+
+// ---- shape-function helpers -----------------------------------------------
+
+// attr `name` if present, else input i's dtype (if that exists), else Invalid.
+DType attr_or_input_dtype(const ShapeContext& ctx, const char* name, int i);
+// Sets output 0 to input 0's info with dtype from attr T (Identity-like ops).
+void unchanged_shape(ShapeContext& ctx);
+// Merges two partial shapes that must be equal; throws with `message` + both shapes.
+Shape merge_shapes(const Shape& a, const Shape& b, const char* message);
+// Unknown rank shape with n dims (n < 0: unknown rank).
+Shape unknown_shape(int rank);
+// A shape from a constant int tensor (-1 entries stay unknown).
+Shape shape_from_tensor(const Tensor& t);
+
+// ---- OpDef construction -----------------------------------------------------
+
+AttrSpec attr(const char* name, AttrKind kind, bool required = false);
+// A def with the given inputs/outputs/attrs and the CPU kernel.
+OpDef make_def(const char* name, int min_inputs, int max_inputs, int num_outputs, std::vector<AttrSpec> attrs,
+               ShapeFn shape_fn, KernelFn cpu_kernel);
+
+// ---- family registration (one file each) ----------------------------------
+
+void register_state_ops(OpRegistry& r);      // state_ops.cpp
+void register_math_ops(OpRegistry& r);       // math_ops.cpp
+void register_unary_ops(OpRegistry& r);      // unary_ops.cpp
+void register_reduction_ops(OpRegistry& r);  // reduction_ops.cpp
+void register_matmul_op(OpRegistry& r);      // matmul_op.cpp
+void register_nn_ops(OpRegistry& r);         // nn_ops.cpp
+void register_array_ops(OpRegistry& r);      // array_ops.cpp
+void register_concat_ops(OpRegistry& r);     // concat_ops.cpp
+void register_random_ops(OpRegistry& r);     // random_ops.cpp
+
+}  // namespace flowlens::ops

@@ -1,0 +1,44 @@
+#pragma once
+// Static shape inference for one node: input dtypes and (partial) shapes in,
+// output dtypes and shapes out. Shape functions throw flowlens::Error when
+// the inputs can never be valid (MatMul with inner dims 3 vs 4), and leave
+// dims unknown (-1) when they cannot tell.
+#include <vector>
+
+#include "graph/node.h"
+#include "tensor/shape.h"
+#include "tensor/tensor.h"
+
+namespace flowlens {
+
+struct TensorInfo {
+  DType dtype = DType::Invalid;  // Invalid when unknown
+  Shape shape = Shape::unknown_rank();
+};
+
+class ShapeContext {
+ public:
+  ShapeContext(const Node& node, std::vector<TensorInfo> inputs, std::vector<const Tensor*> constant_inputs,
+               int num_outputs)
+      : node_(node), inputs_(std::move(inputs)), constants_(std::move(constant_inputs)),
+        outputs_(static_cast<size_t>(num_outputs)) {}
+
+  const Node& node() const { return node_; }
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  const TensorInfo& input(int i) const { return inputs_[static_cast<size_t>(i)]; }
+  // Value of input i when it comes straight from a Const node (Reshape's
+  // shape, Split's axis, Sum's axes); nullptr otherwise.
+  const Tensor* constant_input(int i) const { return constants_[static_cast<size_t>(i)]; }
+
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  void set_output(int i, DType dtype, Shape shape) { outputs_[static_cast<size_t>(i)] = {dtype, std::move(shape)}; }
+  const std::vector<TensorInfo>& outputs() const { return outputs_; }
+
+ private:
+  const Node& node_;
+  std::vector<TensorInfo> inputs_;
+  std::vector<const Tensor*> constants_;
+  std::vector<TensorInfo> outputs_;
+};
+
+}  // namespace flowlens

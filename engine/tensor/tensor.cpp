@@ -1,0 +1,86 @@
+#include "tensor/tensor.h"
+
+#include <cstdlib>
+
+namespace flowlens {
+
+namespace {
+constexpr std::size_t kAlignment = 64;  // cache line; also what AVX-512 loads like
+}
+
+Tensor::Buffer::~Buffer() { std::free(data); }
+
+Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
+  if (!shape_.fully_defined())
+    throw Error("cannot allocate a tensor of shape " + shape_.to_string() + ": shape not fully defined");
+  if (dtype_is_ref(dtype) || dtype == DType::Invalid || dtype == DType::Resource || dtype == DType::Variant)
+    throw Error("cannot allocate a tensor of dtype " + dtype_name(dtype));
+  num_elements_ = shape_.num_elements();
+  buffer_ = std::make_shared<Buffer>();
+  if (dtype == DType::String) {
+    buffer_->strings.resize(static_cast<size_t>(num_elements_));
+    return;
+  }
+  std::size_t bytes = static_cast<std::size_t>(num_elements_) * dtype_size(dtype);
+  std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  if (rounded == 0) rounded = kAlignment;  // keep data() non-null for empty tensors
+  buffer_->data = std::aligned_alloc(kAlignment, rounded);
+  if (!buffer_->data) throw Error("out of memory allocating " + std::to_string(bytes) + " bytes");
+  buffer_->bytes = bytes;
+}
+
+Tensor Tensor::from_strings(Shape shape, std::vector<std::string> values) {
+  Tensor t(DType::String, std::move(shape));
+  if (static_cast<int64_t>(values.size()) != t.num_elements())
+    throw Error("Tensor::from_strings: " + std::to_string(values.size()) + " values for shape " +
+                t.shape().to_string());
+  t.buffer_->strings = std::move(values);
+  return t;
+}
+
+std::size_t Tensor::byte_size() const { return buffer_ ? buffer_->bytes : 0; }
+
+std::vector<std::string>& Tensor::strings() {
+  check_type(DType::String);
+  return buffer_->strings;
+}
+
+const std::vector<std::string>& Tensor::strings() const {
+  check_type(DType::String);
+  return buffer_->strings;
+}
+
+Tensor Tensor::reshaped(Shape shape) const {
+  if (shape.num_elements() != num_elements_)
+    throw Error("cannot reshape a tensor of " + std::to_string(num_elements_) + " elements (shape " +
+                shape_.to_string() + ") into shape " + shape.to_string());
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  return t;
+}
+
+Tensor Tensor::clone() const {
+  if (!valid()) return {};
+  Tensor t(dtype_, shape_);
+  if (dtype_ == DType::String)
+    t.buffer_->strings = buffer_->strings;
+  else if (buffer_->bytes)
+    std::memcpy(t.buffer_->data, buffer_->data, buffer_->bytes);
+  return t;
+}
+
+bool Tensor::equals(const Tensor& o) const {
+  if (valid() != o.valid()) return false;
+  if (!valid()) return true;
+  if (dtype_ != o.dtype_ || !(shape_ == o.shape_)) return false;
+  if (dtype_ == DType::String) return buffer_->strings == o.buffer_->strings;
+  return buffer_->bytes == 0 || std::memcmp(buffer_->data, o.buffer_->data, buffer_->bytes) == 0;
+}
+
+void Tensor::check_type(DType expected) const {
+  if (!buffer_) throw Error("access to an empty tensor");
+  if (dtype_ != expected)
+    throw Error("tensor has dtype " + dtype_name(dtype_) + ", accessed as " + dtype_name(expected));
+}
+
+}  // namespace flowlens

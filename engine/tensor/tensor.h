@@ -1,0 +1,83 @@
+#pragma once
+// A dense, immutable-by-convention n-d array with shared storage. Copying a
+// Tensor shares the buffer (like tensorflow::Tensor); kernels allocate fresh
+// outputs. Fixed-size dtypes live in one 64-byte aligned block; DT_STRING
+// tensors hold one std::string per element.
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "tensor/dtype.h"
+#include "tensor/shape.h"
+
+namespace flowlens {
+
+class Tensor {
+ public:
+  Tensor() = default;  // an empty handle: valid() == false
+  // Allocates uninitialized storage (strings are empty). Throws Error for a
+  // shape that is not fully defined or a dtype without a layout.
+  Tensor(DType dtype, Shape shape);
+
+  template <class T>
+  static Tensor from_vector(Shape shape, const std::vector<T>& values);
+  template <class T>
+  static Tensor scalar(T value) { return from_vector<T>(Shape{}, {value}); }
+  static Tensor from_strings(Shape shape, std::vector<std::string> values);
+
+  bool valid() const { return buffer_ != nullptr; }
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  int64_t num_elements() const { return num_elements_; }
+  std::size_t byte_size() const;  // fixed-size dtypes: elements * dtype_size
+
+  void* raw_data() { return buffer_ ? buffer_->data : nullptr; }
+  const void* raw_data() const { return buffer_ ? buffer_->data : nullptr; }
+
+  // Typed access; checks the dtype in debug and release (cheap, prevents UB).
+  template <class T> T* data() { check_type(DTypeOf<T>::value); return static_cast<T*>(buffer_->data); }
+  template <class T> const T* data() const { check_type(DTypeOf<T>::value); return static_cast<const T*>(buffer_->data); }
+  template <class T> std::span<T> values() { return {data<T>(), static_cast<size_t>(num_elements_)}; }
+  template <class T> std::span<const T> values() const { return {data<T>(), static_cast<size_t>(num_elements_)}; }
+  std::vector<std::string>& strings();
+  const std::vector<std::string>& strings() const;
+
+  // Same buffer, new shape with the same element count (Reshape, Identity).
+  Tensor reshaped(Shape shape) const;
+  // A deep copy with its own storage.
+  Tensor clone() const;
+  // Element-wise equality of dtype, shape and bytes.
+  bool equals(const Tensor& other) const;
+  // True if both handles share storage.
+  bool shares_buffer_with(const Tensor& other) const { return buffer_ == other.buffer_; }
+
+ private:
+  struct Buffer {
+    void* data = nullptr;
+    std::size_t bytes = 0;
+    std::vector<std::string> strings;
+    ~Buffer();
+  };
+  void check_type(DType expected) const;
+
+  DType dtype_ = DType::Invalid;
+  Shape shape_;
+  int64_t num_elements_ = 0;
+  std::shared_ptr<Buffer> buffer_;
+};
+
+template <class T>
+Tensor Tensor::from_vector(Shape shape, const std::vector<T>& values) {
+  Tensor t(DTypeOf<T>::value, std::move(shape));
+  if (static_cast<int64_t>(values.size()) != t.num_elements())
+    throw Error("Tensor::from_vector: " + std::to_string(values.size()) + " values for shape " +
+                t.shape().to_string());
+  T* out = t.data<T>();
+  for (size_t i = 0; i < values.size(); ++i) out[i] = values[i];
+  return t;
+}
+
+}  // namespace flowlens

@@ -1,0 +1,109 @@
+#pragma once
+// The FlowLens main window: a filterable table of the graph's nodes in the
+// centre, the selected node's details in a dock on the right and the
+// validation diagnostics in a dock at the bottom.
+//
+// Views hang off two signals: document_changed() (a graph was loaded; read
+// document()) and current_node_changed(name). More views (the graph view)
+// come in as docks through add_view_dock(), which also lists them in the
+// View menu.
+#include <QMainWindow>
+#include <QString>
+#include <memory>
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QLineEdit;
+class QMenu;
+class QStackedWidget;
+class QTableView;
+
+namespace flowlens::ui {
+
+struct GraphDocument;
+class DiagnosticsPanel;
+class NodeDetailsView;
+class NodeFilterProxyModel;
+class NodeTableModel;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  static const QString kOpenFilter;  // "Graphs (*.pbtxt *.pb ...);;All files (*)"
+
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // Loads and validates `path`. Never shows a dialog: on failure returns
+  // false, sets `error` to a message naming the file and keeps the graph that
+  // was loaded before. Reopening the same file keeps the selected node.
+  bool open_file(const QString& path, QString* error = nullptr);
+
+  // Selects (and scrolls to) the node called `name`, clearing the filter if
+  // it hides the node. False when the graph has no such node.
+  bool select_node(const QString& name);
+  QString current_node_name() const;  // empty when nothing is selected
+
+  const std::shared_ptr<const GraphDocument>& document() const { return doc_; }
+
+  // Adds a dock and its show/hide toggle to the View menu.
+  void add_view_dock(QDockWidget* dock, Qt::DockWidgetArea area);
+
+  // The parts, for tests and for views added later.
+  NodeTableModel* node_model() const { return model_; }
+  NodeFilterProxyModel* filter_model() const { return proxy_; }
+  QTableView* node_table() const { return table_; }
+  QLineEdit* filter_edit() const { return filter_edit_; }
+  NodeDetailsView* details_view() const { return details_; }
+  DiagnosticsPanel* diagnostics_panel() const { return diagnostics_; }
+  QDockWidget* details_dock() const { return details_dock_; }
+  QDockWidget* diagnostics_dock() const { return diagnostics_dock_; }
+  QString summary_text() const;  // the status bar's "N nodes · M ops · K devices"
+
+ public slots:
+  // File > Open…: asks for a file, then open_file_interactive().
+  void open_file_dialog();
+  // open_file(), reporting a failure with QMessageBox::critical.
+  bool open_file_interactive(const QString& path);
+  void reload();
+  void show_error(const QString& title, const QString& message);
+
+ signals:
+  void document_changed();
+  void current_node_changed(const QString& name);
+
+ protected:
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  void build_actions();
+  void build_central();
+  void build_docks();
+  void set_document(std::shared_ptr<const GraphDocument> doc);
+  void on_current_changed(const QModelIndex& current);
+  void update_match_label();
+  void fit_columns();
+  void show_about();
+
+  std::shared_ptr<const GraphDocument> doc_;
+
+  NodeTableModel* model_ = nullptr;
+  NodeFilterProxyModel* proxy_ = nullptr;
+  QStackedWidget* stack_ = nullptr;
+  QTableView* table_ = nullptr;
+  QLineEdit* filter_edit_ = nullptr;
+  QLabel* match_label_ = nullptr;
+  NodeDetailsView* details_ = nullptr;
+  DiagnosticsPanel* diagnostics_ = nullptr;
+  QDockWidget* details_dock_ = nullptr;
+  QDockWidget* diagnostics_dock_ = nullptr;
+  QLabel* summary_label_ = nullptr;
+  QLabel* problems_label_ = nullptr;
+  QMenu* view_menu_ = nullptr;
+  QAction* reload_action_ = nullptr;
+};
+
+}  // namespace flowlens::ui

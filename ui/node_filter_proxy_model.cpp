@@ -1,0 +1,39 @@
+#include "ui/node_filter_proxy_model.h"
+
+#include "ui/node_table_model.h"
+
+namespace flowlens::ui {
+
+NodeFilterProxyModel::NodeFilterProxyModel(QObject* parent) : QSortFilterProxyModel(parent) {
+  collator_.setNumericMode(true);
+  collator_.setCaseSensitivity(Qt::CaseInsensitive);
+  setSortCaseSensitivity(Qt::CaseInsensitive);
+}
+
+void NodeFilterProxyModel::set_filter_text(const QString& text) {
+  const QString trimmed = text.trimmed();
+  if (trimmed == filter_) return;
+  filter_ = trimmed;
+  invalidateFilter();
+}
+
+bool NodeFilterProxyModel::filterAcceptsRow(int source_row, const QModelIndex& source_parent) const {
+  if (filter_.isEmpty()) return true;
+  const QAbstractItemModel* model = sourceModel();
+  for (int column : {NodeTableModel::NameColumn, NodeTableModel::OpColumn, NodeTableModel::DeviceColumn}) {
+    const QString text = model->index(source_row, column, source_parent).data(Qt::DisplayRole).toString();
+    if (text.contains(filter_, Qt::CaseInsensitive)) return true;
+  }
+  return false;
+}
+
+bool NodeFilterProxyModel::lessThan(const QModelIndex& left, const QModelIndex& right) const {
+  const QString a = left.data(Qt::DisplayRole).toString();
+  const QString b = right.data(Qt::DisplayRole).toString();
+  const int order = collator_.compare(a, b);
+  if (order != 0) return order < 0;
+  // Ties (same op, same device) keep file order.
+  return left.row() < right.row();
+}
+
+}  // namespace flowlens::ui
