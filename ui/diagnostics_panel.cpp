@@ -47,9 +47,10 @@ DiagnosticsPanel::DiagnosticsPanel(QWidget* parent) : QTreeWidget(parent) {
 
 void DiagnosticsPanel::show_placeholder(const QString& text) {
   auto* item = new QTreeWidgetItem(this);
-  item->setText(MessageColumn, text);
+  item->setText(SeverityColumn, text);
   item->setFlags(Qt::NoItemFlags);
-  item->setForeground(MessageColumn, palette().color(QPalette::PlaceholderText));
+  item->setForeground(SeverityColumn, palette().color(QPalette::PlaceholderText));
+  item->setFirstColumnSpanned(true);
 }
 
 void DiagnosticsPanel::clear_diagnostics() {

@@ -77,6 +77,7 @@ class MainWindow : public QMainWindow {
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
+  void showEvent(QShowEvent* event) override;
 
  private:
   void build_actions();
@@ -87,6 +88,7 @@ class MainWindow : public QMainWindow {
   void update_match_label();
   void fit_columns();
   void show_about();
+  void center_current();
 
   std::shared_ptr<const GraphDocument> doc_;
 
@@ -104,6 +106,7 @@ class MainWindow : public QMainWindow {
   QLabel* problems_label_ = nullptr;
   QMenu* view_menu_ = nullptr;
   QAction* reload_action_ = nullptr;
+  bool shown_once_ = false;
 };
 
 }  // namespace flowlens::ui

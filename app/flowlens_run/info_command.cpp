@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "exec/device.h"
 #include "exec/placement.h"
+#include "graph/infer_shapes.h"
 #include "graph/validate.h"
 #include "io/graph_io.h"
 #include "ops/op_registry.h"
@@ -46,13 +47,18 @@ int info_command(const InfoOptions& options) {
   print_histogram("requested devices", devices);
 
   std::vector<Diagnostic> diagnostics = validate_graph(graph, registry);
+  if (!has_errors(diagnostics)) {
+    // Static shape errors are as fatal for a run as structural ones.
+    ShapeInferenceResult shapes = infer_shapes(graph, registry);
+    diagnostics.insert(diagnostics.end(), shapes.errors.begin(), shapes.errors.end());
+  }
   int errors = static_cast<int>(std::count_if(diagnostics.begin(), diagnostics.end(),
                                               [](const Diagnostic& d) { return d.is_error(); }));
   int warnings = static_cast<int>(diagnostics.size()) - errors;
 
   auto local = DeviceSet::local(options.cpu_threads);
   std::cout << "this machine: " << local->count("CPU") << " CPU, " << local->count("GPU") << " GPU\n";
-  if (errors == 0) {
+  if (!has_errors(diagnostics)) {
     Placement placement = place_graph(graph, *local, registry, true);
     if (placement.soft_placed.empty()) {
       std::cout << "placement: every node runs where it asked\n";

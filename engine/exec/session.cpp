@@ -78,6 +78,26 @@ const ExecutionPlan& Session::plan_for(const FeedList& feeds, const std::vector<
   return *plans_.emplace(key, std::move(plan)).first->second;
 }
 
+// A fed Placeholder declares what it accepts; catching a mismatch here names
+// the feed instead of failing somewhere downstream.
+void Session::check_feed_matches_placeholder(const std::string& name, const Tensor& value) const {
+  auto id = TensorId::parse(name);
+  const Node* node = id ? graph_.find(id->node) : nullptr;
+  if (!node || (node->op != "Placeholder" && node->op != "PlaceholderWithDefault")) return;
+  DType want = node->attr_type("dtype", DType::Invalid);
+  if (want != DType::Invalid && want != value.dtype())
+    throw Error("feed '" + name + "': placeholder expects " + dtype_name(want) + ", got " + dtype_name(value.dtype()));
+  const AttrValue* shape_attr = node->find_attr("shape");
+  const Shape* want_shape = shape_attr ? shape_attr->get_if<Shape>() : nullptr;
+  if (!want_shape || !want_shape->rank_known()) return;
+  bool ok = want_shape->rank() == value.shape().rank();
+  for (int i = 0; ok && i < want_shape->rank(); ++i)
+    ok = want_shape->dim(i) < 0 || want_shape->dim(i) == value.shape().dim(i);
+  if (!ok)
+    throw Error("feed '" + name + "': placeholder expects shape " + want_shape->to_string() + ", got " +
+                value.shape().to_string());
+}
+
 std::vector<Tensor> Session::run(const FeedList& feeds, const std::vector<std::string>& fetches,
                                  const std::vector<std::string>& targets) {
   const ExecutionPlan* plan;
@@ -91,6 +111,7 @@ std::vector<Tensor> Session::run(const FeedList& feeds, const std::vector<std::s
   values.reserve(feeds.size());
   for (const auto& [name, value] : feeds) {
     if (!value.valid()) throw Error("feed '" + name + "' is an empty tensor");
+    check_feed_matches_placeholder(name, value);
     values.push_back(value);
   }
   return execute_plan(*plan, values, observers, next_run_id_.fetch_add(1));

@@ -54,6 +54,7 @@ class Session {
 
  private:
   Variable* variable_for(const Node& node);
+  void check_feed_matches_placeholder(const std::string& name, const Tensor& value) const;
   const ExecutionPlan& plan_for(const FeedList& feeds, const std::vector<std::string>& fetches,
                                 const std::vector<std::string>& targets);
 

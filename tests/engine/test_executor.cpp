@@ -174,6 +174,24 @@ class TestExecutor : public QObject {
     QCOMPARE(g_fail_runs.load(), 0);
   }
 
+  void feeds_must_match_the_placeholder() {
+    Session s = make_session(
+        "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } "
+        "attr { key: 'shape' value { shape { dim { size: -1 } dim { size: 2 } } } } }" +
+        binary("y", "Mul", "x", "x"));
+    QCOMPARE(s.run({{"x", Tensor::from_vector<float>({3, 2}, {1, 2, 3, 4, 5, 6})}}, {"y"})[0].shape(), Shape({3, 2}));
+    for (auto [value, phrase] : std::vector<std::pair<Tensor, std::string>>{
+             {Tensor::scalar<int32_t>(1), "expects float32, got int32"},
+             {Tensor::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6}), "expects shape [?,2], got [2,3]"}}) {
+      try {
+        s.run({{"x", value}}, {"y"});
+        QFAIL("expected an error");
+      } catch (const Error& e) {
+        QVERIFY2(std::string(e.what()).find(phrase) != std::string::npos, e.what());
+      }
+    }
+  }
+
   void unfed_placeholder_names_itself() {
     Session s = make_session("node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } }" +
                              binary("y", "Mul", "x", "x"));

@@ -1,0 +1,88 @@
+#include "graph/infer_shapes.h"
+
+#include <deque>
+
+#include "ops/op_registry.h"
+
+namespace flowlens {
+namespace {
+
+// Kahn's algorithm over data and control edges; NextIteration back edges are
+// ignored so loops still get an order.
+std::vector<int> dataflow_order(const Graph& graph) {
+  const auto& nodes = graph.nodes();
+  std::vector<int> pending(nodes.size(), 0);
+  std::vector<std::vector<int>> consumers(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i)
+    for (const std::string& text : nodes[i].inputs) {
+      auto id = TensorId::parse(text);
+      int src = id ? graph.index_of(id->node) : -1;
+      if (src < 0 || nodes[static_cast<size_t>(src)].op == "NextIteration") continue;
+      consumers[static_cast<size_t>(src)].push_back(static_cast<int>(i));
+      ++pending[i];
+    }
+  std::deque<int> ready;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (pending[i] == 0) ready.push_back(static_cast<int>(i));
+  std::vector<int> order;
+  order.reserve(nodes.size());
+  while (!ready.empty()) {
+    int i = ready.front();
+    ready.pop_front();
+    order.push_back(i);
+    for (int c : consumers[static_cast<size_t>(i)])
+      if (--pending[static_cast<size_t>(c)] == 0) ready.push_back(c);
+  }
+  return order;  // shorter than the graph only if it has a cycle validation reports
+}
+
+}  // namespace
+
+ShapeInferenceResult infer_shapes(const Graph& graph, const OpRegistry& registry) {
+  const auto& nodes = graph.nodes();
+  ShapeInferenceResult result;
+  result.outputs.resize(nodes.size());
+
+  for (int i : dataflow_order(graph)) {
+    const Node& n = nodes[static_cast<size_t>(i)];
+    const OpDef* def = registry.find(n.op);
+    if (!def) continue;
+    int num_outputs = 0;
+    try {
+      num_outputs = def->outputs_for(n);
+    } catch (const Error&) {
+      continue;  // bad attrs: validation reports them
+    }
+    auto& outs = result.outputs[static_cast<size_t>(i)];
+    outs.assign(static_cast<size_t>(num_outputs), TensorInfo{});
+    if (!def->shape_fn) continue;
+
+    std::vector<TensorInfo> inputs;
+    std::vector<const Tensor*> constants;
+    for (const std::string& text : n.inputs) {
+      auto id = TensorId::parse(text);
+      if (!id || id->is_control()) continue;
+      int src = graph.index_of(id->node);
+      const auto& src_outs = result.outputs[static_cast<size_t>(src < 0 ? 0 : src)];
+      inputs.push_back(src >= 0 && id->index < static_cast<int>(src_outs.size()) ? src_outs[static_cast<size_t>(id->index)]
+                                                                                 : TensorInfo{});
+      const Tensor* constant = nullptr;
+      if (src >= 0 && id->index == 0) {
+        const Node& s = nodes[static_cast<size_t>(src)];
+        if (s.op == "Const")
+          if (const AttrValue* v = s.find_attr("value")) constant = v->get_if<Tensor>();
+      }
+      constants.push_back(constant);
+    }
+    ShapeContext ctx(n, std::move(inputs), std::move(constants), num_outputs);
+    try {
+      def->shape_fn(ctx);
+      outs = ctx.outputs();
+    } catch (const std::exception& e) {
+      result.errors.push_back({Diagnostic::Severity::Error, n.name, std::string("shape inference: ") + e.what()});
+    }
+  }
+  return result;
+}
+
+}  // namespace flowlens
