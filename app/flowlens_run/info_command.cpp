@@ -23,7 +23,9 @@ void print_histogram(const std::string& title, const std::map<std::string, int>&
   for (const auto& [k, v] : rows) std::cout << "  " << std::left << std::setw(static_cast<int>(width)) << k << "  " << v << "\n";
 }
 
-}  // namespace
+struct InfoOptions {
+  std::string graph;
+};
 
 int info_command(const InfoOptions& options) {
   Graph graph = load_graph(options.graph);
@@ -56,7 +58,7 @@ int info_command(const InfoOptions& options) {
                                               [](const Diagnostic& d) { return d.is_error(); }));
   int warnings = static_cast<int>(diagnostics.size()) - errors;
 
-  auto local = DeviceSet::local(options.cpu_threads);
+  auto local = DeviceSet::local();
   std::cout << "this machine: " << local->count("CPU") << " CPU, " << local->count("GPU") << " GPU\n";
   if (!has_errors(diagnostics)) {
     Placement placement = place_graph(graph, *local, registry, true);
@@ -76,6 +78,15 @@ int info_command(const InfoOptions& options) {
     for (const auto& d : diagnostics) std::cout << "  " << d.to_string() << "\n";
   }
   return errors ? 1 : 0;
+}
+
+}  // namespace
+
+void add_info_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<InfoOptions>();
+  auto* cmd = app.add_subcommand("info", "Summarize a graph: nodes, op histogram, devices, placement, validation");
+  cmd->add_option("graph", options->graph, "Graph file (.pbtxt, .pb)")->required()->check(CLI::ExistingFile);
+  cmd->callback([options, &exit_code] { exit_code = info_command(*options); });
 }
 
 }  // namespace flowlens::cli

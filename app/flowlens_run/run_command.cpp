@@ -11,6 +11,19 @@
 namespace flowlens::cli {
 namespace {
 
+struct RunOptions {
+  std::string graph;
+  std::vector<std::string> fetches;
+  std::vector<std::string> feeds;    // name=file.npy
+  std::vector<std::string> targets;
+  std::vector<std::string> init;     // targets run first, in their own run
+  std::string save_dir;              // write each fetch as DIR/<name>.npy
+  int edge_items = 0;
+  int cpu_threads = 0;
+  bool strict_placement = false;
+  bool auto_init = true;             // run every `v/Assign` initializer first
+};
+
 FeedList parse_feeds(const std::vector<std::string>& specs) {
   FeedList feeds;
   for (const std::string& spec : specs) {
@@ -29,8 +42,6 @@ std::string npy_file_name(const std::string& tensor) {
     if (c == '/' || c == ':') c = '_';
   return s + ".npy";
 }
-
-}  // namespace
 
 int run_command(const RunOptions& options) {
   FeedList feeds = parse_feeds(options.feeds);
@@ -68,6 +79,32 @@ int run_command(const RunOptions& options) {
     }
   }
   return 0;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<RunOptions>();
+  auto* cmd = app.add_subcommand("run", "Run a graph on this machine's devices and print the fetched tensors");
+  cmd->add_option("graph", o->graph, "Graph file (.pbtxt, .pb)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--fetch,-f", o->fetches, "Tensors to fetch and print: name or name:port, comma-separated");
+  cmd->add_option("--feed", o->feeds, "Feed a tensor from a .npy file: name=file.npy (repeatable)");
+  cmd->add_option("--target,-t", o->targets, "Nodes to run without fetching, comma-separated");
+  cmd->add_option("--init", o->init, "Nodes run first in their own step (e.g. a variable initializer)");
+  cmd->add_flag("!--no-auto-init", o->auto_init, "Do not run the variables' initializers (v/Assign) before the step");
+  cmd->add_option("--save", o->save_dir, "Also write every fetched tensor to DIR/<name>.npy");
+  cmd->add_option("--edge-items", o->edge_items, "Print only this many items at each edge of a dimension (0: all)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--threads", o->cpu_threads, "CPU worker threads (0: one per core)")->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--strict-placement", o->strict_placement,
+                "Fail instead of moving nodes whose requested device does not exist to the CPU");
+  cmd->callback([o, &exit_code] {
+    o->fetches = split_list(o->fetches);
+    o->targets = split_list(o->targets);
+    o->init = split_list(o->init);
+    if (o->fetches.empty() && o->targets.empty()) throw CLI::ValidationError("run", "give at least one --fetch or --target");
+    exit_code = run_command(*o);
+  });
 }
 
 }  // namespace flowlens::cli
