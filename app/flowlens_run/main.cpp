@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
   add_info_command(app, exit_code);
   add_run_command(app, exit_code);
   add_convert_command(app, exit_code);
+  add_place_command(app, exit_code);
+  add_partition_command(app, exit_code);
 
   try {
     app.parse(argc, argv);  // runs the chosen subcommand's callback

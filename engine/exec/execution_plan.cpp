@@ -129,7 +129,7 @@ class PlanBuilder {
       if (!pn.kernel)
         problems_.push_back("'" + n.name + "' (" + n.op + "): no " + pn.device->type() + " kernel");
       pn.num_outputs = pn.def->outputs_for(n);
-      if (is_variable_op(n.op)) pn.own_variable = variables_(n);
+      if (pn.def->keeps_state) pn.own_variable = variables_(n);
     }
   }
 

@@ -48,8 +48,11 @@ Variable* Session::find_variable(const std::string& name) {
 
 // Called with mu_ held (from plan_for).
 Variable* Session::variable_for(const Node& node) {
-  std::string key = node.attr_string("shared_name", "");
-  if (key.empty()) key = node.name;
+  const bool is_variable = node.op == "Variable" || node.op == "VariableV2";
+  std::string key = is_variable ? node.attr_string("shared_name", "") : "";
+  // '#' never appears in TensorFlow node names, so state of other ops
+  // (random draw counters) cannot collide with a variable.
+  if (key.empty()) key = is_variable ? node.name : node.name + "#state";
   auto& slot = variables_[key];
   if (!slot) {
     slot = std::make_unique<Variable>();

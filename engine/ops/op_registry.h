@@ -43,6 +43,9 @@ struct OpDef {
   std::vector<int> ref_inputs;
   std::vector<AttrSpec> attrs;
   bool stateful = false;  // Variable, random ops, Assign: never constant-folded or deduplicated
+  // The node owns per-session storage (KernelContext::own_variable): a
+  // Variable's value, a random op's draw counter.
+  bool keeps_state = false;
   ShapeFn shape_fn = nullptr;
   std::map<std::string, KernelFn> kernels;  // device type ("CPU", "GPU") -> kernel
 

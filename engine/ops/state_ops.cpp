@@ -180,6 +180,7 @@ void register_state_ops(OpRegistry& r) {
   for (const char* name : {"Variable", "VariableV2"}) {
     OpDef d = make_def(name, 0, 0, 1, variable_attrs(), variable_shape, variable_kernel);
     d.stateful = true;
+    d.keeps_state = true;
     r.add(std::move(d));
   }
   {

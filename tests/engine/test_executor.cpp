@@ -285,6 +285,18 @@ class TestExecutor : public QObject {
     QCOMPARE(scalar_of(s.run({}, {"x20000"})[0]), 1.0f);
   }
 
+  void random_ops_draw_fresh_values_each_run() {
+    const std::string g =
+        "node { name: 'shape' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } "
+        "attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } } int_val: 4 } } } }"
+        "node { name: 'r' op: 'RandomUniform' input: 'shape' attr { key: 'dtype' value { type: DT_FLOAT } } "
+        "attr { key: 'seed' value { i: 7 } } attr { key: 'seed2' value { i: 3 } } }";
+    Session a = make_session(g), b = make_session(g);
+    Tensor a1 = a.run({}, {"r"})[0], a2 = a.run({}, {"r"})[0];
+    QVERIFY(!a1.equals(a2));                   // the op keeps a draw counter per session
+    QVERIFY(b.run({}, {"r"})[0].equals(a1));  // a fresh session repeats the sequence
+  }
+
   void samples_print_the_article_result() {
     for (const char* sample : {"matmul_baseline.pbtxt", "matmul_in_graph.pbtxt"}) {
       Session s(load_graph(std::string(FLOWLENS_SAMPLES) + "/" + sample));

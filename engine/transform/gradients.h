@@ -1,0 +1,28 @@
+#pragma once
+// Symbolic differentiation, like tf.gradients: adds nodes to the graph that
+// compute d(sum of ys)/d(x) for each x, by walking back from ys and applying
+// each op's registered gradient function. New nodes live under a fresh name
+// scope ("gradients/", "gradients_1/" ...) so repeated calls never clash.
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace flowlens {
+
+class OpRegistry;
+
+struct GradientOptions {
+  std::string name_scope = "gradients";
+  // Initial gradient per y (tensor names); empty: ones shaped like each y.
+  std::vector<std::string> grad_ys;
+};
+
+// Returns, per x, the tensor name of its gradient, or "" when no y depends on
+// that x. xs may name Variable nodes (the gradient of their value) or any
+// tensor. Throws Error naming the op when a needed op has no gradient.
+std::vector<std::string> add_gradients(Graph& graph, const std::vector<std::string>& ys,
+                                       const std::vector<std::string>& xs, const OpRegistry& registry,
+                                       const GradientOptions& options = {});
+
+}  // namespace flowlens

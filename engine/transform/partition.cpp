@@ -1,0 +1,152 @@
+#include "transform/partition.h"
+
+#include <map>
+
+#include "graph/device_spec.h"
+#include "graph/infer_shapes.h"
+#include "ops/op_registry.h"
+
+namespace flowlens {
+namespace {
+
+// Fills what a device request leaves open from the default device, so
+// "/cpu:0" and "/job:localhost/replica:0/task:0/device:CPU:0" agree.
+std::string canonical_device(const std::string& requested, const DeviceSpec& fallback) {
+  DeviceSpec spec = DeviceSpec::parse(requested);
+  DeviceSpec full = fallback;
+  full.merge_from(spec, /*override_conflicts=*/true);
+  return full.to_string();
+}
+
+class Partitioner {
+ public:
+  Partitioner(const Graph& g, const OpRegistry& r, const PartitionOptions& o)
+      : graph_(g), default_(DeviceSpec::parse(o.default_device)), shapes_(infer_shapes(g, r)) {}
+
+  PartitionResult run() {
+    const auto& nodes = graph_.nodes();
+    device_of_.reserve(nodes.size());
+    for (const Node& n : nodes) device_of_.push_back(canonical_device(n.device, default_));
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      Node copy = nodes[i];
+      copy.device = device_of_[i];
+      copy.inputs.clear();
+      for (const std::string& text : nodes[i].inputs) copy.inputs.push_back(route_input(static_cast<int>(i), text));
+      partition(device_of_[i]).graph.add_node(std::move(copy));
+    }
+    for (auto& p : result_.partitions) p.graph.versions = graph_.versions;
+    return std::move(result_);
+  }
+
+ private:
+  GraphPartition& partition(const std::string& device) {
+    auto it = index_.find(device);
+    if (it != index_.end()) return result_.partitions[it->second];
+    index_[device] = result_.partitions.size();
+    result_.partitions.push_back({device, Graph{}});
+    return result_.partitions.back();
+  }
+
+  // The input string a node in `consumer`'s partition uses for `text`:
+  // unchanged when the producer is local, else a _Recv (created once).
+  std::string route_input(int consumer, const std::string& text) {
+    auto id = TensorId::parse(text);
+    int src = id ? graph_.index_of(id->node) : -1;
+    if (src < 0) return text;  // dangling: validation reports it; keep it visible
+    const std::string& from = device_of_[static_cast<size_t>(src)];
+    const std::string& to = device_of_[static_cast<size_t>(consumer)];
+    if (from == to) return text;
+    std::string key = id->to_string() + "->" + to;
+    auto done = recv_of_.find(key);
+    if (done != recv_of_.end()) return id->is_control() ? "^" + done->second : done->second;
+
+    std::string sent = id->to_string();  // tensor the pair carries
+    DType dtype = DType::Float;
+    int64_t bytes = -1;
+    if (id->is_control()) {
+      // A dummy scalar made after the producer carries the dependency.
+      Node dummy;
+      dummy.name = id->node + "/_control_to_" + device_file_stem(to);
+      dummy.op = "Const";
+      dummy.device = from;
+      dummy.inputs = {"^" + id->node};
+      dummy.attrs["dtype"] = DType::Float;
+      dummy.attrs["value"] = Tensor::scalar<float>(0.0f);
+      sent = dummy.name;
+      bytes = 4;
+      partition(from).graph.add_node(std::move(dummy));
+    } else {
+      const auto& outs = shapes_.outputs[static_cast<size_t>(src)];
+      if (id->index < static_cast<int>(outs.size())) {
+        const TensorInfo& info = outs[static_cast<size_t>(id->index)];
+        if (info.dtype != DType::Invalid) dtype = info.dtype;
+        int64_t n = info.shape.num_elements();
+        if (n >= 0 && info.dtype != DType::Invalid && dtype_size(info.dtype) > 0)
+          bytes = n * static_cast<int64_t>(dtype_size(info.dtype));
+      }
+    }
+    std::string stem = TensorId{id->node, id->is_control() ? 0 : id->index}.to_string();
+    for (char& c : stem)
+      if (c == ':') c = '_';
+
+    Node send;
+    send.name = stem + "/_send_to_" + device_file_stem(to);
+    send.op = "_Send";
+    send.device = from;
+    send.inputs = {sent};
+    send.attrs["T"] = dtype;
+    send.attrs["tensor_name"] = sent;
+    send.attrs["send_device"] = from;
+    send.attrs["recv_device"] = to;
+    send.attrs["send_device_incarnation"] = int64_t{1};
+    send.attrs["client_terminated"] = false;
+    send.attrs["_bytes"] = bytes;
+    Node recv = send;
+    recv.name = stem + "/_recv_from_" + device_file_stem(from);
+    recv.op = "_Recv";
+    recv.device = to;
+    recv.inputs.clear();
+    recv.attrs.erase("T");
+    recv.attrs["tensor_type"] = dtype;
+
+    GraphPartition& sender = partition(from);
+    sender.graph.add_node(std::move(send));
+    ++sender.sends;
+    GraphPartition& receiver = partition(to);
+    ++receiver.recvs;
+    if (bytes >= 0) receiver.bytes_received += bytes;
+    else ++result_.unknown_size_transfers;
+    ++result_.transfers;
+    recv_of_[key] = recv.name;
+    std::string name = recv.name;
+    receiver.graph.add_node(std::move(recv));
+    return id->is_control() ? "^" + name : name;
+  }
+
+  const Graph& graph_;
+  DeviceSpec default_;
+  ShapeInferenceResult shapes_;
+  std::vector<std::string> device_of_;
+  PartitionResult result_;
+  std::map<std::string, size_t> index_;
+  std::map<std::string, std::string> recv_of_;  // "tensor->device" -> recv node name
+};
+
+}  // namespace
+
+std::string device_file_stem(const std::string& device) {
+  std::string s;
+  for (char c : device) {
+    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (keep) s += c;
+    else if (!s.empty() && s.back() != '_') s += '_';
+  }
+  while (!s.empty() && s.back() == '_') s.pop_back();
+  return s.empty() ? "default" : s;
+}
+
+PartitionResult partition_graph(const Graph& graph, const OpRegistry& registry, const PartitionOptions& options) {
+  return Partitioner(graph, registry, options).run();
+}
+
+}  // namespace flowlens
