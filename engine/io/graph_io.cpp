@@ -50,8 +50,11 @@ std::string with_hint(const std::string& message) {
     return message + " (check the spelling against TensorFlow's GraphDef schema)";
   if (message.find("Unknown enumeration value") != std::string::npos)
     return message + " (expected a DataType such as DT_FLOAT, DT_INT32, DT_STRING)";
-  if (message.find("Unexpected end of") != std::string::npos || message.find("end of stream") != std::string::npos)
-    return message + " (missing closing '}' or truncated file?)";
+  if (message.find("Invalid control characters") != std::string::npos)
+    return message + " (is this a binary GraphDef? binary files should end in .pb)";
+  // The tokenizer reports end of input as an empty token ("got: ").
+  if (message.ends_with("got: ") || message.ends_with("found \"\".") || message.find("end of") != std::string::npos)
+    return message + "end of file (missing closing '}' or truncated file?)";
   return message;
 }
 
@@ -98,6 +101,8 @@ GraphFormat format_for_path(const std::string& path) {
 }
 
 Graph parse_graph_text(std::string_view text, const std::string& source_name) {
+  if (text.size() > static_cast<std::size_t>(INT32_MAX))
+    throw ParseError(source_name, 0, 0, "GraphDef text larger than protobuf's 2 GiB limit");
   proto::GraphDef def;
   FirstErrorCollector errors;
   gp::TextFormat::ParseInfoTree locations;

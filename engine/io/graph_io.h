@@ -12,17 +12,28 @@ namespace flowlens {
 
 enum class GraphFormat { Auto, Text, Binary, Dot };
 
-// Picks the format from the extension (.pbtxt/.txt/.prototxt -> Text, .pb -> Binary,
-// .dot -> Dot); Auto sniffs the content for files with other extensions.
+// Picks the format from the extension, case-insensitively (.pbtxt/.pbtext/.txt/
+// .prototxt -> Text, .pb/.graphdef -> Binary, .dot/.gv -> Dot); Auto for any
+// other extension, where load_graph sniffs the content (text when the first
+// 64 KiB hold no control characters besides whitespace, else binary).
 GraphFormat format_for_path(const std::string& path);
 
-// Loads a GraphDef file (text or binary, chosen by extension, else sniffed).
+// Loads a GraphDef file (text or binary, chosen by extension, else sniffed)
+// and sets source_path. A missing, unreadable or directory path throws Error
+// naming it, as does a .dot path (DOT is export-only); an empty file or bad
+// content throws ParseError.
 Graph load_graph(const std::string& path);
-// Parses GraphDef text; `source_name` is used in error messages.
+// Parses GraphDef text; `source_name` is used in error messages. Syntax
+// errors carry protobuf's line:column; semantic errors (tensor byte counts,
+// dtype values, shape dims) the line:column of the offending node.
 Graph parse_graph_text(std::string_view text, const std::string& source_name);
-// Parses a binary GraphDef.
+// Parses a binary GraphDef. Bytes holding only unknown fields are rejected
+// (proto3 would otherwise accept almost anything as an empty graph).
 Graph parse_graph_binary(std::string_view bytes, const std::string& source_name);
 
+// Deterministic output (map entries sorted) so equal graphs print equally.
+// Tensors of one element use the typed *_val field, larger ones
+// tensor_content; library_bytes is re-emitted as the library field.
 std::string graph_to_text(const Graph& graph);
 std::string graph_to_binary(const Graph& graph);
 // Graphviz DOT: one box per node labelled name + op, edges for data (solid)

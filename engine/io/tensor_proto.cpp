@@ -4,6 +4,7 @@
 #include <complex>
 #include <cstring>
 #include <limits>
+#include <span>
 
 namespace flowlens::io_detail {
 
@@ -203,6 +204,8 @@ Tensor tensor_from_proto(const proto::TensorProto& p) {
                   " of " + dtype_name(dtype) + " needs " + std::to_string(t.byte_size()) + " (" + std::to_string(n) +
                   " x " + std::to_string(elem) + ")");
     std::memcpy(t.raw_data(), content.data(), content.size());
+    if (dtype == DType::Bool)  // any nonzero byte is true; a bool must hold exactly 0 or 1
+      for (auto& b : std::span(static_cast<unsigned char*>(t.raw_data()), t.byte_size())) b = b != 0;
     return t;
   }
   decode_typed_values(p, t);

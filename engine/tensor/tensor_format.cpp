@@ -123,10 +123,10 @@ struct Printer {
     out += '[';
     for (int64_t k = 0; k < size; ++k) {
       if (elide && k == edge_items) {
-        out += "...,";
+        out += ",...";
         k = size - edge_items;
       }
-      if (k && out.back() != ',') out += ',';
+      if (k) out += ',';
       print(axis + 1, offset + k * inner, inner);
     }
     out += ']';

@@ -1,0 +1,4 @@
+node {
+  name: "a"
+  op: "Const"
+}
