@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   add_convert_command(app, exit_code);
   add_place_command(app, exit_code);
   add_partition_command(app, exit_code);
+  add_train_command(app, exit_code);
+  add_replicate_command(app, exit_code);
 
   try {
     app.parse(argc, argv);  // runs the chosen subcommand's callback

@@ -3,6 +3,12 @@
 
 namespace flowlens {
 
+namespace ops {
+void register_training_ops(OpRegistry& r);  // training_ops.cpp
+void register_gradient_ops(OpRegistry& r);  // gradient_ops.cpp
+void register_transfer_ops(OpRegistry& r);  // transfer_ops.cpp
+}  // namespace ops
+
 void register_standard_ops(OpRegistry& registry) {
   ops::register_state_ops(registry);
   ops::register_math_ops(registry);
@@ -13,6 +19,9 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_array_ops(registry);
   ops::register_concat_ops(registry);
   ops::register_random_ops(registry);
+  ops::register_training_ops(registry);
+  ops::register_gradient_ops(registry);
+  ops::register_transfer_ops(registry);
 }
 
 namespace ops {

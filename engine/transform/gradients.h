@@ -16,6 +16,11 @@ struct GradientOptions {
   std::string name_scope = "gradients";
   // Initial gradient per y (tensor names); empty: ones shaped like each y.
   std::vector<std::string> grad_ys;
+  // Device for the new nodes (like building them under tf.device); "" leaves them unplaced.
+  std::string device;
+  // Place each op's gradient nodes on that op's device (when it has one),
+  // like tf.gradients(colocate_gradients_with_ops=True); overrides `device`.
+  bool colocate_gradients_with_ops = false;
 };
 
 // Returns, per x, the tensor name of its gradient, or "" when no y depends on

@@ -49,7 +49,7 @@ struct ReplicateOptions {
 };
 
 // Where the towers begin and end, for summaries and the GUI.
-struct SplitPoint {
+struct ReplicaSplit {
   std::string input;                // the split input as given
   std::string tensor;               // the tensor actually split ("x", or "v/read" for a Variable v)
   std::string split_node;           // the Split / SplitV node on the host
@@ -63,7 +63,7 @@ struct ReplicationResult {
   std::vector<std::string> tower_losses;  // training only
   std::string loss;                       // training: mean of tower losses, named as the original loss
   std::string train_op;                   // training: the grouping NoOp
-  std::vector<SplitPoint> splits;         // one per split input
+  std::vector<ReplicaSplit> splits;         // one per split input
   std::vector<std::string> merges;        // the ConcatV2 nodes (named as the merge outputs)
   std::vector<std::string> trainable;     // training: the Variables that get gradients
 };

@@ -1,0 +1,334 @@
+// Ops that symbolic gradients (transform/gradients.h) are built from:
+//   ReluGrad(gradients, features), SigmoidGrad(y, dy), TanhGrad(y, dy),
+//   SqrtGrad(y, dy)                       element-wise, float32/float64
+//   BroadcastGradientArgs(s0, s1) -> (r0, r1)  axes to sum for each input
+//   BiasAddGrad(out_backprop)             sum over all but the last axis
+//   ReducedShape(shape, axes)             shape with reduced axes set to 1
+//                                         (FlowLens-only; TF builds it from several ops)
+//   GreaterEqual, LessEqual               broadcasting comparisons -> bool
+//   Slice(input, begin, size), ConcatOffset(dim, shapes...), Unpack(value)
+#include <cstring>
+
+#include "ops/broadcast.h"
+#include "ops/op_helpers.h"
+
+namespace flowlens::ops {
+namespace {
+
+// ---- element-wise gradient kernels ----------------------------------------------
+
+struct ReluGradF {  // (g, features)
+  template <class T> T operator()(T g, T f) const { return f > T(0) ? g : T(0); }
+};
+struct SigmoidGradF {  // (y, dy)
+  template <class T> T operator()(T y, T dy) const { return dy * y * (T(1) - y); }
+};
+struct TanhGradF {
+  template <class T> T operator()(T y, T dy) const { return dy * (T(1) - y * y); }
+};
+struct SqrtGradF {
+  template <class T> T operator()(T y, T dy) const { return dy * T(0.5) / y; }
+};
+
+template <class F>
+void elementwise_grad_kernel(KernelContext& ctx) {
+  check_num_inputs(ctx, 2);
+  const Tensor& a = input(ctx, 0);
+  const Tensor& b = input(ctx, 1);
+  if (!(a.shape() == b.shape()) || a.dtype() != b.dtype())
+    fail(ctx.node().op + ": inputs must have the same shape and dtype, got " + shape_str(a.shape()) + " " +
+         dtype_name(a.dtype()) + " and " + shape_str(b.shape()) + " " + dtype_name(b.dtype()));
+  Tensor& out = ctx.allocate_output(0, a.dtype(), a.shape());
+  dispatch_float(a.dtype(), ctx.node().op.c_str(), [&](auto tag) {
+    using T = decltype(tag);
+    F f;
+    const T* pa = a.data<T>();
+    const T* pb = b.data<T>();
+    T* o = out.data<T>();
+    for (int64_t i = 0, n = out.num_elements(); i < n; ++i) o[i] = f(pa[i], pb[i]);
+  });
+}
+
+void elementwise_grad_shape(ShapeContext& ctx) {
+  Shape s = merge_shapes(ctx.input(0).shape, ctx.input(1).shape,
+                         (ctx.node().op + ": inputs must have the same shape").c_str());
+  ctx.set_output(0, attr_or_input_dtype(ctx, "T", 0), std::move(s));
+}
+
+// ---- BroadcastGradientArgs ----------------------------------------------------------
+
+Tensor index_vector(DType t, const std::vector<int64_t>& v) {
+  Tensor out(t, Shape{static_cast<int64_t>(v.size())});
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (t == DType::Int64) out.data<int64_t>()[i] = v[i];
+    else out.data<int32_t>()[i] = static_cast<int32_t>(v[i]);
+  }
+  return out;
+}
+
+void bcast_args_kernel(KernelContext& ctx) {
+  check_num_inputs(ctx, 2);
+  const std::vector<int64_t> a = read_ints("BroadcastGradientArgs", "s0", input(ctx, 0));
+  const std::vector<int64_t> b = read_ints("BroadcastGradientArgs", "s1", input(ctx, 1));
+  const int ra = static_cast<int>(a.size()), rb = static_cast<int>(b.size());
+  const int r = ra > rb ? ra : rb;
+  std::vector<int64_t> reduce_a, reduce_b;
+  for (int i = 0; i < r; ++i) {  // output axis i
+    const int ia = i - (r - ra), ib = i - (r - rb);
+    const int64_t x = ia >= 0 ? a[static_cast<size_t>(ia)] : 1;
+    const int64_t y = ib >= 0 ? b[static_cast<size_t>(ib)] : 1;
+    if (x != y && x != 1 && y != 1)
+      fail("Incompatible shapes: " + shape_str(Shape(a)) + " vs. " + shape_str(Shape(b)));
+    const int64_t o = x == 1 ? y : x;
+    if (ia < 0 || (x == 1 && o != 1)) reduce_a.push_back(i);
+    if (ib < 0 || (y == 1 && o != 1)) reduce_b.push_back(i);
+  }
+  const DType t = input(ctx, 0).dtype() == DType::Int64 ? DType::Int64 : DType::Int32;
+  ctx.set_output(0, index_vector(t, reduce_a));
+  ctx.set_output(1, index_vector(t, reduce_b));
+}
+
+void bcast_args_shape(ShapeContext& ctx) {
+  DType t = attr_or_input_dtype(ctx, "T", 0);
+  if (!is_index_type(t)) t = DType::Int32;
+  ctx.set_output(0, t, unknown_shape(1));
+  ctx.set_output(1, t, unknown_shape(1));
+}
+
+// ---- BiasAddGrad ------------------------------------------------------------------------
+
+void bias_add_grad_kernel(KernelContext& ctx) {
+  check_num_inputs(ctx, 1);
+  const Tensor& g = input(ctx, 0);
+  if (g.shape().rank() < 2) fail("BiasAddGrad: input must be at least 2D: " + shape_str(g.shape()));
+  const int64_t c = g.shape().dim(g.shape().rank() - 1);
+  Tensor& out = ctx.allocate_output(0, g.dtype(), Shape{c});
+  dispatch_float(g.dtype(), "BiasAddGrad", [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = g.data<T>();
+    T* o = out.data<T>();
+    for (int64_t j = 0; j < c; ++j) o[j] = T(0);
+    const int64_t rows = c == 0 ? 0 : g.num_elements() / c;
+    for (int64_t r = 0; r < rows; ++r, in += c)
+      for (int64_t j = 0; j < c; ++j) o[j] += in[j];
+  });
+}
+
+void bias_add_grad_shape(ShapeContext& ctx) {
+  const Shape& s = ctx.input(0).shape;
+  ctx.set_output(0, attr_or_input_dtype(ctx, "T", 0), Shape{s.rank_known() && s.rank() > 0 ? s.dim(s.rank() - 1) : -1});
+}
+
+// ---- ReducedShape --------------------------------------------------------------------------
+
+void reduced_shape_kernel(KernelContext& ctx) {
+  check_num_inputs(ctx, 2);
+  std::vector<int64_t> dims = read_ints("ReducedShape", "shape", input(ctx, 0));
+  const std::vector<int64_t> axes = read_ints("ReducedShape", "axes", input(ctx, 1));
+  const int rank = static_cast<int>(dims.size());
+  for (int64_t a : axes) dims[static_cast<size_t>(normalize_axis("ReducedShape", a, rank))] = 1;
+  ctx.set_output(0, index_vector(DType::Int32, dims));
+}
+
+void reduced_shape_shape(ShapeContext& ctx) { ctx.set_output(0, DType::Int32, ctx.input(0).shape); }
+
+// ---- GreaterEqual / LessEqual ----------------------------------------------------------------
+
+struct GreaterEqualF {
+  template <class T> bool operator()(T a, T b) const { return a >= b; }
+};
+struct LessEqualF {
+  template <class T> bool operator()(T a, T b) const { return a <= b; }
+};
+
+template <class F>
+void compare_kernel(KernelContext& ctx) {
+  check_num_inputs(ctx, 2);
+  const Tensor& a = input(ctx, 0);
+  const Tensor& b = input(ctx, 1);
+  if (a.dtype() != b.dtype())
+    fail(ctx.node().op + ": both inputs must have the same dtype, got " + dtype_name(a.dtype()) + " and " +
+         dtype_name(b.dtype()));
+  BroadcastPlan plan;
+  make_broadcast_plan(a.shape(), b.shape(), plan);
+  Tensor& out = ctx.allocate_output(0, DType::Bool, broadcast_shape(a.shape(), b.shape()));
+  dispatch_numeric(a.dtype(), ctx.node().op.c_str(), [&](auto tag) {
+    using T = decltype(tag);
+    broadcast_apply(plan, a.data<T>(), b.data<T>(), out.data<bool>(), F{});
+  });
+}
+
+void compare_shape(ShapeContext& ctx) {
+  ctx.set_output(0, DType::Bool, broadcast_static_shape(ctx.input(0).shape, ctx.input(1).shape));
+}
+
+// ---- Slice -------------------------------------------------------------------------------------
+
+void slice_kernel(KernelContext& ctx) {
+  check_num_inputs(ctx, 3);
+  const Tensor& x = input(ctx, 0);
+  check_copyable("Slice", x.dtype());
+  const std::vector<int64_t> begin = read_ints("Slice", "begin", input(ctx, 1));
+  std::vector<int64_t> size = read_ints("Slice", "size", input(ctx, 2));
+  const int rank = x.shape().rank();
+  if (static_cast<int>(begin.size()) != rank || static_cast<int>(size.size()) != rank)
+    fail("Expected begin and size arguments to be 1-D tensors of size " + std::to_string(rank) + ", but got " +
+         std::to_string(begin.size()) + " and " + std::to_string(size.size()));
+  for (int d = 0; d < rank; ++d) {
+    const int64_t dim = x.shape().dim(d), b = begin[static_cast<size_t>(d)];
+    int64_t& s = size[static_cast<size_t>(d)];
+    if (s == -1) s = dim - b;
+    if (b < 0 || s < 0 || b + s > dim)
+      fail("Expected begin[" + std::to_string(d) + "] in [0, " + std::to_string(dim) + "] and size in [0, " +
+           std::to_string(dim - b) + "], but got " + std::to_string(b) + " and " + std::to_string(s));
+  }
+  Tensor& out = ctx.allocate_output(0, x.dtype(), Shape(size));
+  if (out.num_elements() == 0) return;
+  const size_t es = dtype_size(x.dtype());
+  if (rank == 0) {
+    std::memcpy(out.raw_data(), x.raw_data(), es);
+    return;
+  }
+  const std::vector<int64_t>& dims = x.shape().dims();
+  std::vector<int64_t> stride(static_cast<size_t>(rank), 1);  // input strides in elements
+  for (int d = rank - 2; d >= 0; --d) stride[static_cast<size_t>(d)] = stride[static_cast<size_t>(d) + 1] * dims[static_cast<size_t>(d) + 1];
+  const size_t row = static_cast<size_t>(size.back()) * es;
+  const int64_t rows = out.num_elements() / size.back();
+  std::vector<int64_t> idx(static_cast<size_t>(rank), 0);  // over all but the last dim
+  const char* src = static_cast<const char*>(x.raw_data());
+  char* dst = static_cast<char*>(out.raw_data());
+  for (int64_t r = 0; r < rows; ++r, dst += row) {
+    int64_t off = begin.back();
+    for (int d = 0; d + 1 < rank; ++d) off += (begin[static_cast<size_t>(d)] + idx[static_cast<size_t>(d)]) * stride[static_cast<size_t>(d)];
+    std::memcpy(dst, src + static_cast<size_t>(off) * es, row);
+    for (int d = rank - 2; d >= 0; --d) {
+      if (++idx[static_cast<size_t>(d)] < size[static_cast<size_t>(d)]) break;
+      idx[static_cast<size_t>(d)] = 0;
+    }
+  }
+}
+
+void slice_shape(ShapeContext& ctx) {
+  const Shape& in = ctx.input(0).shape;
+  const DType t = attr_or_input_dtype(ctx, "T", 0);
+  const Tensor* b = ctx.constant_input(1);
+  const Tensor* s = ctx.constant_input(2);
+  if (b && s && in.rank_known()) {
+    std::vector<int64_t> begin = read_ints("Slice", "begin", *b), size = read_ints("Slice", "size", *s);
+    if (static_cast<int>(size.size()) == in.rank() && begin.size() == size.size()) {
+      for (int d = 0; d < in.rank(); ++d) {
+        int64_t& z = size[static_cast<size_t>(d)];
+        if (z == -1) z = in.dim(d) >= 0 ? in.dim(d) - begin[static_cast<size_t>(d)] : Shape::kUnknownDim;
+      }
+      ctx.set_output(0, t, Shape(std::move(size)));
+      return;
+    }
+  }
+  ctx.set_output(0, t, in.rank_known() ? unknown_shape(in.rank()) : Shape::unknown_rank());
+}
+
+// ---- ConcatOffset(concat_dim, shape_0 ... shape_{N-1}) -> N offsets -----------------------------
+
+void concat_offset_kernel(KernelContext& ctx) {
+  check_min_inputs(ctx, 2);
+  const int n = ctx.num_inputs() - 1;
+  const std::vector<int64_t> first = read_ints("ConcatOffset", "shape", input(ctx, 1));
+  const int axis = normalize_axis("ConcatOffset", read_scalar_int("ConcatOffset", "concat_dim", input(ctx, 0)),
+                                  static_cast<int>(first.size()));
+  int64_t offset = 0;
+  for (int i = 0; i < n; ++i) {
+    const std::vector<int64_t> s = read_ints("ConcatOffset", "shape", input(ctx, i + 1));
+    if (s.size() != first.size()) fail("ConcatOffset: input " + std::to_string(i) + " has a different rank");
+    std::vector<int64_t> off(s.size(), 0);
+    off[static_cast<size_t>(axis)] = offset;
+    offset += s[static_cast<size_t>(axis)];
+    ctx.set_output(i, index_vector(DType::Int32, off));
+  }
+}
+
+void concat_offset_shape(ShapeContext& ctx) {
+  for (int i = 0; i < ctx.num_outputs(); ++i)
+    ctx.set_output(i, DType::Int32, i + 1 < ctx.num_inputs() ? ctx.input(i + 1).shape : unknown_shape(1));
+}
+
+int data_inputs(const Node& n) {
+  int k = 0;
+  for (const std::string& s : n.inputs) k += !s.empty() && s[0] != '^';
+  return k;
+}
+
+int concat_offset_outputs(const Node& n) {
+  const int64_t k = n.attr_int("N", data_inputs(n) - 1);
+  return k < 1 ? 1 : static_cast<int>(k);
+}
+
+// ---- Unpack -----------------------------------------------------------------------------------
+
+int unpack_outputs(const Node& n) {
+  const int64_t k = n.attr_int("num", 1);
+  return k < 1 ? 1 : static_cast<int>(k);
+}
+
+void unpack_kernel(KernelContext& ctx) {
+  check_num_inputs(ctx, 1);
+  const Tensor& x = input(ctx, 0);
+  check_copyable("Unpack", x.dtype());
+  const int rank = x.shape().rank();
+  const int axis = normalize_axis("Unpack", ctx.node().attr_int("axis", 0), rank);
+  const std::vector<int64_t>& dims = x.shape().dims();
+  const int64_t num = dims[static_cast<size_t>(axis)];
+  if (num != ctx.num_outputs())
+    fail("Input shape axis " + std::to_string(axis) + " must equal " + std::to_string(ctx.num_outputs()) +
+         ", got shape " + shape_str(x.shape()));
+  std::vector<int64_t> out_dims = dims;
+  out_dims.erase(out_dims.begin() + axis);
+  const int64_t outer = product(dims, 0, axis);
+  const size_t inner = static_cast<size_t>(product(dims, axis + 1, rank)) * dtype_size(x.dtype());
+  const char* src = static_cast<const char*>(x.raw_data());
+  for (int i = 0; i < num; ++i) {
+    Tensor& out = ctx.allocate_output(i, x.dtype(), Shape(out_dims));
+    char* dst = static_cast<char*>(out.raw_data());
+    if (inner)
+      for (int64_t o = 0; o < outer; ++o, dst += inner)
+        std::memcpy(dst, src + (static_cast<size_t>(o) * static_cast<size_t>(num) + static_cast<size_t>(i)) * inner, inner);
+  }
+}
+
+void unpack_shape(ShapeContext& ctx) {
+  const Shape& in = ctx.input(0).shape;
+  Shape out = Shape::unknown_rank();
+  if (in.rank_known()) {
+    std::vector<int64_t> d = in.dims();
+    d.erase(d.begin() + normalize_axis("Unpack", ctx.node().attr_int("axis", 0), in.rank()));
+    out = Shape(std::move(d));
+  }
+  for (int i = 0; i < ctx.num_outputs(); ++i) ctx.set_output(i, attr_or_input_dtype(ctx, "T", 0), out);
+}
+
+}  // namespace
+
+void register_gradient_ops(OpRegistry& r) {
+  const std::vector<AttrSpec> t = {attr("T", AttrKind::Type)};
+  r.add(make_def("ReluGrad", 2, 2, 1, t, elementwise_grad_shape, elementwise_grad_kernel<ReluGradF>));
+  r.add(make_def("SigmoidGrad", 2, 2, 1, t, elementwise_grad_shape, elementwise_grad_kernel<SigmoidGradF>));
+  r.add(make_def("TanhGrad", 2, 2, 1, t, elementwise_grad_shape, elementwise_grad_kernel<TanhGradF>));
+  r.add(make_def("SqrtGrad", 2, 2, 1, t, elementwise_grad_shape, elementwise_grad_kernel<SqrtGradF>));
+  r.add(make_def("BroadcastGradientArgs", 2, 2, 2, t, bcast_args_shape, bcast_args_kernel));
+  r.add(make_def("BiasAddGrad", 1, 1, 1, {attr("T", AttrKind::Type), attr("data_format", AttrKind::String)},
+                 bias_add_grad_shape, bias_add_grad_kernel));
+  r.add(make_def("ReducedShape", 2, 2, 1, {attr("Tidx", AttrKind::Type)}, reduced_shape_shape, reduced_shape_kernel));
+  r.add(make_def("GreaterEqual", 2, 2, 1, t, compare_shape, compare_kernel<GreaterEqualF>));
+  r.add(make_def("LessEqual", 2, 2, 1, t, compare_shape, compare_kernel<LessEqualF>));
+  r.add(make_def("Slice", 3, 3, 1, {attr("T", AttrKind::Type), attr("Index", AttrKind::Type)}, slice_shape,
+                 slice_kernel));
+  OpDef co = make_def("ConcatOffset", 2, -1, 1, {attr("N", AttrKind::Int)}, concat_offset_shape, concat_offset_kernel);
+  co.num_outputs_fn = concat_offset_outputs;
+  r.add(std::move(co));
+  OpDef up = make_def("Unpack", 1, 1, 1,
+                      {attr("num", AttrKind::Int, true), attr("axis", AttrKind::Int), attr("T", AttrKind::Type)},
+                      unpack_shape, unpack_kernel);
+  up.num_outputs_fn = unpack_outputs;
+  r.add(std::move(up));
+}
+
+}  // namespace flowlens::ops
