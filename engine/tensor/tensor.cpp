@@ -1,14 +1,10 @@
 #include "tensor/tensor.h"
 
-#include <cstdlib>
+#include "tensor/allocator.h"
 
 namespace flowlens {
 
-namespace {
-constexpr std::size_t kAlignment = 64;  // cache line; also what AVX-512 loads like
-}
-
-Tensor::Buffer::~Buffer() { std::free(data); }
+Tensor::Buffer::~Buffer() { HostAllocator::deallocate(data, capacity); }
 
 Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
   if (!shape_.fully_defined())
@@ -22,10 +18,7 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
     return;
   }
   std::size_t bytes = static_cast<std::size_t>(num_elements_) * dtype_size(dtype);
-  std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  if (rounded == 0) rounded = kAlignment;  // keep data() non-null for empty tensors
-  buffer_->data = std::aligned_alloc(kAlignment, rounded);
-  if (!buffer_->data) throw Error("out of memory allocating " + std::to_string(bytes) + " bytes");
+  buffer_->data = HostAllocator::allocate(bytes, &buffer_->capacity);
   buffer_->bytes = bytes;
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // A dense, immutable-by-convention n-d array with shared storage. Copying a
 // Tensor shares the buffer (like tensorflow::Tensor); kernels allocate fresh
-// outputs. Fixed-size dtypes live in one 64-byte aligned block; DT_STRING
-// tensors hold one std::string per element.
+// outputs. Fixed-size dtypes live in one 64-byte aligned block from
+// HostAllocator; DT_STRING tensors hold one std::string per element.
 #include <cstring>
 #include <memory>
 #include <span>
@@ -58,6 +58,7 @@ class Tensor {
   struct Buffer {
     void* data = nullptr;
     std::size_t bytes = 0;
+    std::size_t capacity = 0;  // as returned by HostAllocator::allocate
     std::vector<std::string> strings;
     ~Buffer();
   };

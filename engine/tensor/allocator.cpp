@@ -1,0 +1,69 @@
+#include "tensor/allocator.h"
+
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/error.h"
+
+namespace flowlens {
+namespace {
+
+struct BlockCache {
+  std::mutex mu;
+  std::unordered_map<std::size_t, std::vector<void*>> free_blocks;  // capacity -> blocks
+  AllocatorStats stats;
+};
+
+// Leaked on purpose: tensors may be freed during static destruction.
+BlockCache& cache() {
+  static BlockCache* c = new BlockCache;
+  return *c;
+}
+
+}  // namespace
+
+void* HostAllocator::allocate(std::size_t bytes, std::size_t* capacity) {
+  std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  if (rounded == 0) rounded = kAlignment;  // keep data() non-null for empty tensors
+  *capacity = rounded;
+  if (rounded >= kCacheMinBytes) {
+    BlockCache& c = cache();
+    std::lock_guard lock(c.mu);
+    auto it = c.free_blocks.find(rounded);
+    if (it != c.free_blocks.end() && !it->second.empty()) {
+      void* block = it->second.back();
+      it->second.pop_back();
+      c.stats.cached_bytes -= rounded;
+      ++c.stats.reuses;
+      return block;
+    }
+  }
+  void* block = std::aligned_alloc(kAlignment, rounded);
+  if (!block) throw Error("out of memory allocating " + std::to_string(bytes) + " bytes");
+  return block;
+}
+
+void HostAllocator::deallocate(void* block, std::size_t capacity) {
+  if (!block) return;
+  if (capacity >= kCacheMinBytes) {
+    BlockCache& c = cache();
+    std::lock_guard lock(c.mu);
+    if (c.stats.cached_bytes + capacity <= kCacheMaxBytes) {
+      c.free_blocks[capacity].push_back(block);
+      c.stats.cached_bytes += capacity;
+      return;
+    }
+  }
+  std::free(block);
+}
+
+AllocatorStats HostAllocator::stats() {
+  BlockCache& c = cache();
+  std::lock_guard lock(c.mu);
+  return c.stats;
+}
+
+}  // namespace flowlens
