@@ -22,6 +22,7 @@ deps:
 bench: build
 	$(BUILD_DIR)/bin/bench_gemm
 	$(BUILD_DIR)/bin/bench_dispatch
+	$(BUILD_DIR)/bin/bench_replicas
 
 clean:
 	rm -rf $(BUILD_DIR)
