@@ -1,47 +1,32 @@
 // flowlens-run as a user drives it: exit codes, output and error messages.
 #include <QtTest>
 
+#include "cli/cli_runner.h"
 #include "tensor/npy.h"
 
-namespace {
-
-struct Result {
-  int code;
-  QString out;
-  QString err;
-};
-
-Result flowlens_run(const QStringList& args) {
-  QProcess p;
-  p.start(QStringLiteral(FLOWLENS_BIN_DIR "/flowlens-run"), args);
-  if (!p.waitForFinished(120000)) return {-1, {}, "timed out"};
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
-}
-
-QString sample(const char* name) { return QStringLiteral(FLOWLENS_SAMPLES "/") + name; }
-
-}  // namespace
+using flowlens::testing::CliResult;
+using flowlens::testing::flowlens_run;
+using flowlens::testing::sample;
 
 class TestFlowlensRun : public QObject {
   Q_OBJECT
  private slots:
   void help_everywhere() {
     for (QStringList args : {QStringList{"--help"}, {"info", "--help"}, {"run", "--help"}, {"convert", "--help"}}) {
-      Result r = flowlens_run(args);
+      CliResult r = flowlens_run(args);
       QCOMPARE(r.code, 0);
       QVERIFY2(r.out.contains("Usage") || r.out.contains("usage"), qPrintable(r.out));
     }
   }
 
   void no_arguments_is_a_usage_error() {
-    Result r = flowlens_run({});
+    CliResult r = flowlens_run({});
     QVERIFY(r.code != 0);
   }
 
   void samples_print_the_article_result() {
     for (const char* s : {"matmul_baseline.pbtxt", "matmul_in_graph.pbtxt"}) {
-      Result r = flowlens_run({"run", sample(s), "--fetch", "output"});
+      CliResult r = flowlens_run({"run", sample(s), "--fetch", "output"});
       QVERIFY2(r.code == 0, qPrintable(r.err));
       QVERIFY2(r.out.contains("output = [[9],[21],[33],[45]]"), qPrintable(r.out));
       QVERIFY2(r.err.contains("soft placement"), qPrintable(r.err));
@@ -49,7 +34,7 @@ class TestFlowlensRun : public QObject {
   }
 
   void info_reports_soft_placement() {
-    Result r = flowlens_run({"info", sample("matmul_in_graph.pbtxt")});
+    CliResult r = flowlens_run({"info", sample("matmul_in_graph.pbtxt")});
     QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
     QVERIFY(r.out.contains("MatMul"));
     QVERIFY(r.out.contains("/gpu:1"));
@@ -63,7 +48,7 @@ class TestFlowlensRun : public QObject {
     QCOMPARE(flowlens_run({"convert", sample("matmul_in_graph.pbtxt"), "-o", pb}).code, 0);
     QCOMPARE(flowlens_run({"convert", pb, "-o", text}).code, 0);
     QCOMPARE(flowlens_run({"convert", text, "-o", dot}).code, 0);
-    Result r = flowlens_run({"run", pb, "--fetch", "output"});
+    CliResult r = flowlens_run({"run", pb, "--fetch", "output"});
     QVERIFY2(r.out.contains("[[9],[21],[33],[45]]"), qPrintable(r.out + r.err));
     QFile f(dot);
     QVERIFY(f.open(QIODevice::ReadOnly));
@@ -79,7 +64,7 @@ class TestFlowlensRun : public QObject {
     g.close();
     QString in = dir.filePath("x.npy");
     flowlens::write_npy(flowlens::Tensor::from_vector<float>({3}, {1, 2, 3}), in.toStdString());
-    Result r = flowlens_run({"run", g.fileName(), "--feed", "x=" + in, "--fetch", "y", "--save", dir.filePath("out")});
+    CliResult r = flowlens_run({"run", g.fileName(), "--feed", "x=" + in, "--fetch", "y", "--save", dir.filePath("out")});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(r.out.contains("y = [1,4,9]"), qPrintable(r.out));
     flowlens::Tensor y = flowlens::read_npy(dir.filePath("out/y.npy").toStdString());
@@ -92,7 +77,7 @@ class TestFlowlensRun : public QObject {
     QVERIFY(bad.open(QIODevice::WriteOnly));
     bad.write("node {\n  name: 'a'\n  op: 'Const'\n  bogus_field: 1\n}\n");
     bad.close();
-    Result r = flowlens_run({"info", bad.fileName()});
+    CliResult r = flowlens_run({"info", bad.fileName()});
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains("broken.pbtxt:4:"), qPrintable(r.err));
 

@@ -2,25 +2,15 @@
 // sample cluster, the summary it prints, and errors that name the bad file.
 #include <QtTest>
 
+#include "cli/cli_runner.h"
+
 #include "io/graph_io.h"
 
+using flowlens::testing::CliResult;
+using flowlens::testing::flowlens_run;
+using flowlens::testing::sample;
+
 namespace {
-
-struct Result {
-  int code;
-  QString out;
-  QString err;
-};
-
-Result flowlens_run(const QStringList& args) {
-  QProcess p;
-  p.start(QStringLiteral(FLOWLENS_BIN_DIR "/flowlens-run"), args);
-  if (!p.waitForFinished(120000)) return {-1, {}, "timed out"};
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
-}
-
-QString sample(const char* name) { return QStringLiteral(FLOWLENS_SAMPLES "/") + name; }
 
 std::string device_of(const flowlens::Graph& g, const char* node) {
   const flowlens::Node* n = g.find(node);
@@ -35,7 +25,7 @@ class TestPlaceCommand : public QObject {
   void places_the_baseline_on_the_sample_cluster() {
     QTemporaryDir dir;
     QString out = dir.filePath("placed.pbtxt");
-    Result r = flowlens_run({"place", sample("matmul_baseline.pbtxt"), "--cluster", sample("cluster_local.json"), "-o", out});
+    CliResult r = flowlens_run({"place", sample("matmul_baseline.pbtxt"), "--cluster", sample("cluster_local.json"), "-o", out});
     QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
     flowlens::Graph g = flowlens::load_graph(out.toStdString());
     for (const char* v : {"input_data", "b", "input_data/Assign", "b/read"})
@@ -50,7 +40,7 @@ class TestPlaceCommand : public QObject {
   void options_reach_the_setter() {
     QTemporaryDir dir;
     QString out = dir.filePath("placed.pb");
-    Result r = flowlens_run({"place", sample("matmul_baseline.pbtxt"), "--cluster", sample("cluster_local.json"),
+    CliResult r = flowlens_run({"place", sample("matmul_baseline.pbtxt"), "--cluster", sample("cluster_local.json"),
                              "--strategy", "greedy", "--worker-device", "/job:worker/task:1", "--no-merge-devices",
                              "-o", out});
     QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
@@ -69,13 +59,13 @@ class TestPlaceCommand : public QObject {
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write("{\"ps\": [\"127.0.0.1\"]}");
     f.close();
-    Result r = flowlens_run({"place", sample("matmul_baseline.pbtxt"), "--cluster", bad, "-o", dir.filePath("o.pbtxt")});
+    CliResult r = flowlens_run({"place", sample("matmul_baseline.pbtxt"), "--cluster", bad, "-o", dir.filePath("o.pbtxt")});
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains("bad_cluster.json"), qPrintable(r.err));
     QVERIFY2(r.err.contains("missing ':port'"), qPrintable(r.err));
     QVERIFY(!QFile::exists(dir.filePath("o.pbtxt")));
 
-    Result missing = flowlens_run(
+    CliResult missing = flowlens_run(
         {"place", sample("matmul_baseline.pbtxt"), "--cluster", dir.filePath("nope.json"), "-o", dir.filePath("o.pbtxt")});
     QCOMPARE(missing.code, 1);
     QVERIFY2(missing.err.contains("nope.json"), qPrintable(missing.err));
@@ -83,7 +73,7 @@ class TestPlaceCommand : public QObject {
 
   void bad_device_option_is_an_error() {
     QTemporaryDir dir;
-    Result r = flowlens_run({"place", sample("matmul_baseline.pbtxt"), "--cluster", sample("cluster_local.json"),
+    CliResult r = flowlens_run({"place", sample("matmul_baseline.pbtxt"), "--cluster", sample("cluster_local.json"),
                              "--ps-device", "ps", "-o", dir.filePath("o.pbtxt")});
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains("ps device"), qPrintable(r.err));
@@ -97,7 +87,7 @@ class TestPlaceCommand : public QObject {
     f.write("{\"worker\": [\"127.0.0.1:2223\"]}");
     f.close();
     QString out = dir.filePath("o.pbtxt");
-    Result r = flowlens_run({"place", sample("matmul_baseline.pbtxt"), "--cluster", cluster, "-o", out});
+    CliResult r = flowlens_run({"place", sample("matmul_baseline.pbtxt"), "--cluster", cluster, "-o", out});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(r.err.contains("no ps tasks"), qPrintable(r.err));
     QCOMPARE(device_of(flowlens::load_graph(out.toStdString()), "input_data"), std::string("/cpu:0"));
@@ -105,10 +95,10 @@ class TestPlaceCommand : public QObject {
 
   void needs_cluster_or_ps_tasks() {
     QTemporaryDir dir;
-    Result r = flowlens_run({"place", sample("matmul_baseline.pbtxt"), "-o", dir.filePath("o.pbtxt")});
+    CliResult r = flowlens_run({"place", sample("matmul_baseline.pbtxt"), "-o", dir.filePath("o.pbtxt")});
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains("--cluster"), qPrintable(r.err));
-    Result ok = flowlens_run({"place", sample("matmul_baseline.pbtxt"), "--ps-tasks", "2", "-o", dir.filePath("o.pbtxt")});
+    CliResult ok = flowlens_run({"place", sample("matmul_baseline.pbtxt"), "--ps-tasks", "2", "-o", dir.filePath("o.pbtxt")});
     QVERIFY2(ok.code == 0, qPrintable(ok.err));
     QVERIFY(ok.out.contains("/job:ps/task:1: 1 variable(s), 12 bytes, 20.0%"));
   }

@@ -2,25 +2,11 @@
 // run, must print the article's result; bad requests fail with a message.
 #include <QtTest>
 
-namespace {
+#include "cli/cli_runner.h"
 
-struct Result {
-  int code;
-  QString out;
-  QString err;
-};
-
-Result flowlens_run(const QStringList& args) {
-  QProcess p;
-  p.start(QStringLiteral(FLOWLENS_BIN_DIR "/flowlens-run"), args);
-  if (!p.waitForFinished(120000)) return {-1, {}, "timed out"};
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
-}
-
-QString sample(const char* name) { return QStringLiteral(FLOWLENS_SAMPLES "/") + name; }
-
-}  // namespace
+using flowlens::testing::CliResult;
+using flowlens::testing::flowlens_run;
+using flowlens::testing::sample;
 
 class TestReplicateCommand : public QObject {
   Q_OBJECT
@@ -28,7 +14,7 @@ class TestReplicateCommand : public QObject {
   void replicated_baseline_prints_the_article_result() {
     QTemporaryDir dir;
     const QString out = dir.filePath("in_graph.pbtxt");
-    Result r = flowlens_run({"replicate", sample("matmul_baseline.pbtxt"), "--replicas", "2", "--split", "input_data",
+    CliResult r = flowlens_run({"replicate", sample("matmul_baseline.pbtxt"), "--replicas", "2", "--split", "input_data",
                              "--merge", "output", "-o", out});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(r.out.contains("towers: 2 (/gpu:0, /gpu:1)"), qPrintable(r.out));
@@ -38,14 +24,14 @@ class TestReplicateCommand : public QObject {
     QVERIFY2(r.out.contains("merge: output"), qPrintable(r.out));
     QVERIFY2(r.out.contains("replica map: 1 original(s)"), qPrintable(r.out));
 
-    Result run = flowlens_run({"run", out, "--fetch", "output"});
+    CliResult run = flowlens_run({"run", out, "--fetch", "output"});
     QVERIFY2(run.code == 0, qPrintable(run.err));
     QVERIFY2(run.out.contains("output = [[9],[21],[33],[45]]"), qPrintable(run.out));
   }
 
   void explicit_devices_and_three_towers_fail_on_an_uneven_batch() {
     QTemporaryDir dir;
-    Result r = flowlens_run({"replicate", sample("matmul_baseline.pbtxt"), "--replicas", "3", "--split", "input_data",
+    CliResult r = flowlens_run({"replicate", sample("matmul_baseline.pbtxt"), "--replicas", "3", "--split", "input_data",
                              "--merge", "output", "-o", dir.filePath("x.pbtxt")});
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains("cannot split 'input_data' (batch 4) into 3 replicas evenly; pass --uneven"),
@@ -56,13 +42,13 @@ class TestReplicateCommand : public QObject {
                       "--split", "input_data", "--merge", "output", "--uneven", "-o", out});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(r.out.contains("batch 4 as [2,1,1]"), qPrintable(r.out));
-    Result run = flowlens_run({"run", out, "--fetch", "output"});
+    CliResult run = flowlens_run({"run", out, "--fetch", "output"});
     QVERIFY2(run.out.contains("output = [[9],[21],[33],[45]]"), qPrintable(run.out + run.err));
   }
 
   void unknown_names_are_errors() {
     QTemporaryDir dir;
-    Result r = flowlens_run({"replicate", sample("matmul_baseline.pbtxt"), "--replicas", "2", "--split", "nope",
+    CliResult r = flowlens_run({"replicate", sample("matmul_baseline.pbtxt"), "--replicas", "2", "--split", "nope",
                              "--merge", "output", "-o", dir.filePath("x.pbtxt")});
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains("unknown split input 'nope'"), qPrintable(r.err));

@@ -1,23 +1,13 @@
 // flowlens-run train and partition, as a user drives them.
 #include <QtTest>
 
+#include "cli/cli_runner.h"
+
+using flowlens::testing::CliResult;
+using flowlens::testing::flowlens_run;
+using flowlens::testing::sample;
+
 namespace {
-
-struct Result {
-  int code;
-  QString out;
-  QString err;
-};
-
-Result flowlens_run(const QStringList& args) {
-  QProcess p;
-  p.start(QStringLiteral(FLOWLENS_BIN_DIR "/flowlens-run"), args);
-  if (!p.waitForFinished(180000)) return {-1, {}, "timed out"};
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
-}
-
-QString sample(const char* name) { return QStringLiteral(FLOWLENS_SAMPLES "/") + name; }
 
 // "step N: loss X" lines -> X per step.
 QList<double> losses(const QString& out) {
@@ -33,7 +23,7 @@ class TestTrainCommand : public QObject {
   Q_OBJECT
  private slots:
   void training_halves_the_loss() {
-    Result r = flowlens_run({"train", sample("mlp_train.pbtxt"), "--steps", "200"});
+    CliResult r = flowlens_run({"train", sample("mlp_train.pbtxt"), "--steps", "200"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QList<double> l = losses(r.out);
     QCOMPARE(l.size(), 200);
@@ -41,8 +31,8 @@ class TestTrainCommand : public QObject {
   }
 
   void two_replicas_match_one() {
-    Result one = flowlens_run({"train", sample("mlp_train.pbtxt"), "--steps", "50"});
-    Result two = flowlens_run({"train", sample("mlp_train.pbtxt"), "--steps", "50", "--replicas", "2"});
+    CliResult one = flowlens_run({"train", sample("mlp_train.pbtxt"), "--steps", "50"});
+    CliResult two = flowlens_run({"train", sample("mlp_train.pbtxt"), "--steps", "50", "--replicas", "2"});
     QVERIFY2(one.code == 0 && two.code == 0, qPrintable(one.err + two.err));
     QVERIFY(two.err.contains("replicated into 2 towers"));
     QList<double> a = losses(one.out), b = losses(two.out);
@@ -55,7 +45,7 @@ class TestTrainCommand : public QObject {
   void builds_a_train_op_for_a_model_with_only_a_loss() {
     QTemporaryDir dir;
     QString out = dir.filePath("train.pbtxt");
-    Result r = flowlens_run({"train", sample("mlp_model.pbtxt"), "--steps", "20", "--optimizer", "adam",
+    CliResult r = flowlens_run({"train", sample("mlp_model.pbtxt"), "--steps", "20", "--optimizer", "adam",
                              "--learning-rate", "0.01", "--save-graph", out});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY(r.err.contains("built gradients for 4 variable(s)"));
@@ -67,7 +57,7 @@ class TestTrainCommand : public QObject {
   }
 
   void bad_requests_fail_clearly() {
-    Result r = flowlens_run({"train", sample("mlp_model.pbtxt"), "--loss", "nope"});
+    CliResult r = flowlens_run({"train", sample("mlp_model.pbtxt"), "--loss", "nope"});
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains("no loss node named 'nope'"), qPrintable(r.err));
     r = flowlens_run({"train", sample("mlp_model.pbtxt"), "--replicas", "3", "--steps", "1"});
@@ -79,13 +69,13 @@ class TestTrainCommand : public QObject {
 
   void partition_writes_one_graph_per_device() {
     QTemporaryDir dir;
-    Result r = flowlens_run({"partition", sample("matmul_in_graph.pbtxt"), "-o", dir.path()});
+    CliResult r = flowlens_run({"partition", sample("matmul_in_graph.pbtxt"), "-o", dir.path()});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(r.out.contains("3 partition(s), 6 Send/Recv pair(s)"), qPrintable(r.out));
     QStringList files = QDir(dir.path()).entryList({"*.pbtxt"});
     QCOMPARE(files.size(), 3);
     for (const QString& f : files) {
-      Result info = flowlens_run({"info", dir.filePath(f)});
+      CliResult info = flowlens_run({"info", dir.filePath(f)});
       QVERIFY2(info.code == 0, qPrintable(f + ": " + info.out + info.err));
     }
   }
