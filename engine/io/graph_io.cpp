@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "io/graphdef_convert.h"
+#include "io/onnx_import.h"
 
 namespace flowlens {
 namespace {
@@ -97,6 +98,7 @@ GraphFormat format_for_path(const std::string& path) {
   if (ext == ".pbtxt" || ext == ".pbtext" || ext == ".txt" || ext == ".prototxt") return GraphFormat::Text;
   if (ext == ".pb" || ext == ".graphdef") return GraphFormat::Binary;
   if (ext == ".dot" || ext == ".gv") return GraphFormat::Dot;
+  if (ext == ".onnx") return GraphFormat::Onnx;
   return GraphFormat::Auto;
 }
 
@@ -149,6 +151,7 @@ Graph load_graph(const std::string& path) {
     case GraphFormat::Binary: graph = parse_graph_binary(bytes, path); break;
     case GraphFormat::Dot:
       throw Error("cannot load '" + path + "': DOT files are an export format; load the .pbtxt or .pb instead");
+    case GraphFormat::Onnx: graph = parse_graph_onnx(bytes, path); break;
     case GraphFormat::Auto:
       graph = looks_like_text(bytes) ? parse_graph_text(bytes, path) : parse_graph_binary(bytes, path);
       break;
@@ -177,6 +180,9 @@ void save_graph(const Graph& graph, const std::string& path) {
     case GraphFormat::Text: return write_file(path, graph_to_text(graph));
     case GraphFormat::Binary: return write_file(path, graph_to_binary(graph));
     case GraphFormat::Dot: return write_file(path, graph_to_dot(graph));
+    case GraphFormat::Onnx:
+      throw Error("cannot save '" + path + "': writing ONNX is not supported; use .pbtxt (text), .pb (binary) or "
+                  ".dot (Graphviz)");
     case GraphFormat::Auto: break;
   }
   throw Error("cannot save '" + path + "': unknown extension; use .pbtxt (text), .pb (binary) or .dot (Graphviz)");

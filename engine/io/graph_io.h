@@ -10,18 +10,18 @@
 
 namespace flowlens {
 
-enum class GraphFormat { Auto, Text, Binary, Dot };
+enum class GraphFormat { Auto, Text, Binary, Dot, Onnx };
 
 // Picks the format from the extension, case-insensitively (.pbtxt/.pbtext/.txt/
-// .prototxt -> Text, .pb/.graphdef -> Binary, .dot/.gv -> Dot); Auto for any
-// other extension, where load_graph sniffs the content (text when the first
-// 64 KiB hold no control characters besides whitespace, else binary).
+// .prototxt -> Text, .pb/.graphdef -> Binary, .dot/.gv -> Dot, .onnx -> Onnx);
+// Auto for any other extension, where load_graph sniffs the content (text when
+// the first 64 KiB hold no control characters besides whitespace, else binary).
 GraphFormat format_for_path(const std::string& path);
 
 // Loads a GraphDef file (text or binary, chosen by extension, else sniffed)
-// and sets source_path. A missing, unreadable or directory path throws Error
-// naming it, as does a .dot path (DOT is export-only); an empty file or bad
-// content throws ParseError.
+// or an ONNX model (.onnx, see io/onnx_import.h) and sets source_path. A
+// missing, unreadable or directory path throws Error naming it, as does a .dot
+// path (DOT is export-only); an empty file or bad content throws ParseError.
 Graph load_graph(const std::string& path);
 // Parses GraphDef text; `source_name` is used in error messages. Syntax
 // errors carry protobuf's line:column; semantic errors (tensor byte counts,
@@ -41,7 +41,8 @@ std::string graph_to_binary(const Graph& graph);
 std::string graph_to_dot(const Graph& graph);
 
 // Writes in the format implied by the extension (.pbtxt, .pb, .dot); throws
-// Error if the file cannot be written or the extension is unknown.
+// Error if the file cannot be written or the extension is unknown or .onnx
+// (writing ONNX is not supported).
 void save_graph(const Graph& graph, const std::string& path);
 
 }  // namespace flowlens
