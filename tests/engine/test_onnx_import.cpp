@@ -7,14 +7,6 @@
 #include <cmath>
 #include <fstream>
 
-// The ONNX CMake package exports these on its targets; the engine links it
-// privately, so the test spells them out before including the headers.
-#ifndef ONNX_ML
-#define ONNX_ML 1
-#endif
-#ifndef ONNX_NAMESPACE
-#define ONNX_NAMESPACE onnx
-#endif
 #include <onnx/onnx_pb.h>
 
 #include "exec/session.h"

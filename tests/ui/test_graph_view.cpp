@@ -1,0 +1,203 @@
+// The graph view: Graphviz layout of the samples off the UI thread, item
+// counts, selection sync with the main window, name-scope grouping of a big
+// synthetic graph, and a cancelled layout.
+#include <QtTest>
+
+#include <QTemporaryDir>
+#include <set>
+#include <tuple>
+
+#include "ui/graph_document.h"
+#include "ui/graphview/device_legend.h"
+#include "ui/graphview/graph_scene.h"
+#include "ui/graphview/graph_view.h"
+#include "ui/graphview/node_item.h"
+#include "ui/main_window.h"
+
+using flowlens::ui::GraphView;
+using flowlens::ui::MainWindow;
+
+namespace {
+
+constexpr int kLayoutTimeoutMs = 60000;
+
+QString sample(const char* name) { return QStringLiteral(FLOWLENS_SAMPLES "/") + QLatin1String(name); }
+
+// Distinct (producer, consumer, control) pairs: what the view draws for a
+// fully expanded graph.
+int expected_edges(const flowlens::Graph& g) {
+  std::set<std::tuple<int, int, bool>> edges;
+  for (std::size_t i = 0; i < g.size(); ++i)
+    for (const std::string& input : g.nodes()[i].inputs) {
+      const auto id = flowlens::TensorId::parse(input);
+      const int producer = id ? g.index_of(id->node) : -1;
+      if (producer >= 0 && producer != static_cast<int>(i))
+        edges.insert({producer, static_cast<int>(i), id->is_control()});
+    }
+  return static_cast<int>(edges.size());
+}
+
+// towers x 10 layers x 10 ops, chained, all fed by one top-level "input".
+QByteArray tower_graph(int towers) {
+  QByteArray text = "node { name: \"input\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_FLOAT } } }\n";
+  for (int t = 0; t < towers; ++t)
+    for (int l = 0; l < 10; ++l)
+      for (int o = 0; o < 10; ++o) {
+        const QByteArray name = QStringLiteral("tower_%1/layer_%2/op_%3").arg(t).arg(l).arg(o).toUtf8();
+        QByteArray input = o > 0   ? QStringLiteral("tower_%1/layer_%2/op_%3").arg(t).arg(l).arg(o - 1).toUtf8()
+                           : l > 0 ? QStringLiteral("tower_%1/layer_%2/op_9").arg(t).arg(l - 1).toUtf8()
+                                   : QByteArray("input");
+        text += "node { name: \"" + name + "\" op: \"Identity\" input: \"" + input +
+                "\" attr { key: \"T\" value { type: DT_FLOAT } } }\n";
+      }
+  return text;
+}
+
+bool wait(GraphView* view) { return view->wait_for_layout(kLayoutTimeoutMs) && !view->layout_pending(); }
+
+}  // namespace
+
+class GraphViewTest : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir dir_;
+
+  QString write(const QString& name, const QByteArray& text) {
+    const QString path = dir_.filePath(name);
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) return {};
+    f.write(text);
+    return path;
+  }
+
+ private slots:
+  void lays_out_both_samples() {
+    for (const char* name : {"matmul_in_graph.pbtxt", "mlp_model.pbtxt"}) {
+      MainWindow w;
+      w.show();
+      GraphView* view = w.graph_view();
+      QSignalSpy finished(view, &GraphView::layout_finished);
+      QString error;
+      QVERIFY2(w.open_file(sample(name), &error), qPrintable(error));
+      QVERIFY(view->layout_pending());
+      QVERIFY(!view->status_text().isEmpty());  // the busy card
+      QVERIFY2(wait(view), name);
+      QCOMPARE(finished.count(), 1);
+      QVERIFY(view->status_text().isEmpty());
+      const auto& graph = *w.document()->graph;
+      auto* scene = view->graph_scene();
+      QCOMPARE(scene->node_item_count(), static_cast<int>(graph.size()));  // small: fully expanded
+      QCOMPARE(scene->group_item_count(), 0);
+      QCOMPARE(scene->edge_item_count(), expected_edges(graph));
+      QVERIFY(scene->edge_item_count() > 0);
+      QVERIFY(view->legend()->entry_count() >= 1);
+      // Every box got a distinct place.
+      std::set<std::pair<int, int>> places;
+      for (std::size_t i = 0; i < graph.size(); ++i) {
+        auto* item = scene->item_for_node(static_cast<int>(i));
+        QVERIFY(item);
+        places.insert({qRound(item->pos().x()), qRound(item->pos().y())});
+      }
+      QCOMPARE(places.size(), graph.size());
+    }
+  }
+
+  void scopes_become_frames() {
+    MainWindow w;
+    QVERIFY(w.open_file(sample("matmul_in_graph.pbtxt")));
+    QVERIFY(wait(w.graph_view()));
+    // input_data/..., b/..., split/..., output/...
+    QVERIFY(w.graph_view()->graph_scene()->frame_item_count() >= 4);
+  }
+
+  void selection_syncs_both_ways() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.open_file(sample("matmul_in_graph.pbtxt")));
+    GraphView* view = w.graph_view();
+    QVERIFY(wait(view));
+
+    // Table → graph: the box is selected and in view.
+    QVERIFY(w.select_node(QStringLiteral("MatMul_1")));
+    QCOMPARE(view->selected_node(), QStringLiteral("MatMul_1"));
+    auto* item = view->graph_scene()->item_for_node(w.document()->graph->index_of("MatMul_1"));
+    QVERIFY(item && item->isSelected());
+    QVERIFY(view->viewport()->rect().contains(view->mapFromScene(item->pos())));
+
+    // Graph → table (and the details follow).
+    QSignalSpy changed(&w, &MainWindow::current_node_changed);
+    auto* split = view->graph_scene()->item_for_node(w.document()->graph->index_of("split"));
+    QVERIFY(split);
+    view->graph_scene()->clearSelection();
+    split->setSelected(true);
+    QCOMPARE(w.current_node_name(), QStringLiteral("split"));
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(view->selected_node(), QStringLiteral("split"));
+  }
+
+  void big_graph_opens_collapsed_and_expands() {
+    const QString path = write(QStringLiteral("towers.pbtxt"), tower_graph(10));
+    MainWindow w;
+    QVERIFY(w.open_file(path));
+    QCOMPARE(w.document()->node_count(), 1001);
+    GraphView* view = w.graph_view();
+    QVERIFY(wait(view));
+    auto* scene = view->graph_scene();
+    QCOMPARE(scene->group_item_count(), 10);  // tower_0..tower_9
+    QCOMPARE(scene->node_item_count(), 1);    // input
+    QCOMPARE(scene->edge_item_count(), 10);
+
+    // Double-click on a group expands it (through the scene's signal).
+    emit scene->scope_toggle_requested(QStringLiteral("tower_3"), true);
+    QVERIFY(view->layout_pending());
+    QVERIFY(wait(view));
+    QCOMPARE(scene->group_item_count(), 9 + 10);  // other towers + tower_3's layers
+    QCOMPARE(scene->frame_item_count(), 1);
+    QVERIFY(view->grouping().is_expanded("tower_3"));
+
+    // Selecting a hidden node opens the scopes above it.
+    QVERIFY(w.select_node(QStringLiteral("tower_7/layer_2/op_5")));
+    QVERIFY(wait(view));
+    QCOMPARE(view->selected_node(), QStringLiteral("tower_7/layer_2/op_5"));
+    QVERIFY(scene->node_item_count() >= 10);
+
+    QVERIFY(view->collapse_scope(QStringLiteral("tower_7")));
+    QVERIFY(wait(view));
+    QCOMPARE(scene->group_item_count(), 9 + 10);
+  }
+
+  void three_thousand_nodes_open_quickly() {
+    const QString path = write(QStringLiteral("towers30.pbtxt"), tower_graph(30));
+    MainWindow w;
+    QElapsedTimer timer;
+    timer.start();
+    QVERIFY(w.open_file(path));
+    QVERIFY(wait(w.graph_view()));
+    QVERIFY2(timer.elapsed() < 20000, qPrintable(QString::number(timer.elapsed())));
+    QCOMPARE(w.graph_view()->graph_scene()->group_item_count(), 30);
+  }
+
+  void cancelled_layout_does_not_crash() {
+    MainWindow w;
+    GraphView* view = w.graph_view();
+    QSignalSpy failed(view, &GraphView::layout_failed);
+    QSignalSpy finished(view, &GraphView::layout_finished);
+    QVERIFY(w.open_file(sample("mlp_model.pbtxt")));
+    view->cancel_layout();
+    QCOMPARE(failed.count(), 1);
+    QVERIFY(!view->layout_pending());
+    QVERIFY(view->status_text().contains(QStringLiteral("cancelled")));
+    QTest::qWait(200);  // a worker that was already running must not deliver
+    QCOMPARE(finished.count(), 0);
+
+    // A new document obsoletes the running layout: only the latest lands.
+    QVERIFY(w.open_file(sample("mlp_model.pbtxt")));
+    QVERIFY(w.open_file(sample("matmul_in_graph.pbtxt")));
+    QVERIFY(wait(view));
+    QCOMPARE(finished.count(), 1);
+    QCOMPARE(view->graph_scene()->node_item_count(), w.document()->node_count());
+  }
+};
+
+QTEST_MAIN(GraphViewTest)
+#include "test_graph_view.moc"
