@@ -25,6 +25,7 @@
 #include "ui/app_info.h"
 #include "ui/diagnostics_panel.h"
 #include "ui/graph_document.h"
+#include "ui/graphview/graph_view.h"
 #include "ui/node_details_view.h"
 #include "ui/node_filter_proxy_model.h"
 #include "ui/node_table_model.h"
@@ -33,7 +34,7 @@ namespace flowlens::ui {
 namespace {
 
 constexpr int kWelcomePage = 0;
-constexpr int kTablePage = 1;
+constexpr int kGraphPage = 1;
 
 class WaitCursor {
  public:
@@ -124,8 +125,11 @@ void MainWindow::build_central() {
   wl->addStretch(3);
   stack_->addWidget(welcome);
 
-  // Node table page: filter row over the table.
-  auto* page = new QWidget(stack_);
+  graph_view_ = new GraphView(stack_);
+  stack_->addWidget(graph_view_);
+
+  // The "Nodes" dock: filter row over the table.
+  auto* page = new QWidget;
   auto* layout = new QVBoxLayout(page);
   layout->setContentsMargins(6, 6, 6, 0);
   layout->setSpacing(6);
@@ -170,7 +174,9 @@ void MainWindow::build_central() {
   header->setSortIndicator(-1, Qt::AscendingOrder);  // file order until a header is clicked
   table_->setSortingEnabled(true);
   layout->addWidget(table_, 1);
-  stack_->addWidget(page);
+  nodes_dock_ = new QDockWidget(QStringLiteral("Nodes"), this);
+  nodes_dock_->setObjectName(QStringLiteral("nodesDock"));
+  nodes_dock_->setWidget(page);
 
   setCentralWidget(stack_);
   stack_->setCurrentIndex(kWelcomePage);
@@ -182,11 +188,19 @@ void MainWindow::build_central() {
   });
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current, const QModelIndex&) { on_current_changed(current); });
+  // Selection sync: a click in the graph selects the table row, and every
+  // current-node change (table, details, diagnostics) selects the box.
+  connect(graph_view_, &GraphView::node_selected, this, [this](const QString& n) { select_node(n); });
+  connect(this, &MainWindow::current_node_changed, graph_view_, [this](const QString& n) {
+    if (!n.isEmpty()) graph_view_->select_node(n);
+  });
 }
 
 void MainWindow::build_docks() {
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
   setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
+
+  addDockWidget(Qt::LeftDockWidgetArea, nodes_dock_);
 
   details_ = new NodeDetailsView;
   details_->setObjectName(QStringLiteral("detailsView"));
@@ -202,7 +216,7 @@ void MainWindow::build_docks() {
   diagnostics_dock_->setWidget(diagnostics_);
   addDockWidget(Qt::BottomDockWidgetArea, diagnostics_dock_);
 
-  resizeDocks({details_dock_}, {380}, Qt::Horizontal);
+  resizeDocks({nodes_dock_, details_dock_}, {340, 340}, Qt::Horizontal);
   resizeDocks({diagnostics_dock_}, {170}, Qt::Vertical);
 
   connect(details_, &NodeDetailsView::node_activated, this, [this](const QString& n) { select_node(n); });
@@ -226,13 +240,18 @@ void MainWindow::build_actions() {
 
   QMenu* edit = menuBar()->addMenu(QStringLiteral("&Edit"));
   QAction* find = edit->addAction(QStringLiteral("&Filter Nodes"), this, [this] {
-    if (stack_->currentIndex() != kTablePage) return;
+    if (!doc_) return;
+    nodes_dock_->show();
+    nodes_dock_->raise();
     filter_edit_->setFocus(Qt::ShortcutFocusReason);
     filter_edit_->selectAll();
   });
   find->setShortcut(QKeySequence::Find);
 
   view_menu_ = menuBar()->addMenu(QStringLiteral("&View"));
+  view_menu_->addActions(graph_view_->view_actions());
+  view_menu_->addSeparator();
+  view_menu_->addAction(nodes_dock_->toggleViewAction());
   view_menu_->addAction(details_dock_->toggleViewAction());
   view_menu_->addAction(diagnostics_dock_->toggleViewAction());
 
@@ -309,7 +328,8 @@ void MainWindow::set_document(std::shared_ptr<const GraphDocument> doc) {
   diagnostics_dock_->setWindowTitle(QStringLiteral("Diagnostics \u2014 %1").arg(problems));
   reload_action_->setEnabled(true);
 
-  stack_->setCurrentIndex(kTablePage);
+  graph_view_->set_document(doc_);
+  stack_->setCurrentIndex(kGraphPage);
   update_match_label();
   fit_columns();
   statusBar()->clearMessage();

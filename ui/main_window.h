@@ -1,7 +1,8 @@
 #pragma once
-// The FlowLens main window: a filterable table of the graph's nodes in the
-// centre, the selected node's details in a dock on the right and the
-// validation diagnostics in a dock at the bottom.
+// The FlowLens main window: the laid-out graph in the centre, a filterable
+// table of its nodes in the "Nodes" dock on the left, the selected node's
+// details in a dock on the right and the validation diagnostics in a dock at
+// the bottom. Selecting a node in the graph or the table selects it in both.
 //
 // Views hang off two signals: document_changed() (a graph was loaded; read
 // document()) and current_node_changed(name). More views (the graph view)
@@ -23,6 +24,7 @@ namespace flowlens::ui {
 
 struct GraphDocument;
 class DiagnosticsPanel;
+class GraphView;
 class NodeDetailsView;
 class NodeFilterProxyModel;
 class NodeTableModel;
@@ -60,6 +62,8 @@ class MainWindow : public QMainWindow {
   DiagnosticsPanel* diagnostics_panel() const { return diagnostics_; }
   QDockWidget* details_dock() const { return details_dock_; }
   QDockWidget* diagnostics_dock() const { return diagnostics_dock_; }
+  QDockWidget* nodes_dock() const { return nodes_dock_; }
+  GraphView* graph_view() const { return graph_view_; }
   QString summary_text() const;  // the status bar's "N nodes · M ops · K devices"
 
  public slots:
@@ -102,6 +106,8 @@ class MainWindow : public QMainWindow {
   DiagnosticsPanel* diagnostics_ = nullptr;
   QDockWidget* details_dock_ = nullptr;
   QDockWidget* diagnostics_dock_ = nullptr;
+  QDockWidget* nodes_dock_ = nullptr;
+  GraphView* graph_view_ = nullptr;
   QLabel* summary_label_ = nullptr;
   QLabel* problems_label_ = nullptr;
   QMenu* view_menu_ = nullptr;

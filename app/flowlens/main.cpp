@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "ui/app_info.h"
+#include "ui/graphview/graph_view.h"
 #include "ui/main_window.h"
 #include "ui/screenshot.h"
 
@@ -67,6 +68,11 @@ int main(int argc, char** argv) {
   }
 
   if (screenshot) {
+    // The graph is laid out off the UI thread; grab only once it is drawn,
+    // at the final window size (the view fits itself on the first show).
+    window.show();
+    if (loaded && !window.graph_view()->wait_for_layout(120000))
+      return fail(QStringLiteral("graph layout did not finish in time"));
     QString error;
     if (!flowlens::ui::save_window_screenshot(&window, parser.value(screenshot_option), &error)) return fail(error);
     return 0;

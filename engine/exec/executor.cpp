@@ -71,18 +71,24 @@ void run_node(RunState* st, const PlanNode& pn) {
 
   const bool observed = !st->observers.empty();
   int64_t start = observed ? now_ns() : 0;
-  if (observed) {
-    NodeEvent ev{*pn.node, pn.graph_index, *pn.device, start, 0};
-    for (auto* o : st->observers) o->on_node_start(st->run_id, ev);
-  }
+  const std::span<const Tensor> observed_inputs(inputs.data(), n_in);
   try {
+    // Inside the try so an observer (the debugger's stop) can abort the run.
+    if (observed) {
+      NodeEvent ev{*pn.node, pn.graph_index, *pn.device, start, 0, observed_inputs};
+      for (auto* o : st->observers) o->on_node_start(st->run_id, ev);
+    }
     pn.kernel(ctx);
   } catch (const std::exception& e) {
     st->fail("node '" + pn.node->name + "' (" + pn.node->op + ") on " + pn.device->short_name() + ": " + e.what());
   }
   if (observed) {
-    NodeEvent ev{*pn.node, pn.graph_index, *pn.device, start, now_ns()};
-    for (auto* o : st->observers) o->on_node_end(st->run_id, ev, outputs);
+    NodeEvent ev{*pn.node, pn.graph_index, *pn.device, start, now_ns(), observed_inputs};
+    try {
+      for (auto* o : st->observers) o->on_node_end(st->run_id, ev, outputs);
+    } catch (const std::exception& e) {
+      st->fail("node '" + pn.node->name + "' (" + pn.node->op + ") on " + pn.device->short_name() + ": " + e.what());
+    }
   }
   for (size_t i = 0; i < n_in; ++i) inputs[i] = Tensor();  // drop references promptly
 }

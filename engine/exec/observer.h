@@ -1,7 +1,10 @@
 #pragma once
 // Hooks into a run, for the debugger, the profiler and tests. Callbacks come
 // from executor worker threads, concurrently for nodes on different threads;
-// implementations synchronize themselves and must not throw.
+// implementations synchronize themselves. An observer may block a worker (the
+// debugger pauses a run that way). on_node_start/on_node_end may throw to
+// abort the run: the node fails with the exception's message (a throwing
+// on_node_start also skips the kernel); the other hooks must not throw.
 #include <cstdint>
 #include <span>
 
@@ -18,6 +21,9 @@ struct NodeEvent {
   const Device& device;
   int64_t start_ns;        // steady clock
   int64_t end_ns;          // 0 in on_node_start
+  // The node's data inputs, in order; a ref input (a variable) may be an
+  // empty handle. Valid only during the callback.
+  std::span<const Tensor> inputs = {};
 };
 
 class ExecutionObserver {
