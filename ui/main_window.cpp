@@ -25,6 +25,7 @@
 #include "ui/app_info.h"
 #include "ui/diagnostics_panel.h"
 #include "ui/graph_document.h"
+#include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/node_details_view.h"
 #include "ui/node_filter_proxy_model.h"
@@ -192,7 +193,10 @@ void MainWindow::build_central() {
   // current-node change (table, details, diagnostics) selects the box.
   connect(graph_view_, &GraphView::node_selected, this, [this](const QString& n) { select_node(n); });
   connect(this, &MainWindow::current_node_changed, graph_view_, [this](const QString& n) {
-    if (!n.isEmpty()) graph_view_->select_node(n);
+    if (n.isEmpty())
+      graph_view_->graph_scene()->clearSelection();
+    else
+      graph_view_->select_node(n);
   });
 }
 

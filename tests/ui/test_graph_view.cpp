@@ -9,8 +9,10 @@
 
 #include "ui/graph_document.h"
 #include "ui/graphview/device_legend.h"
+#include "ui/graphview/edge_item.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
+#include "ui/graphview/graphviz_layout.h"
 #include "ui/graphview/node_item.h"
 #include "ui/main_window.h"
 
@@ -86,9 +88,20 @@ class GraphViewTest : public QObject {
       QVERIFY(view->status_text().isEmpty());
       const auto& graph = *w.document()->graph;
       auto* scene = view->graph_scene();
-      QCOMPARE(scene->node_item_count(), static_cast<int>(graph.size()));  // small: fully expanded
-      QCOMPARE(scene->group_item_count(), 0);
-      QCOMPARE(scene->edge_item_count(), expected_edges(graph));
+      // Small graphs start fully expanded, unless that is unreadable at fit
+      // on screen; then they start from the scope overview.
+      const auto visible = view->grouping().visible();
+      int groups = 0;
+      for (const auto& u : visible.units) groups += u.is_group();
+      QCOMPARE(scene->group_item_count(), groups);
+      QCOMPARE(scene->node_item_count(), static_cast<int>(visible.units.size()) - groups);
+      QCOMPARE(scene->edge_item_count(), static_cast<int>(visible.edges.size()));
+      if (groups == 0) {
+        QCOMPARE(scene->node_item_count(), static_cast<int>(graph.size()));
+        QCOMPARE(scene->edge_item_count(), expected_edges(graph));
+      } else {
+        QVERIFY(view->transform().m11() >= flowlens::ui::NodeItem::kTextLevelOfDetail);
+      }
       QVERIFY(scene->edge_item_count() > 0);
       QVERIFY(view->legend()->entry_count() >= 1);
       // Every box got a distinct place.
@@ -98,7 +111,7 @@ class GraphViewTest : public QObject {
         QVERIFY(item);
         places.insert({qRound(item->pos().x()), qRound(item->pos().y())});
       }
-      QCOMPARE(places.size(), graph.size());
+      QCOMPARE(places.size(), visible.units.size());
     }
   }
 
@@ -106,8 +119,18 @@ class GraphViewTest : public QObject {
     MainWindow w;
     QVERIFY(w.open_file(sample("matmul_in_graph.pbtxt")));
     QVERIFY(wait(w.graph_view()));
+    QCOMPARE(w.graph_view()->graph_scene()->node_item_count(), 15);
     // input_data/..., b/..., split/..., output/...
     QVERIFY(w.graph_view()->graph_scene()->frame_item_count() >= 4);
+    // Edge tooltips carry the inferred tensor type; control edges are dashed.
+    int typed = 0, control = 0;
+    for (QGraphicsItem* item : w.graph_view()->graph_scene()->items())
+      if (auto* edge = qgraphicsitem_cast<flowlens::ui::EdgeItem*>(item)) {
+        typed += edge->toolTip().contains(QStringLiteral("float"));
+        control += edge->is_control();
+      }
+    QVERIFY(typed > 0);
+    QCOMPARE(control, 2);  // the Assigns run before init
   }
 
   void selection_syncs_both_ways() {
@@ -175,6 +198,56 @@ class GraphViewTest : public QObject {
     QVERIFY(wait(w.graph_view()));
     QVERIFY2(timer.elapsed() < 20000, qPrintable(QString::number(timer.elapsed())));
     QCOMPARE(w.graph_view()->graph_scene()->group_item_count(), 30);
+  }
+
+  void double_click_expands_and_keys_zoom() {
+    const QString path = write(QStringLiteral("towers_dc.pbtxt"), tower_graph(4));
+    MainWindow w;
+    w.show();
+    QVERIFY(w.open_file(path));
+    GraphView* view = w.graph_view();
+    QVERIFY(wait(view));
+    auto* scene = view->graph_scene();
+    QCOMPARE(scene->group_item_count(), 4);
+    auto* group = scene->item_for_node(w.document()->graph->index_of("tower_2/layer_0/op_0"));
+    QVERIFY(group && group->is_group());
+    QTest::mouseDClick(view->viewport(), Qt::LeftButton, {}, view->mapFromScene(group->pos()));
+    QVERIFY(wait(view));
+    QCOMPARE(scene->group_item_count(), 3 + 10);
+
+    // Zoom keys and the wheel change the scale; F fits again.
+    view->setFocus();
+    const double fitted = view->transform().m11();
+    QTest::keyClick(view, Qt::Key_Equal, Qt::ControlModifier);
+    QVERIFY(view->transform().m11() > fitted * 1.1);
+    QTest::keyClick(view, Qt::Key_F);
+    QVERIFY(qAbs(view->transform().m11() - fitted) < 1e-6);
+    QWheelEvent wheel(QPointF(50, 50), view->viewport()->mapToGlobal(QPointF(50, 50)), QPoint(), QPoint(0, -240),
+                      Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QCoreApplication::sendEvent(view->viewport(), &wheel);
+    QVERIFY(view->transform().m11() < fitted * 0.9);
+  }
+
+  void parses_graphviz_edge_pos() {
+    // Graphviz y grows upwards; the scene's downwards (height 100).
+    const auto e = flowlens::ui::parse_edge_pos(QStringLiteral("e,10,10 10,90 10,70 10,40 10,20"), 100);
+    QVERIFY(e.has_tip);
+    QCOMPARE(e.tip, QPointF(10, 90));
+    QCOMPARE(e.path.elementCount(), 4);  // moveTo + one cubic (3 elements)
+    QCOMPARE(e.path.elementAt(0).y, 10.0);
+    QCOMPARE(e.path.currentPosition(), QPointF(10, 80));
+    const auto plain = flowlens::ui::parse_edge_pos(QStringLiteral("0,0 1,1 2,2 3,3"), 10);
+    QVERIFY(!plain.has_tip);
+    QCOMPARE(plain.tip, QPointF(3, 7));
+  }
+
+  void empty_graph_is_no_layout() {
+    const QString path = write(QStringLiteral("empty.pbtxt"), "versions { producer: 27 }\n");
+    MainWindow w;
+    QString error;
+    if (!w.open_file(path, &error)) QSKIP("empty files do not load");
+    QVERIFY(wait(w.graph_view()));
+    QCOMPARE(w.graph_view()->graph_scene()->items().size(), 0);
   }
 
   void cancelled_layout_does_not_crash() {

@@ -1,0 +1,159 @@
+#include "ui/graphview/graph_scene.h"
+
+#include <QGraphicsSceneMouseEvent>
+#include <algorithm>
+
+#include "tensor/dtype.h"
+#include "ui/graphview/device_palette.h"
+#include "ui/graphview/edge_item.h"
+#include "ui/graphview/node_item.h"
+#include "ui/graphview/scope_frame_item.h"
+
+namespace flowlens::ui {
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+struct Labels {
+  QString title, subtitle;
+  NodeItem::Style style;
+};
+
+Labels labels_of(const VisibleGraph::Unit& u, const Graph& graph) {
+  if (u.is_group())
+    return {qs(last_name_component(u.scope)),
+            QStringLiteral("%1 node%2").arg(u.member_count).arg(u.member_count == 1 ? QString() : QStringLiteral("s")),
+            NodeItem::Style::Group};
+  const Node& n = graph.nodes()[static_cast<std::size_t>(u.node)];
+  return {qs(last_name_component(n.name)), qs(n.op), NodeItem::style_for_op(n.op)};
+}
+
+// "float32 [4,3]"-style text for one tensor, or "" when inference knows nothing.
+QString tensor_text(const ShapeInferenceResult* shapes, int producer, int port) {
+  if (!shapes || producer < 0 || producer >= static_cast<int>(shapes->outputs.size())) return {};
+  const auto& outs = shapes->outputs[static_cast<std::size_t>(producer)];
+  if (port < 0 || port >= static_cast<int>(outs.size())) return {};
+  const TensorInfo& t = outs[static_cast<std::size_t>(port)];
+  QString dtype = t.dtype == DType::Invalid ? QStringLiteral("unknown type") : qs(dtype_name(t.dtype));
+  if (dtype.startsWith(QLatin1String("DT_"))) dtype = dtype.mid(3).toLower();
+  return QStringLiteral("%1 %2").arg(dtype, qs(t.shape.to_string()));
+}
+
+QString edge_tooltip(const VisibleGraph::Edge& e, const Graph& graph, const ShapeInferenceResult* shapes) {
+  if (e.producer < 0) return {};
+  const Node& producer = graph.nodes()[static_cast<std::size_t>(e.producer)];
+  if (e.control) {
+    QString text = QStringLiteral("Control dependency on %1").arg(qs(producer.name));
+    if (e.count > 1) text += QStringLiteral("\n(%1 control edges)").arg(e.count);
+    return text;
+  }
+  QString text = e.port == 0 ? qs(producer.name) : QStringLiteral("%1:%2").arg(qs(producer.name)).arg(e.port);
+  const QString tensor = tensor_text(shapes, e.producer, e.port);
+  if (!tensor.isEmpty()) text += QStringLiteral("\n") + tensor;
+  if (e.count > 1) text += QStringLiteral("\n(%1 tensors)").arg(e.count);
+  return text;
+}
+
+int depth_of(const std::vector<VisibleGraph::Cluster>& clusters, int i) {
+  int depth = 0;
+  for (int p = clusters[static_cast<std::size_t>(i)].parent; p >= 0; p = clusters[static_cast<std::size_t>(p)].parent)
+    ++depth;
+  return depth;
+}
+
+}  // namespace
+
+GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
+  setBackgroundBrush(QColor(0xFB, 0xFB, 0xFC));
+  // Items never move, and the index would only cost time at rebuild.
+  setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+}
+
+LayoutInput GraphScene::layout_input(const VisibleGraph& visible, const Graph& graph) {
+  LayoutInput in;
+  in.boxes.reserve(visible.units.size());
+  for (const auto& u : visible.units) {
+    const Labels l = labels_of(u, graph);
+    const QSizeF size = NodeItem::size_for(l.title, l.subtitle, l.style);
+    in.boxes.push_back({size.width(), size.height(), u.cluster});
+  }
+  for (const auto& c : visible.clusters) in.clusters.push_back({qs(last_name_component(c.scope)), c.parent});
+  for (const auto& e : visible.edges) in.edges.push_back({e.from, e.to, true});
+  return in;
+}
+
+void GraphScene::clear_graph() {
+  clear();
+  units_.clear();
+  unit_of_node_.clear();
+  node_items_ = edge_items_ = frame_items_ = 0;
+}
+
+void GraphScene::populate(const VisibleGraph& visible, const LayoutResult& layout, const Graph& graph,
+                          const DevicePalette& palette, const ShapeInferenceResult* shapes) {
+  clear_graph();
+  unit_of_node_ = visible.unit_of_node;
+  for (std::size_t i = 0; i < visible.clusters.size() && i < layout.cluster_rects.size(); ++i) {
+    addItem(new ScopeFrameItem(qs(visible.clusters[i].scope), layout.cluster_rects[i],
+                               depth_of(visible.clusters, static_cast<int>(i))));
+    ++frame_items_;
+  }
+  for (std::size_t i = 0; i < visible.units.size(); ++i) {
+    const auto& u = visible.units[i];
+    const Labels l = labels_of(u, graph);
+    const QColor fill = u.mixed_devices ? DevicePalette::mixed_color() : palette.color_for(u.device);
+    QString name, tip;
+    if (u.is_group()) {
+      name = qs(u.scope);
+      tip = QStringLiteral("%1/\n%2 nodes%3\nDouble-click to expand")
+                .arg(name)
+                .arg(u.member_count)
+                .arg(u.mixed_devices ? QStringLiteral(" on several devices") : QString());
+    } else {
+      const Node& n = graph.nodes()[static_cast<std::size_t>(u.node)];
+      name = qs(n.name);
+      tip = QStringLiteral("%1\nOp: %2\nDevice: %3")
+                .arg(name, qs(n.op), n.device.empty() ? QStringLiteral("(unassigned)") : qs(n.device));
+      ++node_items_;
+    }
+    auto* item = new NodeItem(name, l.title, l.subtitle, fill, l.style);
+    item->setToolTip(tip);
+    if (i < layout.box_centers.size()) item->setPos(layout.box_centers[i]);
+    addItem(item);
+    units_.push_back(item);
+  }
+  for (std::size_t i = 0; i < visible.edges.size() && i < layout.edges.size(); ++i) {
+    const auto& e = visible.edges[i];
+    auto* item = new EdgeItem(layout.edges[i], e.control, e.count);
+    item->setToolTip(edge_tooltip(e, graph, shapes));
+    addItem(item);
+    ++edge_items_;
+  }
+  // Room around the graph so it can be panned to any corner of the view.
+  const double margin = std::max({layout.bounds.width(), layout.bounds.height(), 800.0});
+  setSceneRect(layout.bounds.adjusted(-margin, -margin, margin, margin));
+}
+
+NodeItem* GraphScene::item_for_node(int node) const {
+  if (node < 0 || node >= static_cast<int>(unit_of_node_.size())) return nullptr;
+  const int unit = unit_of_node_[static_cast<std::size_t>(node)];
+  return unit >= 0 && unit < static_cast<int>(units_.size()) ? units_[static_cast<std::size_t>(unit)] : nullptr;
+}
+
+void GraphScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
+  for (QGraphicsItem* item : items(event->scenePos())) {
+    if (auto* node = qgraphicsitem_cast<NodeItem*>(item)) {
+      if (node->is_group()) emit scope_toggle_requested(node->name(), true);
+      event->accept();
+      return;
+    }
+    if (auto* frame = qgraphicsitem_cast<ScopeFrameItem*>(item)) {
+      emit scope_toggle_requested(frame->scope(), false);
+      event->accept();
+      return;
+    }
+  }
+  QGraphicsScene::mouseDoubleClickEvent(event);
+}
+
+}  // namespace flowlens::ui

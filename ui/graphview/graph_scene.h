@@ -1,0 +1,54 @@
+#pragma once
+// The scene for one visible graph (see NameScopeGrouping): a NodeItem per
+// unit, an EdgeItem per merged edge and a ScopeFrameItem per expanded scope,
+// placed where the Graphviz layout put them. The scene is rebuilt, not
+// patched, after each layout: item counts stay small by construction.
+#include <QGraphicsScene>
+#include <vector>
+
+#include "graph/graph.h"
+#include "graph/infer_shapes.h"
+#include "ui/graphview/graphviz_layout.h"
+#include "ui/graphview/name_scope_grouping.h"
+
+namespace flowlens::ui {
+
+class DevicePalette;
+class NodeItem;
+
+class GraphScene : public QGraphicsScene {
+  Q_OBJECT
+
+ public:
+  explicit GraphScene(QObject* parent = nullptr);
+
+  // What Graphviz needs for `visible`: a box per unit (sized for its labels),
+  // a cluster per expanded scope, an edge per merged edge, in that order.
+  static LayoutInput layout_input(const VisibleGraph& visible, const Graph& graph);
+
+  // `shapes` may be null (no inference for graphs with errors).
+  void populate(const VisibleGraph& visible, const LayoutResult& layout, const Graph& graph,
+                const DevicePalette& palette, const ShapeInferenceResult* shapes);
+  void clear_graph();
+
+  // The box that shows graph node `node`: its own, or its group's.
+  NodeItem* item_for_node(int node) const;
+  int node_item_count() const { return node_items_; }
+  int group_item_count() const { return static_cast<int>(units_.size()) - node_items_; }
+  int edge_item_count() const { return edge_items_; }
+  int frame_item_count() const { return frame_items_; }
+
+ signals:
+  // Double-click on a group (expand) or on a scope frame (collapse).
+  void scope_toggle_requested(const QString& scope, bool expand);
+
+ protected:
+  void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override;
+
+ private:
+  std::vector<NodeItem*> units_;
+  std::vector<int> unit_of_node_;
+  int node_items_ = 0, edge_items_ = 0, frame_items_ = 0;
+};
+
+}  // namespace flowlens::ui

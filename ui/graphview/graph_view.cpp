@@ -1,0 +1,303 @@
+#include "ui/graphview/graph_view.h"
+
+#include <QAction>
+#include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QProgressBar>
+#include <QScrollBar>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <utility>
+
+#include "ops/op_registry.h"
+#include "ui/graph_document.h"
+#include "ui/graphview/device_legend.h"
+#include "ui/graphview/graph_scene.h"
+#include "ui/graphview/layout_job.h"
+#include "ui/graphview/node_item.h"
+
+namespace flowlens::ui {
+namespace {
+
+constexpr double kMinScale = 0.03, kMaxScale = 4.0;
+// Fitting never magnifies beyond this: a three-node graph should not fill
+// the screen with giant boxes.
+constexpr double kMaxFitScale = 1.4;
+constexpr int kOverlayMargin = 10;
+
+}  // namespace
+
+GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
+  setObjectName(QStringLiteral("graphView"));
+  scene_ = new GraphScene(this);
+  setScene(scene_);
+  setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing | QPainter::SmoothPixmapTransform);
+  setDragMode(QGraphicsView::ScrollHandDrag);
+  setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+  setResizeAnchor(QGraphicsView::AnchorViewCenter);
+  setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
+  setFrameShape(QFrame::NoFrame);
+  // Navigation is by dragging and zooming; scroll bars would only eat room.
+  setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+
+  job_ = new LayoutJob(this);
+  connect(job_, &LayoutJob::finished, this, &GraphView::apply_layout);
+  connect(job_, &LayoutJob::failed, this, [this](int, const QString& message) {
+    show_status(QStringLiteral("Layout failed: %1").arg(message), false);
+    emit layout_failed(message);
+  });
+  connect(scene_, &QGraphicsScene::selectionChanged, this, &GraphView::on_scene_selection);
+  connect(scene_, &GraphScene::scope_toggle_requested, this,
+          [this](const QString& scope, bool expand) { expand ? expand_scope(scope) : collapse_scope(scope); });
+
+  legend_ = new DeviceLegend(this);
+  legend_->hide();
+
+  // The busy/failure card: children of the view, not the viewport, so
+  // scrolling never moves them.
+  status_card_ = new QWidget(this);
+  status_card_->setObjectName(QStringLiteral("graphStatusCard"));
+  status_card_->setAttribute(Qt::WA_StyledBackground);
+  status_card_->setStyleSheet(QStringLiteral(
+      "#graphStatusCard { background: rgba(255,255,255,235); border: 1px solid #d0d5dc; border-radius: 8px; }"));
+  auto* card_layout = new QHBoxLayout(status_card_);
+  card_layout->setContentsMargins(14, 10, 14, 10);
+  auto* bar = new QProgressBar(status_card_);
+  bar->setRange(0, 0);  // indeterminate: Graphviz reports no progress
+  bar->setFixedWidth(90);
+  bar->setTextVisible(false);
+  busy_bar_ = bar;
+  status_label_ = new QLabel(status_card_);
+  card_layout->addWidget(busy_bar_);
+  card_layout->addWidget(status_label_);
+  status_card_->hide();
+
+  auto make_action = [this](const QString& text, const QList<QKeySequence>& keys, auto slot) {
+    auto* a = new QAction(text, this);
+    a->setShortcuts(keys);
+    a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(a, &QAction::triggered, this, slot);
+    addAction(a);
+    return a;
+  };
+  fit_action_ = make_action(QStringLiteral("&Fit Graph"), {QKeySequence(Qt::Key_F)}, &GraphView::fit_to_graph);
+  zoom_in_action_ = make_action(QStringLiteral("Zoom &In"),
+                                {QKeySequence(Qt::CTRL | Qt::Key_Equal), QKeySequence(Qt::CTRL | Qt::Key_Plus)},
+                                &GraphView::zoom_in);
+  zoom_out_action_ = make_action(QStringLiteral("Zoom &Out"), {QKeySequence(Qt::CTRL | Qt::Key_Minus)},
+                                 &GraphView::zoom_out);
+}
+
+GraphView::~GraphView() = default;
+
+QList<QAction*> GraphView::view_actions() const { return {fit_action_, zoom_in_action_, zoom_out_action_}; }
+
+void GraphView::set_document(std::shared_ptr<const GraphDocument> doc) {
+  job_->cancel();
+  doc_ = std::move(doc);
+  scene_->clear_graph();
+  pending_select_ = -1;
+  shapes_.reset();
+  grouping_.set_graph(doc_ ? doc_->graph : nullptr);
+  first_layout_ = true;
+  if (!doc_ || !doc_->graph) {
+    legend_->set_entries({});
+    show_status(QString(), false);
+    return;
+  }
+  palette_.set_graph(*doc_->graph);
+  legend_->set_entries(palette_.legend());
+  // Shape functions assume a structurally valid graph; edges of a broken one
+  // simply go without shapes.
+  if (doc_->error_count == 0) {
+    try {
+      shapes_ = infer_shapes(*doc_->graph, OpRegistry::global());
+    } catch (const std::exception&) {
+      shapes_.reset();
+    }
+  }
+  relayout();
+}
+
+void GraphView::relayout() {
+  if (!doc_ || !doc_->graph) return;
+  pending_ = grouping_.visible();
+  if (pending_.units.empty()) {  // nothing to lay out; Graphviz is not needed
+    job_->cancel();
+    scene_->clear_graph();
+    show_status(QStringLiteral("The graph has no nodes"), false);
+    emit layout_finished();
+    return;
+  }
+  show_status(QStringLiteral("Laying out %1 boxes\u2026").arg(pending_.units.size()), true);
+  job_->start(GraphScene::layout_input(pending_, *doc_->graph));
+}
+
+void GraphView::apply_layout(int, const LayoutResult& result) {
+  const QString previous = selected_node();
+  selecting_ = true;
+  scene_->populate(pending_, result, *doc_->graph, palette_, shapes_ ? &*shapes_ : nullptr);
+  selecting_ = false;
+  show_status(QString(), false);
+  fit_to_graph();
+  // Fully expanded but too big to read at fit: start from the scope overview
+  // instead, as TensorBoard does (only judged on screen, at its real size).
+  if (std::exchange(first_layout_, false) && isVisible() && transform().m11() < NodeItem::kTextLevelOfDetail &&
+      grouping_.collapse_all()) {
+    if (pending_select_ >= 0) grouping_.reveal(pending_select_);
+    relayout();
+    return;
+  }
+  const int node = pending_select_ >= 0 ? pending_select_ : doc_->graph->index_of(previous.toStdString());
+  pending_select_ = -1;
+  if (node >= 0) select_item_of(node);
+  emit layout_finished();
+}
+
+bool GraphView::expand_scope(const QString& scope) {
+  if (!grouping_.expand(scope.toStdString())) return false;
+  relayout();
+  return true;
+}
+
+bool GraphView::collapse_scope(const QString& scope) {
+  if (!grouping_.collapse(scope.toStdString())) return false;
+  relayout();
+  return true;
+}
+
+bool GraphView::layout_pending() const { return job_->running(); }
+
+bool GraphView::wait_for_layout(int timeout_ms) {
+  const QDeadlineTimer deadline(timeout_ms);
+  while (job_->running() && !deadline.hasExpired()) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+  return !job_->running();
+}
+
+void GraphView::cancel_layout() {
+  if (!job_->running()) return;
+  job_->cancel();
+  pending_select_ = -1;
+  show_status(QStringLiteral("Layout cancelled"), false);
+  emit layout_failed(QStringLiteral("Layout cancelled"));
+}
+
+QString GraphView::status_text() const { return status_card_->isHidden() ? QString() : status_label_->text(); }
+
+bool GraphView::select_node(const QString& name) {
+  if (!doc_ || !doc_->graph) return false;
+  const int node = doc_->graph->index_of(name.toStdString());
+  if (node < 0) return false;
+  if (grouping_.reveal(node)) relayout();
+  if (job_->running()) {
+    pending_select_ = node;
+    return true;
+  }
+  select_item_of(node);
+  return true;
+}
+
+void GraphView::select_item_of(int node) {
+  NodeItem* item = scene_->item_for_node(node);
+  selecting_ = true;
+  scene_->clearSelection();
+  if (item) {
+    item->setSelected(true);
+    // While the whole graph is fitted a visible box stays put: centring
+    // would push the rest of the graph out of view.
+    const bool in_view = viewport()->rect().contains(mapFromScene(item->sceneBoundingRect()).boundingRect());
+    if (!auto_fit_ || !in_view) centerOn(item);
+  }
+  selecting_ = false;
+}
+
+QString GraphView::selected_node() const {
+  for (QGraphicsItem* item : scene_->selectedItems())
+    if (auto* node = qgraphicsitem_cast<NodeItem*>(item); node && !node->is_group()) return node->name();
+  return {};
+}
+
+void GraphView::on_scene_selection() {
+  if (selecting_) return;
+  const QString name = selected_node();
+  if (!name.isEmpty()) emit node_selected(name);
+}
+
+void GraphView::fit_to_graph() {
+  const QRectF bounds = scene_->itemsBoundingRect();
+  if (bounds.isEmpty()) return;
+  // Fit into the viewport less the legend's column or band (whichever costs
+  // less zoom), so no box hides under it.
+  const QRectF full = QRectF(viewport()->rect()).adjusted(16, 16, -16, -16);
+  auto scale_for = [&](const QRectF& r) {
+    return r.width() < 50 || r.height() < 50 ? 0.0 : std::min(r.width() / bounds.width(), r.height() / bounds.height());
+  };
+  QRectF area = full;
+  if (legend_->isVisibleTo(this)) {
+    const QRectF column = full.adjusted(0, 0, -legend_->width() - kOverlayMargin, 0);
+    const QRectF band = full.adjusted(0, legend_->height() + kOverlayMargin, 0, 0);
+    area = scale_for(column) >= scale_for(band) ? column : band;
+  }
+  if (scale_for(area) <= 0) area = viewport()->rect();
+  const double s = std::clamp(scale_for(area), kMinScale, kMaxFitScale);
+  setTransform(QTransform::fromScale(s, s));
+  const QPointF shift = (QRectF(viewport()->rect()).center() - area.center()) / s;
+  centerOn(bounds.center() + shift);
+  auto_fit_ = true;  // keep fitting on resize until the user zooms or pans
+}
+
+void GraphView::zoom_by(double factor) {
+  const double current = transform().m11();
+  const double target = std::clamp(current * factor, kMinScale, kMaxScale);
+  if (current <= 0) return;
+  scale(target / current, target / current);
+  auto_fit_ = false;
+}
+
+void GraphView::wheelEvent(QWheelEvent* event) {
+  const int delta = event->angleDelta().y();
+  if (delta == 0) return QGraphicsView::wheelEvent(event);
+  zoom_by(std::pow(1.0015, delta));
+  event->accept();
+}
+
+void GraphView::mousePressEvent(QMouseEvent* event) {
+  auto_fit_ = false;  // the user is navigating now
+  QGraphicsView::mousePressEvent(event);
+}
+
+void GraphView::resizeEvent(QResizeEvent* event) {
+  QGraphicsView::resizeEvent(event);
+  place_overlays();
+  if (auto_fit_) {
+    fit_to_graph();
+    const QString selected = selected_node();
+    if (NodeItem* item = selected.isEmpty() ? nullptr : scene_->item_for_node(doc_->graph->index_of(selected.toStdString())))
+      ensureVisible(item);
+  }
+}
+
+void GraphView::show_status(const QString& text, bool busy) {
+  status_label_->setText(text);
+  busy_bar_->setVisible(busy);
+  status_card_->setVisible(!text.isEmpty());
+  status_card_->adjustSize();
+  place_overlays();
+}
+
+void GraphView::place_overlays() {
+  const QRect area = viewport()->geometry();
+  legend_->resize(legend_->sizeHint());
+  legend_->move(area.right() - legend_->width() - kOverlayMargin, area.top() + kOverlayMargin);
+  status_card_->move(area.center().x() - status_card_->width() / 2, area.top() + kOverlayMargin);
+  legend_->raise();
+  status_card_->raise();
+}
+
+}  // namespace flowlens::ui

@@ -1,0 +1,106 @@
+#pragma once
+// The graph view: the document's graph laid out by Graphviz `dot` and drawn
+// as boxes and splines, coloured by requested device. Layout runs on a worker
+// (a busy card shows meanwhile) and a new document obsoletes a running one.
+// Big graphs open with their name scopes collapsed, and so does a small one
+// whose fully expanded layout would be unreadable at fit on screen;
+// double-click a group to expand it, a scope frame to collapse it.
+//
+// Navigation: the wheel and Ctrl+=/Ctrl+- zoom, dragging pans, F fits (and
+// the view keeps fitting on resize until the user zooms or pans).
+#include <QGraphicsView>
+#include <QString>
+#include <memory>
+#include <optional>
+
+#include "graph/infer_shapes.h"
+#include "ui/graphview/device_palette.h"
+#include "ui/graphview/name_scope_grouping.h"
+
+class QAction;
+class QLabel;
+
+namespace flowlens::ui {
+
+struct GraphDocument;
+struct LayoutResult;
+class DeviceLegend;
+class GraphScene;
+class LayoutJob;
+
+class GraphView : public QGraphicsView {
+  Q_OBJECT
+
+ public:
+  explicit GraphView(QWidget* parent = nullptr);
+  ~GraphView() override;
+
+  // Replaces the graph (nullptr clears the view) and starts its layout.
+  void set_document(std::shared_ptr<const GraphDocument> doc);
+
+  // Selects and centres the node's box, expanding the scopes that hide it
+  // (the selection then follows the new layout). Does not emit
+  // node_selected(). False when there is no such node.
+  bool select_node(const QString& name);
+  QString selected_node() const;  // empty unless a node (not a group) is selected
+
+  bool expand_scope(const QString& scope);
+  bool collapse_scope(const QString& scope);
+
+  bool layout_pending() const;
+  // Runs the event loop until the pending layout is applied or has failed.
+  bool wait_for_layout(int timeout_ms);
+  // Drops the running layout; layout_failed("Layout cancelled") follows.
+  void cancel_layout();
+
+  GraphScene* graph_scene() const { return scene_; }
+  const NameScopeGrouping& grouping() const { return grouping_; }
+  DeviceLegend* legend() const { return legend_; }
+  QString status_text() const;  // the busy/failure card's text, "" when hidden
+  QList<QAction*> view_actions() const;
+
+ public slots:
+  void fit_to_graph();
+  void zoom_in() { zoom_by(1.25); }
+  void zoom_out() { zoom_by(0.8); }
+
+ signals:
+  void node_selected(const QString& name);  // by the user, in the view
+  void layout_finished();
+  void layout_failed(const QString& message);
+
+ protected:
+  void wheelEvent(QWheelEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+
+ private:
+  void relayout();
+  void apply_layout(int ticket, const LayoutResult& result);
+  void show_status(const QString& text, bool busy);
+  void place_overlays();
+  void zoom_by(double factor);
+  void select_item_of(int node);
+  void on_scene_selection();
+
+  std::shared_ptr<const GraphDocument> doc_;
+  std::optional<ShapeInferenceResult> shapes_;
+  NameScopeGrouping grouping_;
+  DevicePalette palette_;
+  VisibleGraph pending_;  // what the running layout is for
+  GraphScene* scene_ = nullptr;
+  LayoutJob* job_ = nullptr;
+  DeviceLegend* legend_ = nullptr;
+  QWidget* status_card_ = nullptr;
+  QLabel* status_label_ = nullptr;
+  QWidget* busy_bar_ = nullptr;
+  QAction* fit_action_ = nullptr;
+  QAction* zoom_in_action_ = nullptr;
+  QAction* zoom_out_action_ = nullptr;
+  int pending_select_ = -1;  // graph node to select once the layout lands
+  bool auto_fit_ = true;
+  bool first_layout_ = false;  // the document's first layout is still to land
+  bool selecting_ = false;   // programmatic selection: stay quiet
+};
+
+}  // namespace flowlens::ui

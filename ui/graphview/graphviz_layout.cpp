@@ -1,0 +1,190 @@
+#include "ui/graphview/graphviz_layout.h"
+
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
+#include <graphviz/gvplugin.h>
+
+#include <QStringList>
+#include <memory>
+#include <mutex>
+#include <string>
+
+// The dot layout and the core renderers are linked in and registered through
+// this table, so layout works without Graphviz's plugin config file
+// (config6a) and without `dot -c` having been run on the machine.
+extern "C" {
+extern gvplugin_library_t gvplugin_dot_layout_LTX_library;
+extern gvplugin_library_t gvplugin_core_LTX_library;
+lt_symlist_t lt_preloaded_symbols[] = {
+    {"gvplugin_dot_layout_LTX_library", &gvplugin_dot_layout_LTX_library},
+    {"gvplugin_core_LTX_library", &gvplugin_core_LTX_library},
+    {nullptr, nullptr},
+};
+}
+
+namespace flowlens::ui {
+namespace {
+
+// Graphviz keeps global state (error handlers, the layout's statics): one
+// layout at a time in the whole process.
+std::mutex& graphviz_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+struct ContextDeleter {
+  void operator()(GVC_t* gvc) const { gvFreeContext(gvc); }
+};
+using ContextHandle = std::unique_ptr<GVC_t, ContextDeleter>;
+
+// Frees the layout (when one was made) before the graph itself.
+class GraphHandle {
+ public:
+  GraphHandle(GVC_t* gvc, Agraph_t* g) : gvc_(gvc), g_(g) {}
+  ~GraphHandle() {
+    if (laid_out_) gvFreeLayout(gvc_, g_);
+    if (g_) agclose(g_);
+  }
+  GraphHandle(const GraphHandle&) = delete;
+  GraphHandle& operator=(const GraphHandle&) = delete;
+  Agraph_t* get() const { return g_; }
+  void mark_laid_out() { laid_out_ = true; }
+
+ private:
+  GVC_t* gvc_;
+  Agraph_t* g_;
+  bool laid_out_ = false;
+};
+
+// cgraph takes char* for names and values it never modifies.
+char* c(const std::string& s) { return const_cast<char*>(s.c_str()); }
+
+void set(void* obj, const char* name, const std::string& value) {
+  agsafeset(obj, const_cast<char*>(name), c(value), const_cast<char*>(""));
+}
+
+std::string inches(double points) { return std::to_string(points / 72.0); }
+
+QPointF parse_point(const QString& text, double height) {
+  const QStringList xy = text.split(QLatin1Char(','));
+  if (xy.size() < 2) return {};
+  return {xy[0].toDouble(), height - xy[1].toDouble()};
+}
+
+// "llx,lly,urx,ury" with y up → a rectangle with y down.
+QRectF parse_bb(const char* bb, double height) {
+  if (!bb || !*bb) return {};
+  const QStringList v = QString::fromLatin1(bb).split(QLatin1Char(','));
+  if (v.size() != 4) return {};
+  const QPointF a(v[0].toDouble(), height - v[3].toDouble());
+  const QPointF b(v[2].toDouble(), height - v[1].toDouble());
+  return QRectF(a, b).normalized();
+}
+
+const char* get(void* obj, const char* name) { return agget(obj, const_cast<char*>(name)); }
+
+}  // namespace
+
+LayoutResult::EdgeGeometry parse_edge_pos(const QString& pos, double height) {
+  LayoutResult::EdgeGeometry geometry;
+  // Several splines (";"-separated) only occur for concentrated edges; the
+  // first one is the whole edge otherwise.
+  const QStringList tokens = pos.section(QLatin1Char(';'), 0, 0).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+  std::vector<QPointF> points;
+  for (const QString& token : tokens) {
+    if (token.startsWith(QLatin1String("e,"))) {
+      geometry.tip = parse_point(token.mid(2), height);
+      geometry.has_tip = true;
+    } else if (!token.startsWith(QLatin1String("s,"))) {
+      points.push_back(parse_point(token, height));
+    }
+  }
+  if (points.empty()) return geometry;
+  geometry.path.moveTo(points[0]);
+  for (std::size_t i = 1; i + 2 < points.size(); i += 3)
+    geometry.path.cubicTo(points[i], points[i + 1], points[i + 2]);
+  if (!geometry.has_tip) geometry.tip = geometry.path.currentPosition();
+  return geometry;
+}
+
+LayoutResult run_graphviz_layout(const LayoutInput& input) {
+  std::lock_guard lock(graphviz_mutex());
+
+  ContextHandle gvc(gvContextPlugins(lt_preloaded_symbols, 0));
+  if (!gvc) throw LayoutError("Graphviz: cannot create a context");
+  GraphHandle graph(gvc.get(), agopen(const_cast<char*>("flowlens"), Agdirected, nullptr));
+  Agraph_t* g = graph.get();
+  if (!g) throw LayoutError("Graphviz: cannot create a graph");
+
+  set(g, "rankdir", "TB");
+  set(g, "nodesep", "0.3");
+  set(g, "ranksep", "0.45");
+  set(g, "fontsize", "11");
+  set(g, "fontname", "Helvetica");
+  set(g, "labeljust", "l");
+
+  std::vector<Agraph_t*> clusters;
+  clusters.reserve(input.clusters.size());
+  for (std::size_t i = 0; i < input.clusters.size(); ++i) {
+    const auto& spec = input.clusters[i];
+    Agraph_t* parent = spec.parent >= 0 && spec.parent < static_cast<int>(i) ? clusters[spec.parent] : g;
+    Agraph_t* sg = agsubg(parent, c("cluster_" + std::to_string(i)), 1);
+    // The label only reserves room at the top; the scene draws its own text.
+    set(sg, "label", spec.label.toStdString());
+    set(sg, "margin", "10");
+    clusters.push_back(sg);
+  }
+
+  std::vector<Agnode_t*> nodes;
+  nodes.reserve(input.boxes.size());
+  for (std::size_t i = 0; i < input.boxes.size(); ++i) {
+    const auto& box = input.boxes[i];
+    Agraph_t* owner = box.cluster >= 0 && box.cluster < static_cast<int>(clusters.size()) ? clusters[box.cluster] : g;
+    Agnode_t* n = agnode(owner, c("n" + std::to_string(i)), 1);
+    set(n, "shape", "box");
+    set(n, "fixedsize", "true");
+    set(n, "label", "");
+    set(n, "width", inches(box.width));
+    set(n, "height", inches(box.height));
+    nodes.push_back(n);
+  }
+
+  std::vector<Agedge_t*> edges;
+  edges.reserve(input.edges.size());
+  const int box_count = static_cast<int>(nodes.size());
+  for (std::size_t i = 0; i < input.edges.size(); ++i) {
+    const auto& spec = input.edges[i];
+    if (spec.from < 0 || spec.to < 0 || spec.from >= box_count || spec.to >= box_count)
+      throw LayoutError("Graphviz: edge refers to a missing node");
+    Agedge_t* e = agedge(g, nodes[spec.from], nodes[spec.to], c("e" + std::to_string(i)), 1);
+    set(e, "arrowsize", "0.7");
+    if (!spec.constraint) set(e, "constraint", "false");
+    edges.push_back(e);
+  }
+
+  if (gvLayout(gvc.get(), g, "dot") != 0) throw LayoutError("Graphviz: dot layout failed");
+  graph.mark_laid_out();
+  // Rendering to the "dot" format is what writes pos/bb attributes back onto
+  // the objects; the text itself is not needed.
+  char* text = nullptr;
+  unsigned int length = 0;
+  if (gvRenderData(gvc.get(), g, "dot", &text, &length) != 0) {
+    gvFreeRenderData(text);
+    throw LayoutError("Graphviz: cannot read the layout back");
+  }
+  gvFreeRenderData(text);
+
+  LayoutResult result;
+  const QRectF raw = parse_bb(get(g, "bb"), 0);  // y still up (negated)
+  const double height = raw.height();
+  result.bounds = parse_bb(get(g, "bb"), height);
+  result.box_centers.reserve(nodes.size());
+  for (Agnode_t* n : nodes) result.box_centers.push_back(parse_point(QString::fromLatin1(get(n, "pos")), height));
+  result.edges.reserve(edges.size());
+  for (Agedge_t* e : edges) result.edges.push_back(parse_edge_pos(QString::fromLatin1(get(e, "pos")), height));
+  result.cluster_rects.reserve(clusters.size());
+  for (Agraph_t* sg : clusters) result.cluster_rects.push_back(parse_bb(get(sg, "bb"), height));
+  return result;
+}
+
+}  // namespace flowlens::ui

@@ -1,0 +1,46 @@
+#pragma once
+// One box of the graph view: a graph node (label = last name component over
+// its op) or a collapsed name scope (label = scope over its size). The fill
+// is the device colour; the outline tells op kinds apart so constants,
+// variables and placeholders can be spotted at a glance.
+#include <QColor>
+#include <QGraphicsItem>
+#include <QString>
+
+namespace flowlens::ui {
+
+class NodeItem : public QGraphicsItem {
+ public:
+  enum { Type = UserType + 1 };
+  enum class Style { Op, Constant, Variable, Placeholder, Group };
+  // Below this zoom labels would be unreadable smudges; boxes alone read better.
+  static constexpr double kTextLevelOfDetail = 0.45;
+
+  // `name`: the full node name, or the scope path for a group.
+  NodeItem(QString name, QString title, QString subtitle, QColor fill, Style style);
+
+  static Style style_for_op(const std::string& op);
+  // The box size for these labels, in scene units; layout asks for it first.
+  static QSizeF size_for(const QString& title, const QString& subtitle, Style style);
+
+  const QString& name() const { return name_; }
+  const QString& title() const { return title_; }
+  Style style() const { return style_; }
+  bool is_group() const { return style_ == Style::Group; }
+
+  int type() const override { return Type; }
+  QRectF boundingRect() const override;
+  QPainterPath shape() const override;
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+ private:
+  QRectF box() const;
+  void paint_outline(QPainter* painter, const QRectF& r, bool selected) const;
+
+  QString name_, title_, subtitle_;
+  QColor fill_;
+  Style style_;
+  QSizeF size_;
+};
+
+}  // namespace flowlens::ui
