@@ -5,6 +5,8 @@
 #include "exec/session.h"
 #include "graph/variable_initializers.h"
 #include "io/graph_io.h"
+#include "observe/debugger.h"
+#include "observe/profiler.h"
 #include "tensor/npy.h"
 #include "tensor/tensor_format.h"
 
@@ -22,6 +24,9 @@ struct RunOptions {
   int cpu_threads = 0;
   bool strict_placement = false;
   bool auto_init = true;             // run every `v/Assign` initializer first
+  std::string profile_path;          // Chrome trace of the step; op summary to stderr
+  bool check_numerics = false;       // fail naming the first node that produces NaN/Inf
+  std::vector<std::string> breaks;   // print these nodes' inputs/outputs as they run
 };
 
 FeedList parse_feeds(const std::vector<std::string>& specs) {
@@ -41,6 +46,20 @@ std::string npy_file_name(const std::string& tensor) {
   for (char& c : s)
     if (c == '/' || c == ':') c = '_';
   return s + ".npy";
+}
+
+// --break output: the node, then each input and output, one per line.
+void print_stop(const DebugStop& stop, const TensorFormatOptions& format) {
+  std::cout << "break at '" << stop.node << "' (" << stop.op << ") on " << stop.device << "\n";
+  for (size_t i = 0; i < stop.inputs.size(); ++i) {
+    const std::string name = i < stop.input_names.size() ? stop.input_names[i] : std::to_string(i);
+    std::cout << "  input " << i << " '" << name << "' = "
+              << (stop.inputs[i].valid() ? format_tensor(stop.inputs[i], format) : std::string("(ref)")) << "\n";
+  }
+  for (size_t i = 0; i < stop.outputs.size(); ++i)
+    std::cout << "  output " << i << " = "
+              << (stop.outputs[i].valid() ? format_tensor(stop.outputs[i], format) : std::string("(none)")) << "\n";
+  std::cout.flush();
 }
 
 int run_command(const RunOptions& options) {
@@ -63,10 +82,51 @@ int run_command(const RunOptions& options) {
       std::cerr << "note: initializing " << init.size() << " variable(s) first (--no-auto-init to skip)\n";
   }
   if (!init.empty()) session.run({}, {}, init);
-  std::vector<Tensor> results = session.run(feeds, options.fetches, options.targets);
 
   TensorFormatOptions format;
   format.edge_items = options.edge_items;
+  // Only the requested step is observed, not the initializers.
+  Profiler profiler;
+  Debugger debugger;
+  std::string numerics_error;  // set on a worker thread, read after the run returned
+  const bool profiling = !options.profile_path.empty();
+  const bool debugging = options.check_numerics || !options.breaks.empty();
+  if (debugging) {
+    for (const std::string& node : options.breaks) {
+      if (!session.graph().find(node)) throw Error("--break: no node named '" + node + "'");
+      debugger.break_at(node);
+    }
+    debugger.set_check_numerics(options.check_numerics);
+    debugger.set_on_stop([&](const DebugStop& stop) {
+      if (stop.reason == StopReason::Numerics) {
+        numerics_error = stop.message;
+        debugger.stop();
+        return;
+      }
+      print_stop(stop, format);
+      debugger.continue_run();  // for scripting: report and go on
+    });
+    session.add_observer(&debugger);
+  }
+  if (profiling) session.add_observer(&profiler);
+  auto finish_observing = [&] {
+    session.remove_observer(&debugger);
+    session.remove_observer(&profiler);
+    if (!profiling) return;
+    profiler.write_chrome_trace(options.profile_path);
+    std::cerr << profiler.summary_table(10) << "wrote trace of " << profiler.size() << " node(s) to "
+              << options.profile_path << " (open in https://ui.perfetto.dev)\n";
+  };
+  std::vector<Tensor> results;
+  try {
+    results = session.run(feeds, options.fetches, options.targets);
+  } catch (const Error&) {
+    finish_observing();
+    if (!numerics_error.empty()) throw Error("--check-numerics: " + numerics_error);
+    throw;
+  }
+  finish_observing();
+
   for (size_t i = 0; i < results.size(); ++i)
     std::cout << options.fetches[i] << " = " << format_tensor(results[i], format) << "\n";
 
@@ -98,7 +158,13 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--threads", o->cpu_threads, "CPU worker threads (0: one per core)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("--strict-placement", o->strict_placement,
                 "Fail instead of moving nodes whose requested device does not exist to the CPU");
+  cmd->add_option("--profile", o->profile_path,
+                  "Write a Chrome trace (Perfetto) of the step to FILE and print the top-10 ops to stderr");
+  cmd->add_flag("--check-numerics", o->check_numerics, "Fail naming the first node that produces NaN or Inf");
+  cmd->add_option("--break", o->breaks,
+                  "Print these nodes' inputs and outputs when they run, then continue (comma-separated)");
   cmd->callback([o, &exit_code] {
+    o->breaks = split_list(o->breaks);
     o->fetches = split_list(o->fetches);
     o->targets = split_list(o->targets);
     o->init = split_list(o->init);

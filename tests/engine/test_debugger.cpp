@@ -3,9 +3,12 @@
 // comparison helpers on a replicated training graph.
 #include <QtTest>
 
+#include <atomic>
 #include <cmath>
+#include <deque>
 #include <future>
 #include <set>
+#include <thread>
 
 #include "exec/session.h"
 #include "graph/variable_initializers.h"
@@ -53,10 +56,17 @@ std::vector<float> floats(const Tensor& t) { return {t.values<float>().begin(), 
 struct Fixture {
   Debugger debugger;
   Session session{test_graph(), [] { SessionOptions o; o.cpu_threads = 2; return o; }()};
+  std::deque<std::future<std::vector<Tensor>>> runs;  // last: destroyed first, after ~Fixture aborts them
   Fixture() { session.add_observer(&debugger); }
-  ~Fixture() { session.remove_observer(&debugger); }
-  std::future<std::vector<Tensor>> run_async(std::vector<std::string> fetches, FeedList feeds = {}) {
-    return std::async(std::launch::async, [this, fetches, feeds] { return session.run(feeds, fetches); });
+  // A failed check can leave a run paused; abort it so the test ends.
+  ~Fixture() {
+    for (auto& run : runs)
+      while (run.valid() && run.wait_for(10ms) != std::future_status::ready) debugger.stop();
+    session.remove_observer(&debugger);
+  }
+  std::future<std::vector<Tensor>>& run_async(std::vector<std::string> fetches, FeedList feeds = {}) {
+    runs.push_back(std::async(std::launch::async, [this, fetches, feeds] { return session.run(feeds, fetches); }));
+    return runs.back();
   }
 };
 
@@ -71,7 +81,7 @@ class TestDebugger : public QObject {
     Fixture f;
     f.debugger.break_at("sum");
     f.debugger.break_at("prod");
-    auto run = f.run_async({"out"});
+    auto& run = f.run_async({"out"});
     auto stop = f.debugger.wait_for_stop(10s);
     QVERIFY(stop);
     QCOMPARE(stop->node, std::string("sum"));
@@ -95,7 +105,7 @@ class TestDebugger : public QObject {
   void stepping_order_respects_dataflow() {
     Fixture f;
     f.debugger.pause();  // stop before the first node of the next run
-    auto run = f.run_async({"out"});
+    auto& run = f.run_async({"out"});
     auto first = f.debugger.wait_for_stop(10s);
     QVERIFY(first);
     QCOMPARE(first->reason, StopReason::Pause);
@@ -123,10 +133,51 @@ class TestDebugger : public QObject {
     QCOMPARE(floats(run.get()[0]), (std::vector<float>{0, 6, 24}));
   }
 
+  void pause_from_another_thread_while_running() {
+    Fixture f;
+    std::atomic<bool> done{false};
+    std::atomic<int> runs{0};
+    auto loop = std::async(std::launch::async, [&] {
+      while (!done) {
+        f.session.run({}, {"out"});
+        ++runs;
+      }
+    });
+    while (runs < 3) std::this_thread::yield();
+    f.debugger.pause();
+    auto s = f.debugger.wait_for_stop(10s);
+    QVERIFY(s);
+    QCOMPARE(s->reason, StopReason::Pause);
+    QVERIFY(s->before_node);
+    const int frozen = runs;
+    std::this_thread::sleep_for(50ms);
+    QCOMPARE(int(runs), frozen);  // nothing completes while paused
+    done = true;
+    f.debugger.continue_run();
+    loop.get();
+  }
+
+  void parallel_breakpoints_are_reported_one_at_a_time() {
+    Fixture f;
+    f.debugger.break_at("neg");   // neg and prod both wait only on sum,
+    f.debugger.break_at("prod");  // so they may run at the same time
+    auto& run = f.run_async({"out"});
+    std::set<std::string> seen;
+    for (int i = 0; i < 2; ++i) {
+      auto s = f.debugger.wait_for_stop(10s);
+      QVERIFY(s);
+      QVERIFY(f.debugger.is_stopped());
+      seen.insert(s->node);
+      f.debugger.continue_run();
+    }
+    QCOMPARE(seen, (std::set<std::string>{"neg", "prod"}));
+    QCOMPARE(floats(run.get()[0]), (std::vector<float>{0, 6, 24}));
+  }
+
   void run_to_node_stops_after_it() {
     Fixture f;
     f.debugger.pause();
-    auto run = f.run_async({"out"});
+    auto& run = f.run_async({"out"});
     QVERIFY(f.debugger.wait_for_stop(10s));
     f.debugger.run_to("neg");
     auto s = f.debugger.wait_for_stop(10s);
@@ -141,7 +192,7 @@ class TestDebugger : public QObject {
   void check_numerics_names_the_source_of_a_nan() {
     Fixture f;
     f.debugger.set_check_numerics(true);
-    auto run = f.run_async({"after", "out"});
+    auto& run = f.run_async({"after", "out"});
     auto s = f.debugger.wait_for_stop(10s);
     QVERIFY(s);
     QCOMPARE(s->reason, StopReason::Numerics);
@@ -158,7 +209,7 @@ class TestDebugger : public QObject {
   void conditional_breakpoints() {
     Fixture f;
     f.debugger.add_breakpoint({"", Breakpoint::Condition::MaxAbsAbove, 20.0});
-    auto run = f.run_async({"out"});
+    auto& run = f.run_async({"out"});
     auto s = f.debugger.wait_for_stop(10s);
     QVERIFY(s);
     QCOMPARE(s->node, std::string("prod"));  // 36 > 20; sum (12) and neg (-12) are not
@@ -172,7 +223,7 @@ class TestDebugger : public QObject {
 
     f.debugger.clear_breakpoints();
     f.debugger.add_breakpoint({"", Breakpoint::Condition::NonFinite, 0});
-    auto run2 = f.run_async({"after"});
+    auto& run2 = f.run_async({"after"});
     s = f.debugger.wait_for_stop(10s);
     QVERIFY(s);
     QCOMPARE(s->node, std::string("logb"));
@@ -204,7 +255,7 @@ class TestDebugger : public QObject {
   void stop_aborts_the_run() {
     Fixture f;
     f.debugger.break_at("sum");
-    auto run = f.run_async({"out"});
+    auto& run = f.run_async({"out"});
     QVERIFY(f.debugger.wait_for_stop(10s));
     f.debugger.stop();
     try {

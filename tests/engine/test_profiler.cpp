@@ -9,6 +9,7 @@
 #include <set>
 
 #include "exec/session.h"
+#include "graph/variable_initializers.h"
 #include "io/graph_io.h"
 #include "observe/chrome_trace_writer.h"
 #include "observe/profiler.h"
@@ -45,6 +46,7 @@ class TestProfiler : public QObject {
  private slots:
   void records_every_node_of_every_run() {
     Session session(load_graph(FLOWLENS_SAMPLES "/mlp_model.pbtxt"));
+    session.run({}, {}, variable_initializers(session.graph()));
     Profiler profiler;
     session.add_observer(&profiler);
     for (int i = 0; i < 3; ++i) session.run({}, {"loss"});
@@ -96,6 +98,7 @@ class TestProfiler : public QObject {
 
   void chrome_trace_parses_back() {
     Session session(load_graph(FLOWLENS_SAMPLES "/mlp_model.pbtxt"));
+    session.run({}, {}, variable_initializers(session.graph()));
     Profiler profiler;
     session.add_observer(&profiler);
     session.run({}, {"loss"});

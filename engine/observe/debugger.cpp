@@ -1,0 +1,368 @@
+#include "observe/debugger.h"
+
+#include <cmath>
+
+#include "exec/device.h"
+#include "observe/tensor_stats.h"
+
+namespace flowlens {
+namespace {
+
+constexpr const char* kStopped = "stopped by the debugger";
+
+std::string output_name(const std::string& node, size_t port) {
+  return port == 0 ? node : node + ":" + std::to_string(port);
+}
+
+// "x:0" and "x" name the same tensor.
+std::string normalize_tensor(const std::string& name) {
+  return name.ends_with(":0") ? name.substr(0, name.size() - 2) : name;
+}
+
+std::vector<std::string> data_input_names(const Node& node) {
+  std::vector<std::string> names;
+  for (const std::string& in : node.inputs)
+    if (!in.starts_with("^")) names.push_back(in);
+  return names;
+}
+
+bool any_non_finite(std::span<const Tensor> tensors) {
+  for (const Tensor& t : tensors)
+    if (has_non_finite(t)) return true;
+  return false;
+}
+
+bool exceeds(std::span<const Tensor> outputs, double threshold) {
+  for (const Tensor& t : outputs) {
+    TensorStats s = tensor_stats(t);
+    if (s.numeric && (s.inf_count > 0 || s.max_abs > threshold)) return true;
+  }
+  return false;
+}
+
+// "node 'x' (Log) produced NaN in output 0; inputs: 'y' = float32[2] min ..."
+std::string numerics_report(const Node& node, std::span<const Tensor> inputs, std::span<const Tensor> outputs) {
+  std::string msg = "node '" + node.name + "' (" + node.op + ") produced ";
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    TensorStats s = tensor_stats(outputs[i]);
+    if (!s.has_nan() && !s.has_inf()) continue;
+    msg += std::string(s.has_nan() ? "NaN" : "Inf") + " in output " + std::to_string(i);
+    break;
+  }
+  msg += "; inputs:";
+  std::vector<std::string> names = data_input_names(node);
+  if (inputs.empty()) msg += " (none)";
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    msg += (i ? ", '" : " '") + (i < names.size() ? names[i] : std::to_string(i)) + "' = ";
+    msg += inputs[i].valid() ? summarize_tensor(inputs[i]) : "(ref)";
+  }
+  return msg;
+}
+
+}  // namespace
+
+const char* to_string(StopReason reason) {
+  switch (reason) {
+    case StopReason::Breakpoint: return "breakpoint";
+    case StopReason::Step: return "step";
+    case StopReason::RunTo: return "run-to";
+    case StopReason::Pause: return "pause";
+    case StopReason::Numerics: return "check-numerics";
+  }
+  return "?";
+}
+
+Debugger::~Debugger() {
+  std::unique_lock lock(mu_);
+  abort_ = true;
+  cv_.notify_all();
+  cv_.wait(lock, [&] { return blocked_workers_ == 0; });
+}
+
+void Debugger::update_armed() {
+  const bool armed = !breakpoints_.empty() || check_numerics_ || !watches_.empty() || stepping_ || !run_to_.empty() ||
+                     pause_requested_ || abort_ || stop_active_;
+  armed_.store(armed, std::memory_order_relaxed);
+}
+
+int Debugger::add_breakpoint(Breakpoint breakpoint) {
+  std::lock_guard lock(mu_);
+  const int id = next_breakpoint_id_++;
+  breakpoints_[id] = std::move(breakpoint);
+  update_armed();
+  return id;
+}
+
+void Debugger::remove_breakpoint(int id) {
+  std::lock_guard lock(mu_);
+  breakpoints_.erase(id);
+  update_armed();
+}
+
+void Debugger::clear_breakpoints() {
+  std::lock_guard lock(mu_);
+  breakpoints_.clear();
+  update_armed();
+}
+
+void Debugger::set_check_numerics(bool on) {
+  std::lock_guard lock(mu_);
+  check_numerics_ = on;
+  update_armed();
+}
+
+void Debugger::set_on_stop(StopCallback callback) {
+  std::lock_guard lock(mu_);
+  on_stop_ = std::move(callback);
+}
+
+void Debugger::watch(const std::string& tensor) {
+  std::lock_guard lock(mu_);
+  watches_.insert(normalize_tensor(tensor));
+  update_armed();
+}
+
+void Debugger::unwatch(const std::string& tensor) {
+  std::lock_guard lock(mu_);
+  watches_.erase(normalize_tensor(tensor));
+  update_armed();
+}
+
+void Debugger::set_max_watched_runs(int runs) {
+  std::lock_guard lock(mu_);
+  max_watched_runs_ = runs < 1 ? 1 : runs;
+}
+
+Tensor Debugger::watched(int64_t run_id, const std::string& tensor) const {
+  std::lock_guard lock(mu_);
+  auto run = watched_.find(run_id);
+  if (run == watched_.end()) return {};
+  auto it = run->second.find(normalize_tensor(tensor));
+  return it == run->second.end() ? Tensor() : it->second;
+}
+
+std::map<std::string, Tensor> Debugger::watched_in(int64_t run_id) const {
+  std::lock_guard lock(mu_);
+  auto run = watched_.find(run_id);
+  return run == watched_.end() ? std::map<std::string, Tensor>{} : run->second;
+}
+
+std::vector<int64_t> Debugger::watched_runs() const {
+  std::lock_guard lock(mu_);
+  std::vector<int64_t> runs;
+  for (const auto& [id, tensors] : watched_) runs.push_back(id);
+  return runs;
+}
+
+void Debugger::resume(std::unique_lock<std::mutex>&) {
+  if (stop_active_) {
+    stop_active_ = false;
+    resumed_sequence_ = stop_sequence_;
+  }
+  update_armed();
+  cv_.notify_all();
+}
+
+void Debugger::continue_run() {
+  std::unique_lock lock(mu_);
+  stepping_ = false;
+  resume(lock);
+}
+
+void Debugger::step() {
+  std::unique_lock lock(mu_);
+  stepping_ = true;
+  step_token_taken_ = false;
+  if (stop_active_ && current_.before_node) {
+    // Paused before a node: that node is the one to step. Handing it the
+    // token here keeps a worker waiting at the gate from starting first.
+    step_token_taken_ = true;
+    step_run_ = current_.run_id;
+    step_node_ = current_.node_index;
+  }
+  resume(lock);
+}
+
+void Debugger::run_to(const std::string& node) {
+  std::unique_lock lock(mu_);
+  stepping_ = false;
+  run_to_ = node;
+  resume(lock);
+}
+
+void Debugger::pause() {
+  std::lock_guard lock(mu_);
+  if (!stop_active_) pause_requested_ = true;
+  update_armed();
+}
+
+void Debugger::stop() {
+  std::lock_guard lock(mu_);
+  // Only the active run is aborted; a later run starts clean.
+  if (active_runs_ == 0) return;
+  abort_ = true;
+  update_armed();
+  cv_.notify_all();
+}
+
+bool Debugger::is_stopped() const {
+  std::lock_guard lock(mu_);
+  return stop_active_;
+}
+
+std::optional<DebugStop> Debugger::current_stop() const {
+  std::lock_guard lock(mu_);
+  if (!stop_active_) return std::nullopt;
+  return current_;
+}
+
+std::optional<DebugStop> Debugger::wait_for_stop(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mu_);
+  if (!cv_.wait_for(lock, timeout, [&] { return !queued_.empty(); })) return std::nullopt;
+  DebugStop s = std::move(queued_.front());
+  queued_.pop_front();
+  return s;
+}
+
+void Debugger::on_run_start(int64_t, int) {
+  std::lock_guard lock(mu_);
+  ++active_runs_;
+}
+
+void Debugger::on_run_end(int64_t, bool) {
+  std::lock_guard lock(mu_);
+  if (--active_runs_ > 0) return;
+  abort_ = false;
+  stop_active_ = false;
+  step_token_taken_ = false;  // a stepped node that failed never reached its stop
+  update_armed();
+  cv_.notify_all();
+}
+
+void Debugger::stop_here(std::unique_lock<std::mutex>& lock, DebugStop stop) {
+  ++blocked_workers_;
+  struct Leave {  // keeps the count right on the throwing paths too
+    int& n;
+    std::condition_variable& cv;
+    ~Leave() { --n; cv.notify_all(); }
+  } leave{blocked_workers_, cv_};
+  // One stop at a time: a second worker that hits a breakpoint waits its turn.
+  cv_.wait(lock, [&] { return abort_ || !stop_active_; });
+  if (abort_) throw Error(kStopped);
+  stop.sequence = ++stop_sequence_;
+  stop_active_ = true;
+  current_ = stop;
+  update_armed();
+  StopCallback callback = on_stop_;
+  if (!callback) queued_.push_back(stop);
+  cv_.notify_all();
+  if (callback) {
+    lock.unlock();  // the callback may call the controls
+    callback(stop);
+    lock.lock();
+  }
+  cv_.wait(lock, [&] { return abort_ || resumed_sequence_ >= stop.sequence; });
+  if (abort_) throw Error(kStopped);
+}
+
+void Debugger::on_node_start(int64_t run_id, const NodeEvent& event) {
+  if (!armed_.load(std::memory_order_relaxed)) return;
+  std::unique_lock lock(mu_);
+  // The gate: while a stop is active, or a stepped node is in flight, no
+  // other node starts — this is what makes the whole run pause.
+  ++blocked_workers_;
+  cv_.wait(lock, [&] { return abort_ || !(stop_active_ || (stepping_ && step_token_taken_)); });
+  --blocked_workers_;
+  cv_.notify_all();
+  if (abort_) throw Error(kStopped);
+  if (pause_requested_) {
+    pause_requested_ = false;
+    DebugStop s;
+    s.run_id = run_id;
+    s.reason = StopReason::Pause;
+    s.node_index = event.node_index;
+    s.node = event.node.name;
+    s.op = event.node.op;
+    s.device = event.device.short_name();
+    s.before_node = true;
+    s.input_names = data_input_names(event.node);
+    s.inputs.assign(event.inputs.begin(), event.inputs.end());
+    s.message = "paused before '" + event.node.name + "'";
+    stop_here(lock, std::move(s));
+  }
+  if (stepping_ && !step_token_taken_) {
+    step_token_taken_ = true;
+    step_run_ = run_id;
+    step_node_ = event.node_index;
+  }
+}
+
+void Debugger::capture_watches(int64_t run_id, const NodeEvent& event, std::span<const Tensor> outputs) {
+  if (watches_.empty()) return;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string name = output_name(event.node.name, i);
+    if (!outputs[i].valid() || !watches_.contains(name)) continue;
+    // A deep copy: later runs (and in-place updates of variables) must not
+    // change what was captured for this run.
+    watched_[run_id][name] = outputs[i].clone();
+  }
+  while (static_cast<int>(watched_.size()) > max_watched_runs_) watched_.erase(watched_.begin());
+}
+
+std::optional<std::string> Debugger::why_stop_after(int64_t run_id, const NodeEvent& event,
+                                                    std::span<const Tensor> outputs, StopReason* reason) {
+  const std::string& name = event.node.name;
+  if (check_numerics_ && any_non_finite(outputs) && !any_non_finite(event.inputs)) {
+    *reason = StopReason::Numerics;
+    return numerics_report(event.node, event.inputs, outputs);
+  }
+  if (!run_to_.empty() && run_to_ == name) {
+    run_to_.clear();
+    *reason = StopReason::RunTo;
+    return "ran to '" + name + "'";
+  }
+  for (const auto& [id, bp] : breakpoints_) {
+    if (!bp.node.empty() && bp.node != name) continue;
+    bool hit = bp.condition == Breakpoint::Condition::Always ||
+               (bp.condition == Breakpoint::Condition::NonFinite && any_non_finite(outputs)) ||
+               (bp.condition == Breakpoint::Condition::MaxAbsAbove && exceeds(outputs, bp.threshold));
+    if (!hit) continue;
+    *reason = StopReason::Breakpoint;
+    switch (bp.condition) {
+      case Breakpoint::Condition::Always: return "breakpoint at '" + name + "'";
+      case Breakpoint::Condition::NonFinite: return "'" + name + "' produced NaN/Inf";
+      case Breakpoint::Condition::MaxAbsAbove: return "'" + name + "' has max |x| > " + std::to_string(bp.threshold);
+    }
+  }
+  if (stepping_ && step_token_taken_ && step_run_ == run_id && step_node_ == event.node_index) {
+    *reason = StopReason::Step;
+    return "stepped '" + name + "'";
+  }
+  return std::nullopt;
+}
+
+void Debugger::on_node_end(int64_t run_id, const NodeEvent& event, std::span<const Tensor> outputs) {
+  if (!armed_.load(std::memory_order_relaxed)) return;
+  std::unique_lock lock(mu_);
+  if (abort_) throw Error(kStopped);
+  capture_watches(run_id, event, outputs);
+  StopReason reason{};
+  std::optional<std::string> why = why_stop_after(run_id, event, outputs, &reason);
+  const bool was_stepped = stepping_ && step_token_taken_ && step_run_ == run_id && step_node_ == event.node_index;
+  if (was_stepped) stepping_ = false;  // this stop ends the step; step() again to go on
+  if (!why) return;
+  DebugStop s;
+  s.run_id = run_id;
+  s.reason = reason;
+  s.node_index = event.node_index;
+  s.node = event.node.name;
+  s.op = event.node.op;
+  s.device = event.device.short_name();
+  s.input_names = data_input_names(event.node);
+  s.inputs.assign(event.inputs.begin(), event.inputs.end());
+  s.outputs.assign(outputs.begin(), outputs.end());
+  s.message = std::move(*why);
+  stop_here(lock, std::move(s));
+}
+
+}  // namespace flowlens

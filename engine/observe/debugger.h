@@ -1,0 +1,145 @@
+#pragma once
+// A stepping debugger for runs, driven from another thread (a GUI, a test, the
+// CLI). It is an ExecutionObserver: a run "stops" by blocking the worker that
+// hit a breakpoint inside on_node_start/on_node_end, and while a stop is
+// active every other worker blocks before starting its next node, so the whole
+// run is paused. Controls release the stop; stop() aborts the run with the
+// error "stopped by the debugger".
+//
+// Stops happen after a node ran (breakpoints, conditions, step, run-to,
+// check-numerics: inputs and outputs are reported) except pause(), which stops
+// before the next node starts (inputs only).
+//
+// When nothing is armed (no breakpoints, watches, numerics, pending control),
+// each hook is one relaxed atomic load, so an attached idle debugger is cheap.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "exec/observer.h"
+
+namespace flowlens {
+
+struct Breakpoint {
+  enum class Condition {
+    Always,       // every time the node runs
+    NonFinite,    // an output holds a NaN or an Inf
+    MaxAbsAbove,  // an output element has |x| > threshold (Inf counts)
+  };
+  std::string node;  // "" matches every node (useful with a condition)
+  Condition condition = Condition::Always;
+  double threshold = 0;
+};
+
+enum class StopReason { Breakpoint, Step, RunTo, Pause, Numerics };
+const char* to_string(StopReason reason);
+
+struct DebugStop {
+  int64_t run_id = 0;
+  int64_t sequence = 0;  // 1, 2, ... over the debugger's lifetime
+  StopReason reason = StopReason::Breakpoint;
+  std::string node, op, device;
+  int node_index = -1;                   // in Graph::nodes()
+  bool before_node = false;              // pause(): the node has not run, outputs are empty
+  std::vector<std::string> input_names;  // data inputs as the graph names them ("y", "z:1")
+  std::vector<Tensor> inputs;            // a ref input (variable) may be an empty handle
+  std::vector<Tensor> outputs;
+  std::string message;  // "breakpoint at 'x'", or the check-numerics report
+};
+
+class Debugger : public ExecutionObserver {
+ public:
+  // Runs on the worker thread that stopped, before it blocks; it may call the
+  // controls (continue_run() from here resumes at once, for scripting).
+  using StopCallback = std::function<void(const DebugStop&)>;
+
+  Debugger() = default;
+  ~Debugger() override;  // aborts a run still paused here
+
+  // --- configuration (any thread, any time) ---
+  int add_breakpoint(Breakpoint breakpoint);  // returns an id for remove_breakpoint
+  int break_at(const std::string& node) { return add_breakpoint({node}); }
+  void remove_breakpoint(int id);
+  void clear_breakpoints();
+  // Stop at the source of a NaN/Inf: a node whose outputs are not finite
+  // although its inputs are (propagation downstream does not stop again).
+  void set_check_numerics(bool on);
+  // With a callback set, stops are not queued for wait_for_stop().
+  void set_on_stop(StopCallback callback);
+
+  // --- watches: deep copies of chosen tensors, per run ---
+  void watch(const std::string& tensor);  // "x" or "x:1"
+  void unwatch(const std::string& tensor);
+  void set_max_watched_runs(int runs);    // oldest runs are dropped (default 16)
+  Tensor watched(int64_t run_id, const std::string& tensor) const;  // empty handle if not captured
+  std::map<std::string, Tensor> watched_in(int64_t run_id) const;
+  std::vector<int64_t> watched_runs() const;
+
+  // --- controls ---
+  void continue_run();                   // resume until the next breakpoint
+  void step();                           // run exactly the next node to start, then stop after it
+  void run_to(const std::string& node);  // resume, stop after `node` has run
+  void pause();                          // stop before the next node starts
+  void stop();                           // abort the active run (no-op without one)
+
+  // --- state ---
+  bool is_stopped() const;
+  std::optional<DebugStop> current_stop() const;
+  // The next queued stop, waiting up to `timeout`; nullopt on timeout.
+  std::optional<DebugStop> wait_for_stop(std::chrono::milliseconds timeout);
+
+  // --- ExecutionObserver ---
+  void on_run_start(int64_t run_id, int num_nodes) override;
+  void on_node_start(int64_t run_id, const NodeEvent& event) override;
+  void on_node_end(int64_t run_id, const NodeEvent& event, std::span<const Tensor> outputs) override;
+  void on_run_end(int64_t run_id, bool ok) override;
+
+ private:
+  void update_armed();  // with mu_ held
+  void resume(std::unique_lock<std::mutex>& lock);
+  void capture_watches(int64_t run_id, const NodeEvent& event, std::span<const Tensor> outputs);
+  std::optional<std::string> why_stop_after(int64_t run_id, const NodeEvent& event, std::span<const Tensor> outputs,
+                                            StopReason* reason);
+  // Blocks the calling worker until resumed; throws Error if stop() aborts.
+  void stop_here(std::unique_lock<std::mutex>& lock, DebugStop stop);
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::atomic<bool> armed_{false};
+
+  std::map<int, Breakpoint> breakpoints_;
+  int next_breakpoint_id_ = 1;
+  bool check_numerics_ = false;
+  StopCallback on_stop_;
+
+  std::set<std::string> watches_;
+  std::map<int64_t, std::map<std::string, Tensor>> watched_;
+  int max_watched_runs_ = 16;
+
+  bool stepping_ = false;         // step(): one node may start, then stop after it
+  bool step_token_taken_ = false;
+  int64_t step_run_ = 0;
+  int step_node_ = -1;
+  std::string run_to_;
+  bool pause_requested_ = false;
+  bool abort_ = false;
+  int active_runs_ = 0;
+  int blocked_workers_ = 0;  // so the destructor can wait for them to leave
+
+  bool stop_active_ = false;
+  DebugStop current_;
+  int64_t stop_sequence_ = 0;
+  int64_t resumed_sequence_ = 0;
+  std::deque<DebugStop> queued_;
+};
+
+}  // namespace flowlens

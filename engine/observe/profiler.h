@@ -1,0 +1,86 @@
+#pragma once
+// Records every node execution of the runs it observes: device, worker
+// thread, start/end, bytes produced and output shapes. From those it builds a
+// per-op summary, an estimate of peak live memory per device, and a Chrome
+// trace (Perfetto) with one process per device and one track per worker.
+//
+// Peak live bytes are an approximation: an output counts as live from the end
+// of its producer until the end of its last consumer in the same run (until
+// the run ends if nothing in the run consumes it). Buffers shared between
+// tensors (Identity, Reshape, variable reads) are counted once per producer,
+// so aliases are counted twice; kernel scratch space and the allocator's
+// caching are not seen at all.
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "exec/observer.h"
+
+namespace flowlens {
+
+struct ProfiledNode {
+  int64_t run_id = 0;
+  int node = 0;    // index into Profiler::node_names()/node_ops()
+  int device = 0;  // index into Profiler::device_names()
+  int thread = 0;  // worker thread, 0-based in order of first appearance
+  int64_t start_ns = 0, end_ns = 0;  // steady clock
+  int64_t bytes = 0;                 // bytes of the outputs (fixed-size dtypes)
+  std::string shapes;                // "[64,16];[64]"
+};
+
+struct OpTiming {
+  std::string op;
+  int64_t count = 0;
+  double total_ms = 0;
+  double mean_us = 0;
+  double percent = 0;  // of the time of all recorded nodes
+};
+
+struct DeviceMemory {
+  std::string device;
+  int64_t produced_bytes = 0;  // sum over all recorded outputs
+  int64_t peak_live_bytes = 0; // the approximation described above, max over runs
+};
+
+class Profiler : public ExecutionObserver {
+ public:
+  void on_node_end(int64_t run_id, const NodeEvent& event, std::span<const Tensor> outputs) override;
+
+  void clear();
+  std::vector<ProfiledNode> events() const;
+  size_t size() const;
+  std::vector<std::string> node_names() const;
+  std::vector<std::string> node_ops() const;
+  std::vector<std::string> device_names() const;
+
+  // Ops by total time, longest first.
+  std::vector<OpTiming> op_summary() const;
+  std::vector<DeviceMemory> memory() const;
+  // The top `top` ops as an aligned text table, then memory per device.
+  std::string summary_table(int top = 10) const;
+  // Chrome trace-event JSON; times relative to the first recorded start.
+  void write_chrome_trace(const std::string& path) const;
+
+ private:
+  struct NodeInfo {
+    std::string name, op;
+    std::vector<std::string> producers;  // node names of the data inputs
+  };
+  int intern_node(const Node& node);    // with mu_ held
+  int intern_device(const Device& device);
+  int thread_index();
+
+  mutable std::mutex mu_;
+  std::vector<ProfiledNode> events_;
+  std::vector<NodeInfo> nodes_;
+  std::unordered_map<const Node*, int> node_index_;
+  std::vector<std::string> devices_;
+  std::unordered_map<const Device*, int> device_index_;
+  std::unordered_map<std::thread::id, int> threads_;
+};
+
+}  // namespace flowlens
