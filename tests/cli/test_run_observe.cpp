@@ -4,23 +4,13 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_runner.h"
+
+using flowlens::testing::CliResult;
+using flowlens::testing::flowlens_run;
+using flowlens::testing::sample;
+
 namespace {
-
-struct Result {
-  int code;
-  QString out;
-  QString err;
-};
-
-Result flowlens_run(const QStringList& args) {
-  QProcess p;
-  p.start(QStringLiteral(FLOWLENS_BIN_DIR "/flowlens-run"), args);
-  if (!p.waitForFinished(180000)) return {-1, {}, "timed out"};
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
-}
-
-QString sample(const char* name) { return QStringLiteral(FLOWLENS_SAMPLES "/") + name; }
 
 // b = [-1, 4]; root = Sqrt(b) has a NaN; twice = root + root.
 QString write_nan_graph(const QTemporaryDir& dir) {
@@ -44,7 +34,7 @@ class TestRunObserve : public QObject {
   void profile_writes_a_trace_and_a_summary() {
     QTemporaryDir dir;
     const QString trace = dir.filePath("trace.json");
-    Result r = flowlens_run({"run", sample("mlp_model.pbtxt"), "--fetch", "loss", "--profile", trace});
+    CliResult r = flowlens_run({"run", sample("mlp_model.pbtxt"), "--fetch", "loss", "--profile", trace});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY(r.out.contains("loss = "));
     QVERIFY2(r.err.contains("total ms") && r.err.contains("MatMul"), qPrintable(r.err));
@@ -64,7 +54,7 @@ class TestRunObserve : public QObject {
   void check_numerics_fails_naming_the_producer() {
     QTemporaryDir dir;
     const QString graph = write_nan_graph(dir);
-    Result r = flowlens_run({"run", graph, "--fetch", "twice", "--check-numerics"});
+    CliResult r = flowlens_run({"run", graph, "--fetch", "twice", "--check-numerics"});
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains("node 'root' (Sqrt) produced NaN in output 0; inputs: 'b' = float32[2] min -1 max 4"),
              qPrintable(r.err));
@@ -77,7 +67,7 @@ class TestRunObserve : public QObject {
   void break_prints_inputs_and_outputs_and_continues() {
     QTemporaryDir dir;
     const QString graph = write_nan_graph(dir);
-    Result r = flowlens_run({"run", graph, "--fetch", "twice", "--break", "root,twice"});
+    CliResult r = flowlens_run({"run", graph, "--fetch", "twice", "--break", "root,twice"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QCOMPARE(r.out,
              QString("break at 'root' (Sqrt) on /cpu:0\n"
