@@ -23,6 +23,7 @@ bench: build
 	$(BUILD_DIR)/bin/bench_gemm
 	$(BUILD_DIR)/bin/bench_dispatch
 	$(BUILD_DIR)/bin/bench_replicas
+	$(BUILD_DIR)/bin/bench_observe
 
 clean:
 	rm -rf $(BUILD_DIR)

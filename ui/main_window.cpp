@@ -1,41 +1,47 @@
 #include "ui/main_window.h"
 
-#include <QAction>
 #include <QApplication>
+#include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMenuBar>
+#include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QPushButton>
+#include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTimer>
 #include <QTableView>
-#include <QVBoxLayout>
-#include <algorithm>
 
 #include "ui/app_info.h"
+#include "ui/compare/compare_view.h"
+#include "ui/compare/replica_comparison.h"
 #include "ui/diagnostics_panel.h"
+#include "ui/export/graph_export.h"
 #include "ui/graph_document.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
+#include "ui/main_window_actions.h"
 #include "ui/node_details_view.h"
+#include "ui/node_list_panel.h"
 #include "ui/node_filter_proxy_model.h"
 #include "ui/node_table_model.h"
+#include "ui/recent_files.h"
+#include "ui/replicate_dialog.h"
+#include "ui/welcome_page.h"
 
 namespace flowlens::ui {
 namespace {
 
 constexpr int kWelcomePage = 0;
 constexpr int kGraphPage = 1;
+constexpr int kComparePage = 2;
+constexpr int kLayoutWaitMs = 120000;  // pictures need the layout that is running
 
 class WaitCursor {
  public:
@@ -71,7 +77,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   build_central();
   build_docks();
-  build_actions();
+  actions_ = new MainWindowActions(this);
 
   summary_label_ = new QLabel(QStringLiteral("No graph loaded"), this);
   summary_label_->setObjectName(QStringLiteral("summaryLabel"));
@@ -90,94 +96,22 @@ MainWindow::~MainWindow() = default;
 void MainWindow::build_central() {
   stack_ = new QStackedWidget(this);
 
-  // Welcome page, shown until a graph is loaded.
-  auto* welcome = new QWidget(stack_);
-  auto* wl = new QVBoxLayout(welcome);
-  wl->addStretch(2);
-  auto* logo = new QLabel(welcome);
-  logo->setPixmap(app_icon().pixmap(QSize(96, 96)));
-  logo->setAlignment(Qt::AlignCenter);
-  auto* title = new QLabel(QStringLiteral("FlowLens"), welcome);
-  QFont title_font = title->font();
-  title_font.setPointSizeF(title_font.pointSizeF() * 1.8);
-  title_font.setWeight(QFont::DemiBold);
-  title->setFont(title_font);
-  title->setAlignment(Qt::AlignCenter);
-  auto* hint = new QLabel(
-      QStringLiteral("Open a TensorFlow GraphDef (.pbtxt or .pb) to browse its nodes,\n"
-                     "or drop a graph file onto this window."),
-      welcome);
-  hint->setAlignment(Qt::AlignCenter);
-  hint->setForegroundRole(QPalette::PlaceholderText);
-  auto* open_button = new QPushButton(QStringLiteral("Open Graph\u2026"), welcome);
-  open_button->setObjectName(QStringLiteral("welcomeOpenButton"));
-  connect(open_button, &QPushButton::clicked, this, &MainWindow::open_file_dialog);
-  auto* button_row = new QHBoxLayout;
-  button_row->addStretch();
-  button_row->addWidget(open_button);
-  button_row->addStretch();
-  wl->addWidget(logo);
-  wl->addSpacing(8);
-  wl->addWidget(title);
-  wl->addSpacing(4);
-  wl->addWidget(hint);
-  wl->addSpacing(12);
-  wl->addLayout(button_row);
-  wl->addStretch(3);
+  auto* welcome = new WelcomePage(stack_);
+  connect(welcome, &WelcomePage::open_requested, this, &MainWindow::open_file_dialog);
   stack_->addWidget(welcome);
 
   graph_view_ = new GraphView(stack_);
   stack_->addWidget(graph_view_);
+  compare_ = new CompareView(stack_);
+  stack_->addWidget(compare_);
 
-  // The "Nodes" dock: filter row over the table.
-  auto* page = new QWidget;
-  auto* layout = new QVBoxLayout(page);
-  layout->setContentsMargins(6, 6, 6, 0);
-  layout->setSpacing(6);
-  auto* filter_row = new QHBoxLayout;
-  filter_edit_ = new QLineEdit(page);
-  filter_edit_->setObjectName(QStringLiteral("filterEdit"));
-  filter_edit_->setPlaceholderText(QStringLiteral("Filter nodes\u2026"));
-  filter_edit_->setClearButtonEnabled(true);
-  filter_edit_->setToolTip(QStringLiteral("Show nodes whose name, op or device contains this text (Ctrl+F)"));
-  auto* clear_filter = new QAction(filter_edit_);
-  clear_filter->setShortcut(Qt::Key_Escape);
-  clear_filter->setShortcutContext(Qt::WidgetShortcut);
-  connect(clear_filter, &QAction::triggered, filter_edit_, &QLineEdit::clear);
-  filter_edit_->addAction(clear_filter);
-  match_label_ = new QLabel(page);
-  match_label_->setObjectName(QStringLiteral("matchLabel"));
-  match_label_->setForegroundRole(QPalette::PlaceholderText);
-  match_label_->setMinimumWidth(110);
-  match_label_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  filter_row->addWidget(filter_edit_, 1);
-  filter_row->addWidget(match_label_);
-  layout->addLayout(filter_row);
-
-  table_ = new QTableView(page);
-  table_->setObjectName(QStringLiteral("nodeTable"));
-  table_->setModel(proxy_);
-  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_->setSelectionMode(QAbstractItemView::SingleSelection);
-  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table_->setAlternatingRowColors(true);
-  table_->setShowGrid(false);
-  table_->setWordWrap(false);
-  table_->setTextElideMode(Qt::ElideMiddle);
-  table_->verticalHeader()->hide();
-  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 10);
-  QHeaderView* header = table_->horizontalHeader();
-  header->setStretchLastSection(true);
-  header->setHighlightSections(false);
-  header->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-  header->setResizeContentsPrecision(500);
-  header->setSortIndicatorClearable(true);
-  header->setSortIndicator(-1, Qt::AscendingOrder);  // file order until a header is clicked
-  table_->setSortingEnabled(true);
-  layout->addWidget(table_, 1);
+  node_list_ = new NodeListPanel(proxy_);
+  filter_edit_ = node_list_->filter_edit();
+  match_label_ = node_list_->match_label();
+  table_ = node_list_->table();
   nodes_dock_ = new QDockWidget(QStringLiteral("Nodes"), this);
   nodes_dock_->setObjectName(QStringLiteral("nodesDock"));
-  nodes_dock_->setWidget(page);
+  nodes_dock_->setWidget(node_list_);
 
   setCentralWidget(stack_);
   stack_->setCurrentIndex(kWelcomePage);
@@ -197,6 +131,12 @@ void MainWindow::build_central() {
       graph_view_->graph_scene()->clearSelection();
     else
       graph_view_->select_node(n);
+    if (comparing() && !n.isEmpty()) compare_->select_original(n);
+  });
+  // The table lists the original graph, so only the left side drives it.
+  connect(compare_, &CompareView::original_node_selected, this, [this](const QString& n) { select_node(n); });
+  connect(compare_, &CompareView::replicated_node_selected, this, [this](const QString& n) {
+    statusBar()->showMessage(QStringLiteral("Replicated graph: %1").arg(n), 5000);
   });
 }
 
@@ -227,48 +167,9 @@ void MainWindow::build_docks() {
   connect(diagnostics_, &DiagnosticsPanel::node_activated, this, [this](const QString& n) { select_node(n); });
 }
 
-void MainWindow::build_actions() {
-  QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
-  QAction* open = file->addAction(QStringLiteral("&Open\u2026"), this, &MainWindow::open_file_dialog);
-  open->setObjectName(QStringLiteral("actionOpen"));
-  open->setShortcut(QKeySequence::Open);
-  reload_action_ = file->addAction(QStringLiteral("&Reload"), this, &MainWindow::reload);
-  reload_action_->setObjectName(QStringLiteral("actionReload"));
-  reload_action_->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_R), QKeySequence(Qt::Key_F5)});
-  reload_action_->setEnabled(false);
-  file->addSeparator();
-  QAction* quit = file->addAction(QStringLiteral("&Quit"), this, &QWidget::close);
-  quit->setObjectName(QStringLiteral("actionQuit"));
-  quit->setShortcut(QKeySequence::Quit);
-  quit->setMenuRole(QAction::QuitRole);
-
-  QMenu* edit = menuBar()->addMenu(QStringLiteral("&Edit"));
-  QAction* find = edit->addAction(QStringLiteral("&Filter Nodes"), this, [this] {
-    if (!doc_) return;
-    nodes_dock_->show();
-    nodes_dock_->raise();
-    filter_edit_->setFocus(Qt::ShortcutFocusReason);
-    filter_edit_->selectAll();
-  });
-  find->setShortcut(QKeySequence::Find);
-
-  view_menu_ = menuBar()->addMenu(QStringLiteral("&View"));
-  view_menu_->addActions(graph_view_->view_actions());
-  view_menu_->addSeparator();
-  view_menu_->addAction(nodes_dock_->toggleViewAction());
-  view_menu_->addAction(details_dock_->toggleViewAction());
-  view_menu_->addAction(diagnostics_dock_->toggleViewAction());
-
-  QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
-  QAction* about = help->addAction(QStringLiteral("&About FlowLens"), this, &MainWindow::show_about);
-  about->setMenuRole(QAction::AboutRole);
-  QAction* about_qt = help->addAction(QStringLiteral("About &Qt"), qApp, &QApplication::aboutQt);
-  about_qt->setMenuRole(QAction::AboutQtRole);
-}
-
 void MainWindow::add_view_dock(QDockWidget* dock, Qt::DockWidgetArea area) {
   addDockWidget(area, dock);
-  view_menu_->addAction(dock->toggleViewAction());
+  actions_->view_menu()->addAction(dock->toggleViewAction());
 }
 
 QString MainWindow::summary_text() const { return summary_label_->text(); }
@@ -285,7 +186,15 @@ bool MainWindow::open_file(const QString& path, QString* error) {
     statusBar()->showMessage(QStringLiteral("Could not open %1").arg(QFileInfo(path).fileName()), 5000);
     return false;
   }
+  // Reloading the compared file compares again with the same options; a
+  // different file starts as a single view.
+  const auto compared = comparing() && doc_ && doc_->path == doc->path ? compare_->comparison() : nullptr;
   set_document(std::move(doc));
+  if (settings_enabled_) recent_files()->add(doc_->path);
+  if (compared) {
+    QString ignored;
+    replicate(compared->options(), &ignored);
+  }
   return true;
 }
 
@@ -330,36 +239,18 @@ void MainWindow::set_document(std::shared_ptr<const GraphDocument> doc) {
       : doc_->warning_count ? QStringLiteral("color: %1;").arg(DiagnosticsPanel::warning_color().name())
                             : QString());
   diagnostics_dock_->setWindowTitle(QStringLiteral("Diagnostics \u2014 %1").arg(problems));
-  reload_action_->setEnabled(true);
-
   graph_view_->set_document(doc_);
+  compare_->set_comparison(nullptr);
   stack_->setCurrentIndex(kGraphPage);
+  emit comparison_changed();
   update_match_label();
-  fit_columns();
+  node_list_->fit_columns();
   statusBar()->clearMessage();
   emit document_changed();
   if (!previous.isEmpty()) select_node(previous);
 }
 
-void MainWindow::fit_columns() {
-  struct Limit {
-    int column, max;
-  };
-  for (Limit l : {Limit{NodeTableModel::NameColumn, 420}, Limit{NodeTableModel::OpColumn, 200},
-                  Limit{NodeTableModel::DeviceColumn, 320}}) {
-    table_->resizeColumnToContents(l.column);
-    const int width = table_->columnWidth(l.column) + 16;
-    table_->setColumnWidth(l.column, std::clamp(width, 90, l.max));
-  }
-}
-
-void MainWindow::update_match_label() {
-  const int total = model_->rowCount();
-  const int shown = proxy_->rowCount();
-  const QString nodes = total == 1 ? QStringLiteral("node") : QStringLiteral("nodes");
-  match_label_->setText(shown == total ? QStringLiteral("%1 %2").arg(total).arg(nodes)
-                                       : QStringLiteral("%1 of %2 %3").arg(shown).arg(total).arg(nodes));
-}
+void MainWindow::update_match_label() { node_list_->set_counts(proxy_->rowCount(), model_->rowCount()); }
 
 void MainWindow::on_current_changed(const QModelIndex& current) {
   if (!current.isValid()) {
@@ -395,15 +286,93 @@ QString MainWindow::current_node_name() const {
   return node ? QString::fromStdString(node->name) : QString();
 }
 
-void MainWindow::show_about() {
-  QMessageBox box(this);
-  box.setWindowTitle(QStringLiteral("About FlowLens"));
-  box.setIconPixmap(app_icon().pixmap(QSize(64, 64)));
-  box.setText(QStringLiteral("<h3>FlowLens %1</h3>").arg(version_string()));
-  box.setInformativeText(
-      QStringLiteral("See, check and run TensorFlow-1-style dataflow graphs.<br>Built with Qt %1.")
-          .arg(QString::fromLatin1(qVersion())));
-  box.exec();
+bool MainWindow::comparing() const { return stack_->currentIndex() == kComparePage && compare_->comparison(); }
+
+bool MainWindow::replicate(const ReplicateOptions& options, QString* error) {
+  std::shared_ptr<const ReplicaComparison> cmp;
+  {
+    WaitCursor wait;
+    cmp = ReplicaComparison::build(doc_, options, error);
+  }
+  if (!cmp) return false;
+  compare_->set_comparison(std::move(cmp));
+  stack_->setCurrentIndex(kComparePage);
+  setWindowTitle(QStringLiteral("FlowLens \u2014 %1 \u00D7%2").arg(doc_->file_name()).arg(options.replicas));
+  const QString current = current_node_name();
+  if (!current.isEmpty()) compare_->select_original(current);
+  emit comparison_changed();
+  return true;
+}
+
+void MainWindow::replicate_dialog(int replicas) {
+  if (!doc_) return;
+  QStringList names;
+  for (const Node& n : doc_->graph->nodes()) names << QString::fromStdString(n.name);
+  ReplicateDialog dialog(names, this);
+  ReplicateOptions defaults;
+  defaults.replicas = replicas;
+  if (comparing())
+    defaults = compare_->comparison()->options();
+  else
+    ReplicateDialog::guess_endpoints(*doc_->graph, &defaults);
+  dialog.set_options(defaults);
+  if (dialog.exec() != QDialog::Accepted) return;
+  QString error;
+  if (!replicate(dialog.options(), &error)) show_error(QStringLiteral("Could not replicate"), error);
+}
+
+void MainWindow::close_comparison() {
+  if (!doc_) return;
+  stack_->setCurrentIndex(kGraphPage);
+  compare_->set_comparison(nullptr);
+  setWindowTitle(QStringLiteral("FlowLens \u2014 %1").arg(doc_->file_name()));
+  emit comparison_changed();
+}
+
+const flowlens::Graph* MainWindow::current_graph() const {
+  if (comparing()) return compare_->comparison()->replicated()->graph.get();
+  return doc_ ? doc_->graph.get() : nullptr;
+}
+
+bool MainWindow::export_file(const QString& path, QString* error) {
+  const flowlens::Graph* graph = current_graph();
+  if (!graph) {
+    if (error) *error = QStringLiteral("No graph is loaded.");
+    return false;
+  }
+  GraphView* view = comparing() ? compare_->replicated_view() : graph_view_;
+  const ExportFormat format = export_format_for(path);
+  if ((format == ExportFormat::Png || format == ExportFormat::Svg) && !view->wait_for_layout(kLayoutWaitMs)) {
+    if (error) *error = QStringLiteral("%1: the graph layout did not finish").arg(path);
+    return false;
+  }
+  const bool ok = export_to(view->graph_scene(), *graph, path, error);
+  if (ok) statusBar()->showMessage(QStringLiteral("Exported %1").arg(QFileInfo(path).fileName()), 5000);
+  return ok;
+}
+
+void MainWindow::fit_graph() { comparing() ? compare_->fit() : graph_view_->fit_to_graph(); }
+void MainWindow::zoom_in() { comparing() ? compare_->zoom_in() : graph_view_->zoom_in(); }
+void MainWindow::zoom_out() { comparing() ? compare_->zoom_out() : graph_view_->zoom_out(); }
+
+RecentFiles* MainWindow::recent_files() const { return actions_->recent_files(); }
+
+void MainWindow::enable_settings() {
+  settings_enabled_ = true;
+  QSettings settings;
+  if (const QByteArray g = settings.value(QStringLiteral("window/geometry")).toByteArray(); !g.isEmpty())
+    restoreGeometry(g);
+  if (const QByteArray st = settings.value(QStringLiteral("window/state")).toByteArray(); !st.isEmpty())
+    restoreState(st);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (settings_enabled_) {
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+  }
+  QMainWindow::closeEvent(event);
 }
 
 void MainWindow::center_current() {

@@ -7,10 +7,13 @@
 // Views hang off two signals: document_changed() (a graph was loaded; read
 // document()) and current_node_changed(name). More views (the graph view)
 // come in as docks through add_view_dock(), which also lists them in the
-// View menu.
+// View menu. Graph → Replicate… swaps the centre for a CompareView
+// (original | replicated); menus and toolbar live in MainWindowActions.
 #include <QMainWindow>
 #include <QString>
 #include <memory>
+
+#include "transform/replicate_in_graph.h"
 
 class QAction;
 class QDockWidget;
@@ -23,10 +26,15 @@ class QTableView;
 namespace flowlens::ui {
 
 struct GraphDocument;
+class CompareView;
 class DiagnosticsPanel;
+class MainWindowActions;
+class RecentFiles;
+class ReplicaComparison;
 class GraphView;
 class NodeDetailsView;
 class NodeFilterProxyModel;
+class NodeListPanel;
 class NodeTableModel;
 
 class MainWindow : public QMainWindow {
@@ -49,6 +57,25 @@ class MainWindow : public QMainWindow {
   QString current_node_name() const;  // empty when nothing is selected
 
   const std::shared_ptr<const GraphDocument>& document() const { return doc_; }
+
+  // Replicates the loaded graph in-graph and shows it beside the original.
+  // No dialog: on failure returns false, sets `error` and changes nothing.
+  bool replicate(const ReplicateOptions& options, QString* error = nullptr);
+  bool comparing() const;
+  CompareView* compare_view() const { return compare_; }
+  // What Export and the title refer to: the replicated graph while
+  // comparing, else the loaded one. Null when nothing is loaded.
+  const flowlens::Graph* current_graph() const;
+  // By suffix: .png/.svg picture the visible (replicated, when comparing)
+  // graph, .dot/.pbtxt/.pb save the current graph. No dialog.
+  bool export_file(const QString& path, QString* error = nullptr);
+
+  // Opt in to QSettings (organization "FlowLens"): restores geometry, dock
+  // state and recent files now, records opened files and saves on close.
+  // main() calls it; tests only with QStandardPaths test mode on.
+  void enable_settings();
+  RecentFiles* recent_files() const;
+  MainWindowActions* actions() const { return actions_; }
 
   // Adds a dock and its show/hide toggle to the View menu.
   void add_view_dock(QDockWidget* dock, Qt::DockWidgetArea area);
@@ -73,25 +100,32 @@ class MainWindow : public QMainWindow {
   bool open_file_interactive(const QString& path);
   void reload();
   void show_error(const QString& title, const QString& message);
+  // Graph → Replicate…: asks for the options (`replicas` towers, split and
+  // merge pre-filled with the sample guesses), then replicate(), reporting failure in a box.
+  void replicate_dialog(int replicas = 2);
+  void close_comparison();  // back to the single graph view
+  // Act on whichever graph views are visible.
+  void fit_graph();
+  void zoom_in();
+  void zoom_out();
 
  signals:
   void document_changed();
   void current_node_changed(const QString& name);
+  void comparison_changed();  // comparing() may have changed
 
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
   void showEvent(QShowEvent* event) override;
+  void closeEvent(QCloseEvent* event) override;
 
  private:
-  void build_actions();
   void build_central();
   void build_docks();
   void set_document(std::shared_ptr<const GraphDocument> doc);
   void on_current_changed(const QModelIndex& current);
   void update_match_label();
-  void fit_columns();
-  void show_about();
   void center_current();
 
   std::shared_ptr<const GraphDocument> doc_;
@@ -99,6 +133,7 @@ class MainWindow : public QMainWindow {
   NodeTableModel* model_ = nullptr;
   NodeFilterProxyModel* proxy_ = nullptr;
   QStackedWidget* stack_ = nullptr;
+  NodeListPanel* node_list_ = nullptr;
   QTableView* table_ = nullptr;
   QLineEdit* filter_edit_ = nullptr;
   QLabel* match_label_ = nullptr;
@@ -110,9 +145,10 @@ class MainWindow : public QMainWindow {
   GraphView* graph_view_ = nullptr;
   QLabel* summary_label_ = nullptr;
   QLabel* problems_label_ = nullptr;
-  QMenu* view_menu_ = nullptr;
-  QAction* reload_action_ = nullptr;
+  CompareView* compare_ = nullptr;
+  MainWindowActions* actions_ = nullptr;
   bool shown_once_ = false;
+  bool settings_enabled_ = false;
 };
 
 }  // namespace flowlens::ui

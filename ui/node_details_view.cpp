@@ -70,6 +70,24 @@ void NodeDetailsView::show_node(std::shared_ptr<const GraphDocument> doc, int in
   html += QStringLiteral("<p><span class=\"key\">Device:</span> %1</p>")
               .arg(n.device.empty() ? QStringLiteral("<span class=\"muted\">(none requested)</span>") : esc(n.device));
 
+  if (facts_doc_ != doc_) {
+    facts_doc_ = doc_;
+    facts_ = std::make_unique<NodeFacts>(*doc_);
+  }
+  const QString actual = facts_->actual_device(index);
+  const QString reason = facts_->placement_reason(index);
+  html += QStringLiteral("<p><span class=\"key\">Device (actual):</span> %1%2</p>")
+              .arg(actual.isEmpty() ? QStringLiteral("<span class=\"muted\">(not placed)</span>") : actual.toHtmlEscaped(),
+                   reason.isEmpty() ? QString()
+                                    : QStringLiteral(" <span class=\"warning\">(soft placement: %1)</span>")
+                                          .arg(reason.toHtmlEscaped()));
+
+  const QStringList outputs = facts_->outputs(index);
+  html += section(QStringLiteral("Outputs"), static_cast<int>(outputs.size()));
+  if (outputs.isEmpty()) html += muted(QStringLiteral("Unknown"));
+  for (int i = 0; i < outputs.size(); ++i)
+    html += QStringLiteral("<p><span class=\"key\">%1:</span> %2</p>").arg(i).arg(outputs[i].toHtmlEscaped());
+
   html += section(QStringLiteral("Inputs"), static_cast<int>(n.inputs.size()));
   if (n.inputs.empty()) html += muted(QStringLiteral("None"));
   for (const std::string& input : n.inputs) {

@@ -1,9 +1,12 @@
 #pragma once
 // The details of one node: name, op, device, inputs (links to their
-// producers), consumers, attributes as "key: value" and the node's own
+// producers), consumers, the device it actually runs on after soft
+// placement, its outputs' dtypes and shapes, attributes as "key: value" and the node's own
 // diagnostics. Clicking a node link emits node_activated().
 #include <QTextBrowser>
 #include <memory>
+
+#include "ui/node_facts.h"
 
 namespace flowlens::ui {
 
@@ -28,6 +31,9 @@ class NodeDetailsView : public QTextBrowser {
 
   std::shared_ptr<const GraphDocument> doc_;
   int index_ = -1;
+  // Placement and shapes of facts_doc_, kept while the same document is shown.
+  std::shared_ptr<const GraphDocument> facts_doc_;
+  std::unique_ptr<NodeFacts> facts_;
 };
 
 }  // namespace flowlens::ui

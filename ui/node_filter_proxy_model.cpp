@@ -14,6 +14,11 @@ void NodeFilterProxyModel::set_filter_text(const QString& text) {
   const QString trimmed = text.trimmed();
   if (trimmed == filter_) return;
   filter_ = trimmed;
+  regex_.reset();
+  // "/.../" (at least one character inside) is a regular expression; a lone
+  // "/" stays a substring so device paths like "/gpu" still filter as text.
+  if (filter_.size() > 2 && filter_.startsWith(QLatin1Char('/')) && filter_.endsWith(QLatin1Char('/')))
+    regex_.emplace(filter_.mid(1, filter_.size() - 2), QRegularExpression::CaseInsensitiveOption);
   invalidateFilter();
 }
 
@@ -22,7 +27,8 @@ bool NodeFilterProxyModel::filterAcceptsRow(int source_row, const QModelIndex& s
   const QAbstractItemModel* model = sourceModel();
   for (int column : {NodeTableModel::NameColumn, NodeTableModel::OpColumn, NodeTableModel::DeviceColumn}) {
     const QString text = model->index(source_row, column, source_parent).data(Qt::DisplayRole).toString();
-    if (text.contains(filter_, Qt::CaseInsensitive)) return true;
+    if (regex_ ? regex_->isValid() && regex_->match(text).hasMatch() : text.contains(filter_, Qt::CaseInsensitive))
+      return true;
   }
   return false;
 }

@@ -1,10 +1,14 @@
 #pragma once
 // Sorting and filtering in front of a NodeTableModel. The filter is a
 // case-insensitive substring matched against a node's name, op and device
-// (not its inputs); names sort naturally ("layer_2" before "layer_10").
+// (not its inputs); "/pattern/" makes it a case-insensitive regular
+// expression instead (an invalid one matches nothing). Names sort naturally
+// ("layer_2" before "layer_10").
 #include <QCollator>
+#include <QRegularExpression>
 #include <QSortFilterProxyModel>
 #include <QString>
+#include <optional>
 
 namespace flowlens::ui {
 
@@ -16,6 +20,8 @@ class NodeFilterProxyModel : public QSortFilterProxyModel {
 
   void set_filter_text(const QString& text);
   const QString& filter_text() const { return filter_; }
+  bool is_regex() const { return regex_.has_value(); }
+  bool regex_valid() const { return !regex_ || regex_->isValid(); }
 
  protected:
   bool filterAcceptsRow(int source_row, const QModelIndex& source_parent) const override;
@@ -23,6 +29,7 @@ class NodeFilterProxyModel : public QSortFilterProxyModel {
 
  private:
   QString filter_;
+  std::optional<QRegularExpression> regex_;
   QCollator collator_;
 };
 

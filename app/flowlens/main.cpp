@@ -3,14 +3,21 @@
 //   flowlens [graph]                                 open a graph (or an empty window)
 //   flowlens graph --select node                     open it with `node` selected
 //   flowlens graph --screenshot out.png [--select n] render the 1280x800 window to a PNG and exit
+//   flowlens graph --replicas N [--split x --merge y --devices /gpu:0,...]
+//                                                    compare it with its N-tower in-graph replica
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTimer>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "ui/app_info.h"
+#include "ui/compare/compare_view.h"
+#include "ui/graph_document.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/main_window.h"
+#include "ui/replicate_dialog.h"
 #include "ui/screenshot.h"
 
 namespace {
@@ -18,6 +25,23 @@ namespace {
 int fail(const QString& message, int code = 1) {
   std::fprintf(stderr, "flowlens: %s\n", qPrintable(message));
   return code;
+}
+
+std::vector<std::string> split_list(const QString& text) {
+  std::vector<std::string> out;
+  for (const QString& part : text.split(QLatin1Char(','), Qt::SkipEmptyParts))
+    if (!part.trimmed().isEmpty()) out.push_back(part.trimmed().toStdString());
+  return out;
+}
+
+// --select takes a node name, or else an op type (its first node): "MatMul"
+// picks the matmul of a graph whose MatMul node is called "output".
+QString resolve_node(const flowlens::ui::MainWindow& window, const QString& wanted) {
+  const auto& graph = *window.document()->graph;
+  if (graph.find(wanted.toStdString())) return wanted;
+  for (const auto& n : graph.nodes())
+    if (QString::fromStdString(n.op) == wanted) return QString::fromStdString(n.name);
+  return {};
 }
 
 }  // namespace
@@ -40,8 +64,23 @@ int main(int argc, char** argv) {
   const QCommandLineOption select_option(QStringLiteral("select"),
                                          QStringLiteral("Select the node called <node> after loading."),
                                          QStringLiteral("node"));
+  const QCommandLineOption replicas_option(
+      QStringLiteral("replicas"),
+      QStringLiteral("Show the graph beside its <N>-tower in-graph replica (split input_data / merge output "
+                     "by default when the graph has them, else asks)."),
+      QStringLiteral("N"));
+  const QCommandLineOption split_option(QStringLiteral("split"),
+                                        QStringLiteral("Inputs to split across the towers (comma-separated)."),
+                                        QStringLiteral("nodes"));
+  const QCommandLineOption merge_option(QStringLiteral("merge"),
+                                        QStringLiteral("Outputs to concatenate on the host (comma-separated)."),
+                                        QStringLiteral("nodes"));
+  const QCommandLineOption devices_option(QStringLiteral("devices"),
+                                          QStringLiteral("One device per tower (default /gpu:0 ... /gpu:N-1)."),
+                                          QStringLiteral("list"));
   parser.addOption(screenshot_option);
   parser.addOption(select_option);
+  parser.addOptions({replicas_option, split_option, merge_option, devices_option});
   parser.process(app);  // handles --help, --version and unknown options (exit 1)
 
   const QStringList positional = parser.positionalArguments();
@@ -52,7 +91,17 @@ int main(int argc, char** argv) {
   const QString select = parser.value(select_option);
   if (!select.isEmpty() && graph_path.isEmpty()) return fail(QStringLiteral("--select needs a graph file"), 2);
 
+  int replicas = 0;
+  if (parser.isSet(replicas_option)) {
+    bool ok = false;
+    replicas = parser.value(replicas_option).toInt(&ok);
+    if (!ok || replicas < 1) return fail(QStringLiteral("--replicas needs a positive number"), 2);
+    if (graph_path.isEmpty()) return fail(QStringLiteral("--replicas needs a graph file"), 2);
+  }
+
   flowlens::ui::MainWindow window;
+  // Screenshots are reproducible: no restored geometry, no recent-file churn.
+  if (!screenshot) window.enable_settings();
   window.resize(1280, 800);
 
   bool loaded = false;
@@ -61,7 +110,28 @@ int main(int argc, char** argv) {
     loaded = window.open_file(graph_path, &load_error);
     if (!loaded && screenshot) return fail(load_error);
   }
-  if (loaded && !select.isEmpty() && !window.select_node(select)) {
+  bool ask_replicate = false;
+  if (loaded && replicas > 0) {
+    flowlens::ReplicateOptions options;
+    options.replicas = replicas;
+    options.devices = split_list(parser.value(devices_option));
+    options.split_inputs = split_list(parser.value(split_option));
+    options.merge_outputs = split_list(parser.value(merge_option));
+    flowlens::ReplicateOptions guess;
+    const bool guessed = flowlens::ui::ReplicateDialog::guess_endpoints(*window.document()->graph, &guess);
+    if (options.split_inputs.empty() && guessed) options.split_inputs = guess.split_inputs;
+    if (options.merge_outputs.empty() && guessed) options.merge_outputs = guess.merge_outputs;
+    QString error;
+    if (options.split_inputs.empty() || options.merge_outputs.empty()) {
+      if (screenshot) return fail(QStringLiteral("--replicas: give --split and --merge for this graph"), 2);
+      ask_replicate = true;
+    } else if (!window.replicate(options, &error)) {
+      if (screenshot) return fail(error);
+      std::fprintf(stderr, "flowlens: %s\n", qPrintable(error));
+    }
+  }
+  const QString resolved = loaded && !select.isEmpty() ? resolve_node(window, select) : QString();
+  if (loaded && !select.isEmpty() && (resolved.isEmpty() || !window.select_node(resolved))) {
     const QString message = QStringLiteral("no node named '%1' in %2").arg(select, graph_path);
     if (screenshot) return fail(message);
     std::fprintf(stderr, "flowlens: %s\n", qPrintable(message));
@@ -71,7 +141,7 @@ int main(int argc, char** argv) {
     // The graph is laid out off the UI thread; grab only once it is drawn,
     // at the final window size (the view fits itself on the first show).
     window.show();
-    if (loaded && !window.graph_view()->wait_for_layout(120000))
+    if (loaded && !(window.graph_view()->wait_for_layout(120000) && window.compare_view()->wait_for_layout(120000)))
       return fail(QStringLiteral("graph layout did not finish in time"));
     QString error;
     if (!flowlens::ui::save_window_screenshot(&window, parser.value(screenshot_option), &error)) return fail(error);
@@ -79,6 +149,7 @@ int main(int argc, char** argv) {
   }
 
   window.show();
+  if (ask_replicate) QTimer::singleShot(0, &window, [&window, replicas] { window.replicate_dialog(replicas); });
   if (!graph_path.isEmpty() && !loaded)
     QTimer::singleShot(0, &window, [&window, load_error] {
       window.show_error(QStringLiteral("Could not open graph"), load_error);
