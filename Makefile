@@ -1,13 +1,14 @@
 # Thin wrapper: the README's two commands. Everything real lives in CMake.
 PRESET ?= default
 BUILD_DIR := $(if $(filter default,$(PRESET)),build,build-$(PRESET))
-SAMPLE ?= samples/matmul_in_graph.pbtxt
+SAMPLE ?= samples/matmul_baseline.pbtxt
+REPLICAS ?= 2
 JOBS ?= $(shell nproc)
 
 .PHONY: run test build deps bench clean
 
 run: build
-	$(BUILD_DIR)/bin/flowlens $(SAMPLE)
+	$(BUILD_DIR)/bin/flowlens $(if $(filter-out 0,$(REPLICAS)),--replicas $(REPLICAS)) $(SAMPLE)
 
 test: build
 	ctest --preset $(PRESET) -j $(JOBS)

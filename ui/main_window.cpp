@@ -12,7 +12,6 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTimer>
@@ -34,6 +33,7 @@
 #include "ui/recent_files.h"
 #include "ui/replicate_dialog.h"
 #include "ui/welcome_page.h"
+#include "ui/window_settings.h"
 
 namespace flowlens::ui {
 namespace {
@@ -43,12 +43,11 @@ constexpr int kGraphPage = 1;
 constexpr int kComparePage = 2;
 constexpr int kLayoutWaitMs = 120000;  // pictures need the layout that is running
 
-class WaitCursor {
- public:
+// A busy cursor for the scope (loading and replicating block the UI thread).
+struct WaitCursor {
   WaitCursor() { QApplication::setOverrideCursor(Qt::WaitCursor); }
   ~WaitCursor() { QApplication::restoreOverrideCursor(); }
   WaitCursor(const WaitCursor&) = delete;
-  WaitCursor& operator=(const WaitCursor&) = delete;
 };
 
 QString local_file_of(const QMimeData* mime) {
@@ -135,8 +134,11 @@ void MainWindow::build_central() {
   });
   // The table lists the original graph, so only the left side drives it.
   connect(compare_, &CompareView::original_node_selected, this, [this](const QString& n) { select_node(n); });
+  // A right-side node is not in the table; show its details (tower device,
+  // actual placement, shapes) directly.
   connect(compare_, &CompareView::replicated_node_selected, this, [this](const QString& n) {
-    statusBar()->showMessage(QStringLiteral("Replicated graph: %1").arg(n), 5000);
+    const auto& doc = compare_->comparison()->replicated();
+    details_->show_node(doc, doc->graph->index_of(n.toStdString()));
   });
 }
 
@@ -296,6 +298,11 @@ bool MainWindow::replicate(const ReplicateOptions& options, QString* error) {
   }
   if (!cmp) return false;
   compare_->set_comparison(std::move(cmp));
+  // Two graphs need the width: narrow the side docks (the user can widen them).
+  if (!comparing()) {
+    resizeDocks({nodes_dock_, details_dock_}, {250, 270}, Qt::Horizontal);
+    resizeDocks({diagnostics_dock_}, {110}, Qt::Vertical);
+  }
   stack_->setCurrentIndex(kComparePage);
   setWindowTitle(QStringLiteral("FlowLens \u2014 %1 \u00D7%2").arg(doc_->file_name()).arg(options.replicas));
   const QString current = current_node_name();
@@ -359,19 +366,11 @@ RecentFiles* MainWindow::recent_files() const { return actions_->recent_files();
 
 void MainWindow::enable_settings() {
   settings_enabled_ = true;
-  QSettings settings;
-  if (const QByteArray g = settings.value(QStringLiteral("window/geometry")).toByteArray(); !g.isEmpty())
-    restoreGeometry(g);
-  if (const QByteArray st = settings.value(QStringLiteral("window/state")).toByteArray(); !st.isEmpty())
-    restoreState(st);
+  WindowSettings::restore(this);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  if (settings_enabled_) {
-    QSettings settings;
-    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("window/state"), saveState());
-  }
+  if (settings_enabled_) WindowSettings::save(this);
   QMainWindow::closeEvent(event);
 }
 

@@ -1,0 +1,74 @@
+#pragma once
+// Original and replicated graph side by side: a QSplitter holding two
+// GraphViews under their titles, plus a key explaining the markers.
+// Selecting a node on either side outlines the nodes that correspond to it on
+// the other (through ReplicaComparison, so tower_1/MatMul <-> MatMul), and
+// every node added by replication carries a green '+' badge (a collapsed
+// scope holding added nodes carries one for them all).
+#include <QStringList>
+#include <QWidget>
+#include <memory>
+#include <vector>
+
+class QLabel;
+class QSplitter;
+
+namespace flowlens::ui {
+
+class GraphView;
+class ReplicaComparison;
+
+class CompareView : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit CompareView(QWidget* parent = nullptr);
+
+  // Shows `comparison` (nullptr clears both sides) and starts both layouts.
+  void set_comparison(std::shared_ptr<const ReplicaComparison> comparison);
+  const std::shared_ptr<const ReplicaComparison>& comparison() const { return cmp_; }
+
+  // Select on one side and outline the counterparts on the other. Neither
+  // emits the *_selected signals. False when that side has no such node.
+  bool select_original(const QString& name);
+  bool select_replicated(const QString& name);
+
+  // What is outlined now, and how many '+' badges are drawn (tests, status).
+  QStringList linked_in_original() const { return linked_left_; }
+  QStringList linked_in_replicated() const { return linked_right_; }
+  int added_marker_count() const;
+  int linked_marker_count() const;
+
+  GraphView* original_view() const { return left_; }
+  GraphView* replicated_view() const { return right_; }
+  QSplitter* splitter() const { return splitter_; }
+  bool wait_for_layout(int timeout_ms);
+
+ public slots:
+  void fit();
+  void zoom_in();
+  void zoom_out();
+
+ signals:
+  void original_node_selected(const QString& name);    // by the user
+  void replicated_node_selected(const QString& name);  // by the user
+
+ private:
+  QWidget* make_pane(const QString& title, GraphView* view, QLabel** subtitle);
+  void on_left_selected(const QString& name);
+  void on_right_selected(const QString& name);
+  void refresh_markers();
+  // Drops `view`'s markers and draws new ones; found by item type, not kept
+  // as pointers, because a relayout deletes them with the scene's items.
+  void mark(GraphView* view, const QStringList& linked, bool with_added) const;
+
+  std::shared_ptr<const ReplicaComparison> cmp_;
+  QSplitter* splitter_ = nullptr;
+  GraphView* left_ = nullptr;
+  GraphView* right_ = nullptr;
+  QLabel* left_subtitle_ = nullptr;
+  QLabel* right_subtitle_ = nullptr;
+  QStringList linked_left_, linked_right_;
+};
+
+}  // namespace flowlens::ui
