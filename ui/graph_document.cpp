@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "io/graph_io.h"
 #include "ops/op_registry.h"
+#include "ui/dot_graph_loader.h"
 
 namespace flowlens::ui {
 namespace {
@@ -87,6 +88,15 @@ std::shared_ptr<const GraphDocument> load_graph_document(const QString& path, QS
   const QFileInfo info(path);
   const QString absolute = info.exists() ? info.absoluteFilePath() : path;
   try {
+    // The engine does not load DOT (export-only); the GUI can still show it.
+    if (flowlens::format_for_path(path.toStdString()) == flowlens::GraphFormat::Dot) {
+      auto doc = std::make_shared<GraphDocument>(*make_graph_document(load_dot_graph(path), absolute));
+      doc->diagnostics.insert(doc->diagnostics.begin(),
+                              {flowlens::Diagnostic::Severity::Warning, std::string(),
+                               "Opened from Graphviz DOT: view only (DOT carries no attrs or shapes)."});
+      ++doc->warning_count;
+      return doc;
+    }
     flowlens::Graph graph = flowlens::load_graph(QFile::encodeName(path).toStdString());
     return make_graph_document(std::move(graph), absolute);
   } catch (const std::exception& e) {

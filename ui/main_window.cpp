@@ -60,7 +60,7 @@ QString local_file_of(const QMimeData* mime) {
 }  // namespace
 
 const QString MainWindow::kOpenFilter =
-    QStringLiteral("Graphs (*.pbtxt *.pb *.pbtext *.prototxt);;All files (*)");
+    QStringLiteral("Graphs (*.pbtxt *.pb *.pbtext *.prototxt *.dot *.gv);;All files (*)");
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   init_resources();
@@ -77,6 +77,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   build_central();
   build_docks();
   actions_ = new MainWindowActions(this);
+  actions_->view_menu()->addAction(graph_view_->minimap_action());
 
   summary_label_ = new QLabel(QStringLiteral("No graph loaded"), this);
   summary_label_->setObjectName(QStringLiteral("summaryLabel"));

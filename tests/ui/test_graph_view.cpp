@@ -1,18 +1,22 @@
 // The graph view: Graphviz layout of the samples off the UI thread, item
 // counts, selection sync with the main window, name-scope grouping of a big
-// synthetic graph, and a cancelled layout.
+// synthetic graph (identical towers fold into one series), a cancelled
+// layout, edge labels and the minimap. (Opening DOT: test_dot_graph_loader.)
 #include <QtTest>
 
 #include <QTemporaryDir>
 #include <set>
 #include <tuple>
 
+#include "io/graph_io.h"  // parse_graph_text
 #include "ui/graph_document.h"
 #include "ui/graphview/device_legend.h"
 #include "ui/graphview/edge_item.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/graphview/graphviz_layout.h"
+#include "ui/graphview/minimap_view.h"
+#include "ui/graphview/name_scope_grouping.h"
 #include "ui/graphview/node_item.h"
 #include "ui/main_window.h"
 
@@ -166,16 +170,28 @@ class GraphViewTest : public QObject {
     GraphView* view = w.graph_view();
     QVERIFY(wait(view));
     auto* scene = view->graph_scene();
-    QCOMPARE(scene->group_item_count(), 10);  // tower_0..tower_9
-    QCOMPARE(scene->node_item_count(), 1);    // input
-    QCOMPARE(scene->edge_item_count(), 10);
+    // tower_0..tower_9 have the same structure: one series box.
+    QCOMPARE(scene->group_item_count(), 1);
+    QCOMPARE(scene->node_item_count(), 1);  // input
+    QCOMPARE(scene->edge_item_count(), 1);
+    auto* series = scene->item_for_node(w.document()->graph->index_of("tower_3/layer_0/op_0"));
+    QVERIFY(series && series->is_group());
+    QCOMPARE(series->name(), QStringLiteral("tower_[0-9]"));
+    QCOMPARE(series->title(), QStringLiteral("tower_[0-9]"));
+    QVERIFY(series->subtitle().startsWith(QStringLiteral("\u00D710")));
 
-    // Double-click on a group expands it (through the scene's signal).
-    emit scene->scope_toggle_requested(QStringLiteral("tower_3"), true);
+    // Double-click on a group expands it (through the scene's signal); the
+    // series shows its towers, each collapsed, inside one frame.
+    emit scene->scope_toggle_requested(QStringLiteral("tower_[0-9]"), true);
     QVERIFY(view->layout_pending());
     QVERIFY(wait(view));
-    QCOMPARE(scene->group_item_count(), 9 + 10);  // other towers + tower_3's layers
+    QCOMPARE(scene->group_item_count(), 10);
     QCOMPARE(scene->frame_item_count(), 1);
+    QCOMPARE(scene->edge_item_count(), 10);
+    emit scene->scope_toggle_requested(QStringLiteral("tower_3"), true);
+    QVERIFY(wait(view));
+    QCOMPARE(scene->group_item_count(), 9 + 1);  // other towers + tower_3's layer_[0-9]
+    QCOMPARE(scene->frame_item_count(), 2);
     QVERIFY(view->grouping().is_expanded("tower_3"));
 
     // Selecting a hidden node opens the scopes above it.
@@ -186,7 +202,28 @@ class GraphViewTest : public QObject {
 
     QVERIFY(view->collapse_scope(QStringLiteral("tower_7")));
     QVERIFY(wait(view));
-    QCOMPARE(scene->group_item_count(), 9 + 10);
+    QCOMPARE(scene->group_item_count(), 9 + 1);
+
+    // Collapsing the series frame folds the towers again.
+    QVERIFY(view->collapse_scope(QStringLiteral("tower_[0-9]")));
+    QVERIFY(wait(view));
+    QCOMPARE(scene->group_item_count(), 1);
+  }
+
+  void only_equal_structures_fold() {
+    // tower_2 has an extra op: it stays apart, the rest fold (not contiguous).
+    QByteArray text = tower_graph(4);
+    text += "node { name: \"tower_2/extra\" op: \"NoOp\" }\n";
+    flowlens::ui::NameScopeGrouping g;
+    g.set_graph(std::make_shared<const flowlens::Graph>(flowlens::parse_graph_text(text.toStdString(), "t")));
+    QVERIFY(g.is_series("tower_[0,1,3]"));
+    QCOMPARE(g.series_of("tower_2"), std::string());
+    QCOMPARE(g.series_of("tower_1"), std::string("tower_[0,1,3]"));
+    QCOMPARE(g.series_members("tower_[0,1,3]").size(), std::size_t(3));
+    QVERIFY(g.is_series("tower_0/layer_[0-9]"));
+    // Revealing a node opens its series and scopes.
+    QVERIFY(g.reveal(5));  // tower_0/layer_0/op_4
+    QVERIFY(g.is_expanded("tower_[0,1,3]") && g.is_expanded("tower_0/layer_[0-9]"));
   }
 
   void three_thousand_nodes_open_quickly() {
@@ -197,7 +234,7 @@ class GraphViewTest : public QObject {
     QVERIFY(w.open_file(path));
     QVERIFY(wait(w.graph_view()));
     QVERIFY2(timer.elapsed() < 20000, qPrintable(QString::number(timer.elapsed())));
-    QCOMPARE(w.graph_view()->graph_scene()->group_item_count(), 30);
+    QCOMPARE(w.graph_view()->graph_scene()->group_item_count(), 1);  // tower_[0-29]
   }
 
   void double_click_expands_and_keys_zoom() {
@@ -208,12 +245,12 @@ class GraphViewTest : public QObject {
     GraphView* view = w.graph_view();
     QVERIFY(wait(view));
     auto* scene = view->graph_scene();
-    QCOMPARE(scene->group_item_count(), 4);
+    QCOMPARE(scene->group_item_count(), 1);  // tower_[0-3]
     auto* group = scene->item_for_node(w.document()->graph->index_of("tower_2/layer_0/op_0"));
     QVERIFY(group && group->is_group());
     QTest::mouseDClick(view->viewport(), Qt::LeftButton, {}, view->mapFromScene(group->pos()));
     QVERIFY(wait(view));
-    QCOMPARE(scene->group_item_count(), 3 + 10);
+    QCOMPARE(scene->group_item_count(), 4);
 
     // Zoom keys and the wheel change the scale; F fits again.
     view->setFocus();
@@ -248,6 +285,66 @@ class GraphViewTest : public QObject {
     if (!w.open_file(path, &error)) QSKIP("empty files do not load");
     QVERIFY(wait(w.graph_view()));
     QCOMPARE(w.graph_view()->graph_scene()->items().size(), 0);
+  }
+
+  void edge_labels_carry_dtype_and_shape() {
+    MainWindow w;
+    QVERIFY(w.open_file(sample("matmul_in_graph.pbtxt")));
+    QVERIFY(wait(w.graph_view()));
+    int labelled = 0;
+    for (QGraphicsItem* item : w.graph_view()->graph_scene()->items())
+      if (auto* edge = qgraphicsitem_cast<flowlens::ui::EdgeItem*>(item); edge && !edge->label().isEmpty()) {
+        ++labelled;
+        QVERIFY(!edge->is_control());
+        QVERIFY(edge->toolTip().contains(edge->label().section(QLatin1Char(' '), 0, 1)));
+        QVERIFY(edge->boundingRect().contains(edge->label_rect()));
+      }
+    QVERIFY(labelled > 0);
+    // Shown only when zoomed in beyond the point where box labels appear:
+    // text-dark pixels in the label's place at 2x, none at 1x.
+    QVERIFY(flowlens::ui::EdgeItem::kLabelLevelOfDetail > flowlens::ui::NodeItem::kTextLevelOfDetail);
+    flowlens::ui::EdgeItem* edge = nullptr;
+    for (QGraphicsItem* item : w.graph_view()->graph_scene()->items())
+      if (auto* e = qgraphicsitem_cast<flowlens::ui::EdgeItem*>(item); e && !e->label().isEmpty()) edge = e;
+    auto dark_fraction = [&](double scale) {
+      const QRectF source = edge->mapRectToScene(edge->label_rect());
+      QImage image((source.size() * scale).toSize(), QImage::Format_RGB32);
+      image.fill(Qt::white);
+      QPainter painter(&image);
+      w.graph_view()->graph_scene()->render(&painter, QRectF(image.rect()), source);
+      painter.end();
+      int dark = 0;
+      for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) dark += qRed(image.pixel(x, y)) < 95;
+      return double(dark) / (image.width() * image.height());
+    };
+    QVERIFY(dark_fraction(2.0) > 0.02);
+    QVERIFY(dark_fraction(1.0) < dark_fraction(2.0) / 3);
+  }
+
+  void minimap_recentres_the_view() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.open_file(sample("mlp_model.pbtxt")));
+    GraphView* view = w.graph_view();
+    QVERIFY(wait(view));
+    auto* minimap = view->minimap();
+    QVERIFY(minimap->isVisible());
+    QVERIFY(view->minimap_action()->isChecked());
+    view->zoom_in();
+    view->zoom_in();
+    view->zoom_in();
+    // A click in the overview centres the main view there.
+    const QRectF bounds = view->graph_scene()->itemsBoundingRect();
+    const QPointF target(bounds.left() + bounds.width() * 0.25, bounds.top() + bounds.height() * 0.75);
+    QTest::mouseClick(minimap->viewport(), Qt::LeftButton, {}, minimap->mapFromScene(target));
+    const QPointF centre = view->mapToScene(view->viewport()->rect().center());
+    QVERIFY2(QLineF(centre, target).length() < 40, qPrintable(QStringLiteral("%1,%2").arg(centre.x()).arg(centre.y())));
+    QVERIFY(minimap->frame_rect().contains(target));
+    view->minimap_action()->setChecked(false);
+    QVERIFY(!minimap->isVisible());
   }
 
   void cancelled_layout_does_not_crash() {

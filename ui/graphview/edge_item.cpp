@@ -1,7 +1,9 @@
 #include "ui/graphview/edge_item.h"
 
+#include <QFontMetricsF>
 #include <QPainter>
 #include <QPainterPathStroker>
+#include <QStyleOptionGraphicsItem>
 #include <QtMath>
 #include <algorithm>
 #include <cmath>
@@ -11,6 +13,12 @@ namespace {
 
 const QColor kDataColor(0x6B, 0x72, 0x80);
 const QColor kControlColor(0x9C, 0xA3, 0xAF);
+
+QFont label_font() {
+  QFont f;
+  f.setPixelSize(9);
+  return f;
+}
 
 // A triangle from `base` to `tip`; when Graphviz drew no arrow (tip == end of
 // the spline) one is made along the last segment's direction.
@@ -38,8 +46,21 @@ EdgeItem::EdgeItem(const LayoutResult::EdgeGeometry& geometry, bool control, int
   setZValue(0);  // under the boxes, over the scope frames
 }
 
+void EdgeItem::set_label(const QString& label) {
+  prepareGeometryChange();
+  label_ = label;
+  label_rect_ = QRectF();
+  if (label_.isEmpty()) return;
+  // Right of the spline's midpoint: edges mostly run downwards, so the text
+  // sits beside its own edge rather than across it.
+  const QSizeF size = QFontMetricsF(label_font()).size(Qt::TextSingleLine, label_) + QSizeF(6, 2);
+  const QPointF mid = path_.pointAtPercent(0.5);
+  label_rect_ = QRectF(mid + QPointF(4, -size.height() / 2), size);
+}
+
 QRectF EdgeItem::boundingRect() const {
-  return path_.boundingRect().united(arrow_.boundingRect()).adjusted(-width_ - 4, -width_ - 4, width_ + 4, width_ + 4);
+  QRectF r = path_.boundingRect().united(arrow_.boundingRect()).adjusted(-width_ - 4, -width_ - 4, width_ + 4, width_ + 4);
+  return label_rect_.isNull() ? r : r.united(label_rect_);
 }
 
 QPainterPath EdgeItem::shape() const {
@@ -51,7 +72,7 @@ QPainterPath EdgeItem::shape() const {
   return s;
 }
 
-void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
+void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
   painter->setRenderHint(QPainter::Antialiasing);
   const QColor color = control_ ? kControlColor : kDataColor;
   QPen pen(color, width_);
@@ -62,6 +83,13 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget
   painter->setPen(QPen(color, 1));
   painter->setBrush(color);
   painter->drawPolygon(arrow_);
+  if (label_.isEmpty() || option->levelOfDetailFromTransform(painter->worldTransform()) < kLabelLevelOfDetail) return;
+  painter->setPen(Qt::NoPen);
+  painter->setBrush(QColor(0xFB, 0xFB, 0xFC, 220));  // the scene background, so crossing edges stay legible
+  painter->drawRoundedRect(label_rect_, 3, 3);
+  painter->setFont(label_font());
+  painter->setPen(QColor(0x4A, 0x51, 0x5A));
+  painter->drawText(label_rect_, Qt::AlignCenter, label_);
 }
 
 }  // namespace flowlens::ui

@@ -19,10 +19,15 @@ struct Labels {
   NodeItem::Style style;
 };
 
+QString node_count_text(int n) {
+  return QStringLiteral("%1 node%2").arg(n).arg(n == 1 ? QString() : QStringLiteral("s"));
+}
+
 Labels labels_of(const VisibleGraph::Unit& u, const Graph& graph) {
   if (u.is_group())
     return {qs(last_name_component(u.scope)),
-            QStringLiteral("%1 node%2").arg(u.member_count).arg(u.member_count == 1 ? QString() : QStringLiteral("s")),
+            u.series > 0 ? QStringLiteral("\u00D7%1 \u00B7 %2").arg(u.series).arg(node_count_text(u.member_count))
+                         : node_count_text(u.member_count),
             NodeItem::Style::Group};
   const Node& n = graph.nodes()[static_cast<std::size_t>(u.node)];
   return {qs(last_name_component(n.name)), qs(n.op), NodeItem::style_for_op(n.op)};
@@ -105,10 +110,11 @@ void GraphScene::populate(const VisibleGraph& visible, const LayoutResult& layou
     QString name, tip;
     if (u.is_group()) {
       name = qs(u.scope);
-      tip = QStringLiteral("%1/\n%2 nodes%3\nDouble-click to expand")
-                .arg(name)
-                .arg(u.member_count)
-                .arg(u.mixed_devices ? QStringLiteral(" on several devices") : QString());
+      tip = QStringLiteral("%1/\n%2%3%4\nDouble-click to expand")
+                .arg(name,
+                     u.series > 0 ? QStringLiteral("%1 scopes of the same structure, ").arg(u.series) : QString(),
+                     node_count_text(u.member_count),
+                     u.mixed_devices ? QStringLiteral(" on several devices") : QString());
     } else {
       const Node& n = graph.nodes()[static_cast<std::size_t>(u.node)];
       name = qs(n.name);
@@ -126,6 +132,12 @@ void GraphScene::populate(const VisibleGraph& visible, const LayoutResult& layou
     const auto& e = visible.edges[i];
     auto* item = new EdgeItem(layout.edges[i], e.control, e.count);
     item->setToolTip(edge_tooltip(e, graph, shapes));
+    // The label repeats the tooltip's dtype and shape (of the first tensor
+    // for merged edges); control edges carry no tensor.
+    if (!e.control) {
+      const QString tensor = tensor_text(shapes, e.producer, e.port);
+      item->set_label(e.count > 1 && !tensor.isEmpty() ? QStringLiteral("%1 (+%2)").arg(tensor).arg(e.count - 1) : tensor);
+    }
     addItem(item);
     ++edge_items_;
   }

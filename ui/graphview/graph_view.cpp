@@ -19,6 +19,7 @@
 #include "ui/graphview/device_legend.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/layout_job.h"
+#include "ui/graphview/minimap_view.h"
 #include "ui/graphview/node_item.h"
 
 namespace flowlens::ui {
@@ -29,6 +30,7 @@ constexpr double kMinScale = 0.03, kMaxScale = 4.0;
 // the screen with giant boxes.
 constexpr double kMaxFitScale = 1.4;
 constexpr int kOverlayMargin = 10;
+constexpr int kMinimapWidth = 200, kMinimapHeight = 150;
 
 }  // namespace
 
@@ -58,6 +60,15 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
 
   legend_ = new DeviceLegend(this);
   legend_->hide();
+
+  minimap_ = new MinimapView(this, this);
+  minimap_->resize(kMinimapWidth, kMinimapHeight);
+  minimap_->hide();
+  connect(minimap_, &MinimapView::recentre_requested, this, [this](const QPointF& pos) {
+    auto_fit_ = false;  // the user is navigating now
+    centerOn(pos);
+    minimap_->update_frame();
+  });
 
   // The busy/failure card: children of the view, not the viewport, so
   // scrolling never moves them.
@@ -92,6 +103,11 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
                                 &GraphView::zoom_in);
   zoom_out_action_ = make_action(QStringLiteral("Zoom &Out"), {QKeySequence(Qt::CTRL | Qt::Key_Minus)},
                                  &GraphView::zoom_out);
+  minimap_action_ = new QAction(QStringLiteral("Show &Minimap"), this);
+  minimap_action_->setObjectName(QStringLiteral("actionMinimap"));
+  minimap_action_->setCheckable(true);
+  minimap_action_->setChecked(true);
+  connect(minimap_action_, &QAction::toggled, this, &GraphView::update_minimap_visibility);
 }
 
 GraphView::~GraphView() = default;
@@ -106,6 +122,7 @@ void GraphView::set_document(std::shared_ptr<const GraphDocument> doc) {
   shapes_.reset();
   grouping_.set_graph(doc_ ? doc_->graph : nullptr);
   first_layout_ = true;
+  update_minimap_visibility();
   if (!doc_ || !doc_->graph) {
     legend_->set_entries({});
     show_status(QString(), false);
@@ -145,7 +162,9 @@ void GraphView::apply_layout(int, const LayoutResult& result) {
   scene_->populate(pending_, result, *doc_->graph, palette_, shapes_ ? &*shapes_ : nullptr);
   selecting_ = false;
   show_status(QString(), false);
+  update_minimap_visibility();  // before fitting, which keeps clear of it
   fit_to_graph();
+  minimap_->refit();
   // Fully expanded but too big to read at fit: start from the scope overview
   // instead, as TensorBoard does (only judged on screen, at its real size).
   if (std::exchange(first_layout_, false) && isVisible() && transform().m11() < NodeItem::kTextLevelOfDetail &&
@@ -232,16 +251,20 @@ void GraphView::on_scene_selection() {
 void GraphView::fit_to_graph() {
   const QRectF bounds = scene_->itemsBoundingRect();
   if (bounds.isEmpty()) return;
-  // Fit into the viewport less the legend's column or band (whichever costs
-  // less zoom), so no box hides under it.
+  // Fit into the viewport less the overlays' right-hand column or their
+  // bands (legend on top, minimap at the bottom), whichever costs less zoom,
+  // so no box hides under them.
   const QRectF full = QRectF(viewport()->rect()).adjusted(16, 16, -16, -16);
   auto scale_for = [&](const QRectF& r) {
     return r.width() < 50 || r.height() < 50 ? 0.0 : std::min(r.width() / bounds.width(), r.height() / bounds.height());
   };
   QRectF area = full;
-  if (legend_->isVisibleTo(this)) {
-    const QRectF column = full.adjusted(0, 0, -legend_->width() - kOverlayMargin, 0);
-    const QRectF band = full.adjusted(0, legend_->height() + kOverlayMargin, 0, 0);
+  const bool legend = legend_->isVisibleTo(this), minimap = minimap_->isVisibleTo(this);
+  if (legend || minimap) {
+    const int column_width = std::max(legend ? legend_->width() : 0, minimap ? minimap_->width() : 0);
+    const QRectF column = full.adjusted(0, 0, -column_width - kOverlayMargin, 0);
+    const QRectF band = full.adjusted(0, legend ? legend_->height() + kOverlayMargin : 0, 0,
+                                      minimap ? -minimap_->height() - kOverlayMargin : 0);
     area = scale_for(column) >= scale_for(band) ? column : band;
   }
   if (scale_for(area) <= 0) area = viewport()->rect();
@@ -250,6 +273,7 @@ void GraphView::fit_to_graph() {
   const QPointF shift = (QRectF(viewport()->rect()).center() - area.center()) / s;
   centerOn(bounds.center() + shift);
   auto_fit_ = true;  // keep fitting on resize until the user zooms or pans
+  minimap_->update_frame();
 }
 
 void GraphView::zoom_by(double factor) {
@@ -258,6 +282,21 @@ void GraphView::zoom_by(double factor) {
   if (current <= 0) return;
   scale(target / current, target / current);
   auto_fit_ = false;
+  minimap_->update_frame();
+}
+
+void GraphView::scrollContentsBy(int dx, int dy) {
+  QGraphicsView::scrollContentsBy(dx, dy);
+  minimap_->update_frame();
+}
+
+void GraphView::update_minimap_visibility() {
+  // Only over a drawn graph, and only where it leaves room for the graph
+  // itself (the compare view's halves can be narrow).
+  const bool room = viewport()->width() >= 3 * kMinimapWidth && viewport()->height() >= 2 * kMinimapHeight;
+  minimap_->setVisible(minimap_action_->isChecked() && room &&
+                       scene_->node_item_count() + scene_->group_item_count() > 0);
+  place_overlays();
 }
 
 void GraphView::wheelEvent(QWheelEvent* event) {
@@ -274,7 +313,7 @@ void GraphView::mousePressEvent(QMouseEvent* event) {
 
 void GraphView::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
-  place_overlays();
+  update_minimap_visibility();
   if (auto_fit_) {
     fit_to_graph();
     const QString selected = selected_node();
@@ -296,7 +335,10 @@ void GraphView::place_overlays() {
   legend_->resize(legend_->sizeHint());
   legend_->move(area.right() - legend_->width() - kOverlayMargin, area.top() + kOverlayMargin);
   status_card_->move(area.center().x() - status_card_->width() / 2, area.top() + kOverlayMargin);
+  minimap_->move(area.right() - minimap_->width() - kOverlayMargin,
+                 area.bottom() - minimap_->height() - kOverlayMargin);
   legend_->raise();
+  minimap_->raise();
   status_card_->raise();
 }
 

@@ -7,7 +7,9 @@
 // double-click a group to expand it, a scope frame to collapse it.
 //
 // Navigation: the wheel and Ctrl+=/Ctrl+- zoom, dragging pans, F fits (and
-// the view keeps fitting on resize until the user zooms or pans).
+// the view keeps fitting on resize until the user zooms or pans). A minimap
+// in the bottom-right corner shows the whole graph and the visible part;
+// clicking or dragging there moves the view (toggled by minimap_action()).
 #include <QGraphicsView>
 #include <QString>
 #include <memory>
@@ -27,6 +29,7 @@ struct LayoutResult;
 class DeviceLegend;
 class GraphScene;
 class LayoutJob;
+class MinimapView;
 
 class GraphView : public QGraphicsView {
   Q_OBJECT
@@ -58,6 +61,8 @@ class GraphView : public QGraphicsView {
   DeviceLegend* legend() const { return legend_; }
   QString status_text() const;  // the busy/failure card's text, "" when hidden
   QList<QAction*> view_actions() const;
+  MinimapView* minimap() const { return minimap_; }
+  QAction* minimap_action() const { return minimap_action_; }
 
  public slots:
   void fit_to_graph();
@@ -73,12 +78,14 @@ class GraphView : public QGraphicsView {
   void wheelEvent(QWheelEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
+  void scrollContentsBy(int dx, int dy) override;
 
  private:
   void relayout();
   void apply_layout(int ticket, const LayoutResult& result);
   void show_status(const QString& text, bool busy);
   void place_overlays();
+  void update_minimap_visibility();
   void zoom_by(double factor);
   void select_item_of(int node);
   void on_scene_selection();
@@ -91,6 +98,8 @@ class GraphView : public QGraphicsView {
   GraphScene* scene_ = nullptr;
   LayoutJob* job_ = nullptr;
   DeviceLegend* legend_ = nullptr;
+  MinimapView* minimap_ = nullptr;
+  QAction* minimap_action_ = nullptr;
   QWidget* status_card_ = nullptr;
   QLabel* status_label_ = nullptr;
   QWidget* busy_bar_ = nullptr;

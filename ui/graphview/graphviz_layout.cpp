@@ -25,12 +25,6 @@ lt_symlist_t lt_preloaded_symbols[] = {
 namespace flowlens::ui {
 namespace {
 
-// Graphviz keeps global state (error handlers, the layout's statics): one
-// layout at a time in the whole process.
-std::mutex& graphviz_mutex() {
-  static std::mutex m;
-  return m;
-}
 
 struct ContextDeleter {
   void operator()(GVC_t* gvc) const { gvFreeContext(gvc); }
@@ -105,6 +99,11 @@ LayoutResult::EdgeGeometry parse_edge_pos(const QString& pos, double height) {
     geometry.path.cubicTo(points[i], points[i + 1], points[i + 2]);
   if (!geometry.has_tip) geometry.tip = geometry.path.currentPosition();
   return geometry;
+}
+
+std::mutex& graphviz_mutex() {
+  static std::mutex m;
+  return m;
 }
 
 LayoutResult run_graphviz_layout(const LayoutInput& input) {

@@ -10,6 +10,7 @@
 #include <QPointF>
 #include <QRectF>
 #include <QString>
+#include <mutex>
 #include <stdexcept>
 #include <vector>
 
@@ -50,6 +51,11 @@ class LayoutError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// Graphviz keeps global state (error handlers, the layout's statics, the DOT
+// parser): one Graphviz call at a time in the whole process, layouts on the
+// worker and DOT parsing (ui/dot_graph_loader) alike, under this lock.
+std::mutex& graphviz_mutex();
 
 // Runs `dot` (rankdir TB) on `input`. Thread-safe: Graphviz keeps global
 // state, so calls are serialised internally. Throws LayoutError.

@@ -1,6 +1,9 @@
 #include "ui/graphview/name_scope_grouping.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <map>
+#include <tuple>
 
 namespace flowlens::ui {
 
@@ -9,17 +12,107 @@ std::string last_name_component(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+namespace {
+
+std::string parent_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+// "tower_12" → ("tower_", 12); nullopt-like (-1) without a trailing number.
+std::pair<std::string, long long> split_trailing_number(const std::string& name) {
+  std::size_t digits = name.size();
+  while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9') --digits;
+  if (digits == name.size() || digits == 0 || name.size() - digits > 15) return {name, -1};
+  return {name.substr(0, digits), std::stoll(name.substr(digits))};
+}
+
+// "[0-7]" for a contiguous run, "[1,3,5]" otherwise.
+std::string range_text(const std::vector<long long>& numbers) {
+  bool contiguous = true;
+  for (std::size_t i = 1; i < numbers.size(); ++i) contiguous &= numbers[i] == numbers[i - 1] + 1;
+  if (contiguous) return "[" + std::to_string(numbers.front()) + "-" + std::to_string(numbers.back()) + "]";
+  std::string out = "[";
+  for (std::size_t i = 0; i < numbers.size(); ++i) out += (i ? "," : "") + std::to_string(numbers[i]);
+  return out + "]";
+}
+
+}  // namespace
+
+void NameScopeGrouping::find_series() {
+  // A scope's structure: the sorted ops of every node inside it (a node named
+  // like the scope sits inside its group, so it counts too).
+  std::unordered_map<std::string, std::vector<std::string>> ops;
+  for (const Node& n : graph_->nodes()) {
+    for (auto slash = n.name.find('/'); slash != std::string::npos; slash = n.name.find('/', slash + 1))
+      ops[n.name.substr(0, slash)].push_back(n.op);
+    if (scope_sizes_.count(n.name)) ops[n.name].push_back(n.op);
+  }
+  // Siblings keyed by (parent, base name, structure); std::map keeps the
+  // result independent of hash order.
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::pair<long long, std::string>>> runs;
+  for (auto& [scope, list] : ops) {
+    const auto [base, number] = split_trailing_number(last_name_component(scope));
+    if (number < 0) continue;
+    std::sort(list.begin(), list.end());
+    std::string signature;
+    for (const std::string& op : list) signature += op + '\n';
+    runs[{parent_of(scope), base, signature}].push_back({number, scope});
+  }
+  for (auto& [key, members] : runs) {
+    if (members.size() < 2) continue;
+    std::sort(members.begin(), members.end());
+    std::vector<long long> numbers;
+    for (const auto& m : members) numbers.push_back(m.first);
+    // Two runs with the same base but different structure would get the same
+    // name; only the first keeps it plain, the rest stay unfolded.
+    const std::string& parent = std::get<0>(key);
+    const std::string path = (parent.empty() ? "" : parent + "/") + std::get<1>(key) + range_text(numbers);
+    if (series_.count(path)) continue;
+    auto& list = series_[path];
+    for (const auto& m : members) {
+      list.push_back(m.second);
+      series_of_[m.second] = path;
+    }
+  }
+}
+
+std::vector<std::string> NameScopeGrouping::series_members(const std::string& path) const {
+  const auto it = series_.find(path);
+  return it == series_.end() ? std::vector<std::string>() : it->second;
+}
+
+std::string NameScopeGrouping::series_of(const std::string& scope) const {
+  const auto it = series_of_.find(scope);
+  return it == series_of_.end() ? std::string() : it->second;
+}
+
+bool NameScopeGrouping::open(const std::string& path) {
+  bool changed = expanded_.insert(path).second;
+  if (const std::string series = series_of(path); !series.empty()) changed |= expanded_.insert(series).second;
+  return changed;
+}
+
+std::string NameScopeGrouping::display_parent(const std::string& path) const {
+  if (const std::string series = series_of(path); !series.empty()) return series;
+  return parent_of(path);
+}
+
 void NameScopeGrouping::set_graph(std::shared_ptr<const Graph> graph) {
   graph_ = std::move(graph);
   scope_sizes_.clear();
   expanded_.clear();
+  series_.clear();
+  series_of_.clear();
   if (!graph_) return;
   for (const Node& n : graph_->nodes())
     for (auto slash = n.name.find('/'); slash != std::string::npos; slash = n.name.find('/', slash + 1))
       ++scope_sizes_[n.name.substr(0, slash)];
+  find_series();
 
   if (static_cast<int>(graph_->size()) <= kMaxVisible) {
     for (const auto& [scope, size] : scope_sizes_) expanded_.insert(scope);
+    for (const auto& [path, members] : series_) expanded_.insert(path);
     return;
   }
   collapse_all();
@@ -38,10 +131,11 @@ bool NameScopeGrouping::collapse_all() {
 
 bool NameScopeGrouping::expand(const std::string& scope) {
   if (!is_scope(scope)) return false;
-  bool changed = expanded_.insert(scope).second;
-  // Its ancestors must be open too, or the scope would still be hidden.
+  bool changed = open(scope);
+  // Its ancestors (and their series) must be open too, or the scope would
+  // still be hidden.
   for (auto slash = scope.find('/'); slash != std::string::npos; slash = scope.find('/', slash + 1))
-    changed |= expanded_.insert(scope.substr(0, slash)).second;
+    changed |= open(scope.substr(0, slash));
   return changed;
 }
 
@@ -52,10 +146,10 @@ bool NameScopeGrouping::reveal(int node) {
   const std::string& name = graph_->nodes()[static_cast<std::size_t>(node)].name;
   bool changed = false;
   for (auto slash = name.find('/'); slash != std::string::npos; slash = name.find('/', slash + 1))
-    changed |= expanded_.insert(name.substr(0, slash)).second;
+    changed |= open(name.substr(0, slash));
   // A node named like a scope ("input_data" beside "input_data/read") sits
   // inside that scope's group.
-  if (is_scope(name)) changed |= expanded_.insert(name).second;
+  if (scope_sizes_.count(name)) changed |= open(name);
   return changed;
 }
 
@@ -70,8 +164,7 @@ VisibleGraph NameScopeGrouping::visible() const {
   auto cluster_of = [&](const std::string& scope, auto&& self) -> int {
     if (scope.empty()) return -1;
     if (auto it = cluster_index.find(scope); it != cluster_index.end()) return it->second;
-    const auto slash = scope.rfind('/');
-    const int parent = slash == std::string::npos ? -1 : self(scope.substr(0, slash), self);
+    const int parent = self(display_parent(scope), self);
     v.clusters.push_back({scope, parent});
     return cluster_index[scope] = static_cast<int>(v.clusters.size()) - 1;
   };
@@ -82,7 +175,15 @@ VisibleGraph NameScopeGrouping::visible() const {
     std::string group;       // first collapsed scope, if any
     for (std::size_t end = name.find('/');; end = name.find('/', end + 1)) {
       const std::string prefix = name.substr(0, end);
-      if (is_scope(prefix)) {
+      if (scope_sizes_.count(prefix)) {
+        // A folded series hides its members; an open one frames them.
+        if (const std::string series = series_of(prefix); !series.empty()) {
+          if (!is_expanded(series)) {
+            group = series;
+            break;
+          }
+          open_scope = series;
+        }
         if (!is_expanded(prefix)) {
           group = prefix;
           break;
@@ -106,6 +207,7 @@ VisibleGraph NameScopeGrouping::visible() const {
       group_units[group] = unit;
       v.units.push_back({-1, group, nodes[i].device, false, 1, -1});
       v.units.back().cluster = cluster_of(open_scope, cluster_of);
+      if (const auto s = series_.find(group); s != series_.end()) v.units.back().series = static_cast<int>(s->second.size());
     }
     v.unit_of_node[i] = unit;
   }

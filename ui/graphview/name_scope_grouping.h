@@ -5,6 +5,12 @@
 // visible at the current expansion is laid out, which keeps a 3,000-node
 // graph quick to open: graphs over kMaxVisible nodes start collapsed.
 //
+// Series folding: sibling scopes that differ only by a trailing number
+// ("tower_0" ... "tower_7") and hold the same op multiset fold into one
+// collapsible series "tower_[0-7]" (×8), since eight identical boxes only
+// cost layout time and screen room. Expanding a series shows its members,
+// each collapsed. A series path behaves like a scope in expand/collapse.
+//
 // Qt-free (plain std types), so it is cheap to compute and to test.
 #include <memory>
 #include <string>
@@ -25,6 +31,7 @@ struct VisibleGraph {
     bool mixed_devices = false;
     int member_count = 1;      // graph nodes inside (1 for a node)
     int cluster = -1;          // enclosing expanded scope, index into clusters
+    int series = 0;            // for a folded series: how many scopes it holds
     bool is_group() const { return node < 0; }
   };
   struct Cluster {
@@ -52,7 +59,12 @@ class NameScopeGrouping {
   // (descending through scopes that are the only thing visible).
   void set_graph(std::shared_ptr<const Graph> graph);
 
-  bool is_scope(const std::string& path) const { return scope_sizes_.count(path) != 0; }
+  bool is_scope(const std::string& path) const { return scope_sizes_.count(path) != 0 || is_series(path); }
+  bool is_series(const std::string& path) const { return series_.count(path) != 0; }
+  // The member scopes of a series path, in numeric order (empty if none).
+  std::vector<std::string> series_members(const std::string& path) const;
+  // The series a scope was folded into, "" if none.
+  std::string series_of(const std::string& scope) const;
   bool is_expanded(const std::string& scope) const { return expanded_.count(scope) != 0; }
   // Each returns whether anything changed.
   bool expand(const std::string& scope);
@@ -66,9 +78,17 @@ class NameScopeGrouping {
   VisibleGraph visible() const;
 
  private:
+  void find_series();
+  // Expands `path` and the series holding it. Returns whether anything changed.
+  bool open(const std::string& path);
+  // The enclosing cluster's path as drawn: a member's series, else its parent scope.
+  std::string display_parent(const std::string& path) const;
+
   std::shared_ptr<const Graph> graph_;
+  std::unordered_map<std::string, std::vector<std::string>> series_;  // series path → member scopes
+  std::unordered_map<std::string, std::string> series_of_;           // member scope → series path
   std::unordered_map<std::string, int> scope_sizes_;  // scope → nodes under it
-  std::unordered_set<std::string> expanded_;
+  std::unordered_set<std::string> expanded_;  // scopes and series paths
 };
 
 // "a/b/c" → "c".

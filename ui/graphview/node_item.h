@@ -25,6 +25,7 @@ class NodeItem : public QGraphicsItem {
 
   const QString& name() const { return name_; }
   const QString& title() const { return title_; }
+  const QString& subtitle() const { return subtitle_; }
   Style style() const { return style_; }
   bool is_group() const { return style_ == Style::Group; }
 
