@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QMouseEvent>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QScrollBar>
 #include <QWheelEvent>
 #include <algorithm>
@@ -85,8 +86,13 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
   bar->setTextVisible(false);
   busy_bar_ = bar;
   status_label_ = new QLabel(status_card_);
+  // Layout of a big flat graph can take a while; the user may give up on it.
+  cancel_button_ = new QPushButton(QStringLiteral("Cancel"), status_card_);
+  cancel_button_->setObjectName(QStringLiteral("cancelLayoutButton"));
+  connect(cancel_button_, &QPushButton::clicked, this, &GraphView::cancel_layout);
   card_layout->addWidget(busy_bar_);
   card_layout->addWidget(status_label_);
+  card_layout->addWidget(cancel_button_);
   status_card_->hide();
 
   auto make_action = [this](const QString& text, const QList<QKeySequence>& keys, auto slot) {
@@ -325,6 +331,7 @@ void GraphView::resizeEvent(QResizeEvent* event) {
 void GraphView::show_status(const QString& text, bool busy) {
   status_label_->setText(text);
   busy_bar_->setVisible(busy);
+  cancel_button_->setVisible(busy);
   status_card_->setVisible(!text.isEmpty());
   status_card_->adjustSize();
   place_overlays();

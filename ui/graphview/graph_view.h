@@ -21,6 +21,7 @@
 
 class QAction;
 class QLabel;
+class QPushButton;
 
 namespace flowlens::ui {
 
@@ -103,6 +104,7 @@ class GraphView : public QGraphicsView {
   QWidget* status_card_ = nullptr;
   QLabel* status_label_ = nullptr;
   QWidget* busy_bar_ = nullptr;
+  QPushButton* cancel_button_ = nullptr;
   QAction* fit_action_ = nullptr;
   QAction* zoom_in_action_ = nullptr;
   QAction* zoom_out_action_ = nullptr;
