@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "bench_util.h"
+#include "mlp_bench_model.h"
 #include "exec/device.h"
 #include "exec/session.h"
 #include "graph/variable_initializers.h"
@@ -25,27 +26,10 @@ using namespace flowlens;
 
 namespace {
 
-void set_int_list(Graph& g, const std::string& node, std::vector<int32_t> values) {
-  g.find(node)->attrs["value"] = Tensor::from_vector<int32_t>(Shape{static_cast<int64_t>(values.size())}, values);
-}
-
-void set_variable_shape(Graph& g, const std::string& var, std::vector<int64_t> dims) {
-  g.find(var)->attrs["shape"] = Shape(dims);
-  set_int_list(g, var + "/shape", std::vector<int32_t>(dims.begin(), dims.end()));
-}
-
 // The sample MLP scaled up, with gradients and an SGD step as `train` builds them.
 Graph training_graph(int batch, int features, int hidden, int classes, std::string* train_op) {
-  Graph g = load_graph(FLOWLENS_SAMPLES_DIR "/mlp_model.pbtxt");
-  Node* data = g.find("data");
-  data->attrs["batch_size"] = int64_t{batch};
-  data->attrs["num_features"] = int64_t{features};
-  data->attrs["num_classes"] = int64_t{classes};
-  set_variable_shape(g, "layer1/weights", {features, hidden});
-  set_variable_shape(g, "layer1/biases", {hidden});
-  set_variable_shape(g, "logits/weights", {hidden, classes});
-  set_variable_shape(g, "logits/biases", {classes});
-  const std::vector<std::string> vars = {"layer1/weights", "layer1/biases", "logits/weights", "logits/biases"};
+  Graph g = bench::scaled_mlp_model(batch, features, hidden, classes);
+  const std::vector<std::string>& vars = bench::mlp_variables();
   std::vector<std::string> grads = add_gradients(g, {"loss"}, vars, OpRegistry::global());
   std::vector<std::pair<std::string, std::string>> var_grads;
   for (size_t i = 0; i < vars.size(); ++i) var_grads.emplace_back(vars[i], grads[i]);

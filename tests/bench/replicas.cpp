@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "bench_util.h"
+#include "mlp_bench_model.h"
 #include "exec/session.h"
 #include "graph/variable_initializers.h"
 #include "io/graph_io.h"
@@ -26,31 +27,6 @@
 using namespace flowlens;
 
 namespace {
-
-void set_int_list(Graph& g, const std::string& node, std::vector<int32_t> values) {
-  Node* n = g.find(node);
-  n->attrs["value"] = Tensor::from_vector<int32_t>(Shape{static_cast<int64_t>(values.size())}, values);
-}
-
-void set_variable_shape(Graph& g, const std::string& var, std::vector<int64_t> dims) {
-  g.find(var)->attrs["shape"] = Shape(dims);
-  std::vector<int32_t> d32(dims.begin(), dims.end());
-  set_int_list(g, var + "/shape", d32);
-}
-
-// The sample MLP, scaled so compute outweighs per-node overhead.
-Graph scaled_model(int batch, int features, int hidden, int classes) {
-  Graph g = load_graph(FLOWLENS_SAMPLES_DIR "/mlp_model.pbtxt");
-  Node* data = g.find("data");
-  data->attrs["batch_size"] = int64_t{batch};
-  data->attrs["num_features"] = int64_t{features};
-  data->attrs["num_classes"] = int64_t{classes};
-  set_variable_shape(g, "layer1/weights", {features, hidden});
-  set_variable_shape(g, "layer1/biases", {hidden});
-  set_variable_shape(g, "logits/weights", {hidden, classes});
-  set_variable_shape(g, "logits/biases", {classes});
-  return g;
-}
 
 struct Trainer {
   std::unique_ptr<Session> session;
@@ -64,7 +40,7 @@ Trainer make_trainer(Graph g, int replicas) {
   OptimizerOptions sgd;
   sgd.learning_rate = 0.05f;
   if (replicas == 1) {
-    std::vector<std::string> vars = {"layer1/weights", "layer1/biases", "logits/weights", "logits/biases"};
+    const std::vector<std::string>& vars = bench::mlp_variables();
     std::vector<std::string> grads = add_gradients(g, {"loss"}, vars, registry);
     std::vector<std::pair<std::string, std::string>> pairs;
     for (size_t i = 0; i < vars.size(); ++i) pairs.emplace_back(vars[i], grads[i]);
@@ -97,7 +73,7 @@ int main(int argc, char** argv) {
   }
   const bool smoke = bench::smoke_mode(argc, argv);
   const int batch = smoke ? 64 : 4096;
-  Graph model = smoke ? scaled_model(batch, 16, 32, 4) : scaled_model(batch, 256, 2048, 32);
+  Graph model = smoke ? bench::scaled_mlp_model(batch, 16, 32, 4) : bench::scaled_mlp_model(batch, 256, 2048, 32);
   Trainer one = make_trainer(model, 1), two = make_trainer(model, 2);
   one.step();
   two.step();
