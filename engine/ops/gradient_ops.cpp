@@ -146,9 +146,7 @@ void compare_kernel(KernelContext& ctx) {
   check_num_inputs(ctx, 2);
   const Tensor& a = input(ctx, 0);
   const Tensor& b = input(ctx, 1);
-  if (a.dtype() != b.dtype())
-    fail(ctx.node().op + ": both inputs must have the same dtype, got " + dtype_name(a.dtype()) + " and " +
-         dtype_name(b.dtype()));
+  check_same_dtype(ctx.node().op, a.dtype(), b.dtype());
   BroadcastPlan plan;
   make_broadcast_plan(a.shape(), b.shape(), plan);
   Tensor& out = ctx.allocate_output(0, DType::Bool, broadcast_shape(a.shape(), b.shape()));

@@ -29,9 +29,7 @@ struct MinF {
 
 void binary_shape(ShapeContext& ctx) {
   DType ta = dtype_base(ctx.input(0).dtype), tb = dtype_base(ctx.input(1).dtype);
-  if (ta != DType::Invalid && tb != DType::Invalid && ta != tb)
-    fail(ctx.node().op + ": both inputs must have the same dtype, got " + dtype_name(ta) + " and " +
-         dtype_name(tb));
+  check_same_dtype(ctx.node().op, ta, tb);
   ctx.set_output(0, attr_or_input_dtype(ctx, "T", ta != DType::Invalid ? 0 : 1),
                  broadcast_static_shape(ctx.input(0).shape, ctx.input(1).shape));
 }
@@ -82,9 +80,7 @@ void binary_kernel(KernelContext& ctx) {
   check_num_inputs(ctx, 2);
   const Tensor& a = input(ctx, 0);
   const Tensor& b = input(ctx, 1);
-  if (a.dtype() != b.dtype())
-    fail(ctx.node().op + ": both inputs must have the same dtype, got " + dtype_name(a.dtype()) + " and " +
-         dtype_name(b.dtype()));
+  check_same_dtype(ctx.node().op, a.dtype(), b.dtype());
   switch (a.dtype()) {
     case DType::Float: return binary_compute<float, F>(a, b, ctx);
     case DType::Double: return binary_compute<double, F>(a, b, ctx);

@@ -22,8 +22,7 @@ void matmul_shape(ShapeContext& ctx) {
   if (a.rank_known() && a.rank() != 2) fail("MatMul: In[0] must be a matrix, got shape " + shape_str(a));
   if (b.rank_known() && b.rank() != 2) fail("MatMul: In[1] must be a matrix, got shape " + shape_str(b));
   DType t0 = dtype_base(ctx.input(0).dtype), t1 = dtype_base(ctx.input(1).dtype);
-  if (t0 != DType::Invalid && t1 != DType::Invalid && t0 != t1)
-    fail("MatMul: both inputs must have the same dtype, got " + dtype_name(t0) + " and " + dtype_name(t1));
+  check_same_dtype("MatMul", t0, t1);
   int64_t m = -1, k0 = -1, k1 = -1, nn = -1;
   if (a.rank_known()) {
     m = a.dim(ta ? 1 : 0);
@@ -65,9 +64,7 @@ void matmul_kernel(KernelContext& ctx) {
   const Shape& sb = b.shape();
   if (sa.rank() != 2) fail("MatMul: In[0] is not a matrix. Instead it has shape " + shape_str(sa));
   if (sb.rank() != 2) fail("MatMul: In[1] is not a matrix. Instead it has shape " + shape_str(sb));
-  if (a.dtype() != b.dtype())
-    fail("MatMul: both inputs must have the same dtype, got " + dtype_name(a.dtype()) + " and " +
-         dtype_name(b.dtype()));
+  check_same_dtype("MatMul", a.dtype(), b.dtype());
   const int64_t m = sa.dim(ta ? 1 : 0), k = sa.dim(ta ? 0 : 1);
   const int64_t k1 = sb.dim(tb ? 1 : 0), n = sb.dim(tb ? 0 : 1);
   if (k != k1) size_incompatible(sa, sb);

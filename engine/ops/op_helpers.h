@@ -5,6 +5,7 @@
 // messages are only formatted when a check fails.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ops/op_registry.h"
@@ -60,6 +61,9 @@ inline void dispatch_computable(DType t, const char* op, F&& f) {
 // Throws unless ctx has exactly n inputs.
 void check_num_inputs(const KernelContext& ctx, int n);
 void check_min_inputs(const KernelContext& ctx, int n);
+// Throws "<op>: both inputs must have the same dtype, got A and B" when both
+// are known (not Invalid, which shape functions use for "unknown") and differ.
+void check_same_dtype(std::string_view op, DType a, DType b);
 // Input i, throwing if it is an empty (uninitialized) tensor.
 const Tensor& input(const KernelContext& ctx, int i);
 // Checks a fixed-size, computable dtype for byte-copying kernels (Concat, Pack ...).

@@ -37,6 +37,11 @@ void check_num_inputs(const KernelContext& ctx, int n) {
     fail(ctx.node().op + " expects " + std::to_string(n) + " input(s), got " + std::to_string(ctx.num_inputs()));
 }
 
+void check_same_dtype(std::string_view op, DType a, DType b) {
+  if (a != DType::Invalid && b != DType::Invalid && a != b)
+    fail(std::string(op) + ": both inputs must have the same dtype, got " + dtype_name(a) + " and " + dtype_name(b));
+}
+
 void check_min_inputs(const KernelContext& ctx, int n) {
   if (ctx.num_inputs() < n)
     fail(ctx.node().op + " expects at least " + std::to_string(n) + " input(s), got " +
