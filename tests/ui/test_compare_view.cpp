@@ -5,6 +5,8 @@
 // files refused while the window stays usable.
 #include <QtTest>
 
+#include "ui/ui_test_util.h"
+
 #include <QAction>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -30,11 +32,11 @@
 using flowlens::ui::CompareView;
 using flowlens::ui::MainWindow;
 
+using flowlens::testing::sample;
+
 namespace {
 
 constexpr int kLayoutMs = 60000;
-
-QString sample(const char* name) { return QStringLiteral(FLOWLENS_SAMPLES "/") + QLatin1String(name); }
 
 flowlens::ReplicateOptions matmul_options() {
   flowlens::ReplicateOptions o;

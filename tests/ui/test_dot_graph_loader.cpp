@@ -4,6 +4,8 @@
 // syntax error is reported like any unreadable file.
 #include <QtTest>
 
+#include "ui/ui_test_util.h"
+
 #include <QTemporaryDir>
 
 #include "io/graph_io.h"
@@ -15,11 +17,11 @@
 using flowlens::ui::GraphView;
 using flowlens::ui::MainWindow;
 
+using flowlens::testing::sample;
+
 namespace {
 
-QString sample(const char* name) { return QStringLiteral(FLOWLENS_SAMPLES "/") + QLatin1String(name); }
-
-bool wait(GraphView* view) { return view->wait_for_layout(60000) && !view->layout_pending(); }
+bool wait(GraphView* view) { return flowlens::testing::wait_for_layout(view); }
 
 }  // namespace
 
@@ -28,13 +30,7 @@ class DotGraphLoaderTest : public QObject {
 
   QTemporaryDir dir_;
 
-  QString write(const QString& name, const QByteArray& text) {
-    const QString path = dir_.filePath(name);
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) return {};
-    f.write(text);
-    return path;
-  }
+  QString write(const QString& name, const QByteArray& text) { return flowlens::testing::write_file(dir_, name, text); }
 
  private slots:
   void opens_dot_exported_by_flowlens() {

@@ -2,6 +2,8 @@
 // pbtxt of the loaded graph and, while comparing, of the replicated one.
 #include <QtTest>
 
+#include "ui/ui_test_util.h"
+
 #include <QImage>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -16,9 +18,9 @@
 
 using flowlens::ui::MainWindow;
 
-namespace {
+using flowlens::testing::sample;
 
-QString sample(const char* name) { return QStringLiteral(FLOWLENS_SAMPLES "/") + QLatin1String(name); }
+namespace {
 
 QByteArray read(const QString& path) {
   QFile f(path);

@@ -4,6 +4,8 @@
 // layout, edge labels and the minimap. (Opening DOT: test_dot_graph_loader.)
 #include <QtTest>
 
+#include "ui/ui_test_util.h"
+
 #include <QPushButton>
 
 #include <QTemporaryDir>
@@ -25,11 +27,9 @@
 using flowlens::ui::GraphView;
 using flowlens::ui::MainWindow;
 
+using flowlens::testing::sample;
+
 namespace {
-
-constexpr int kLayoutTimeoutMs = 60000;
-
-QString sample(const char* name) { return QStringLiteral(FLOWLENS_SAMPLES "/") + QLatin1String(name); }
 
 // Distinct (producer, consumer, control) pairs: what the view draws for a
 // fully expanded graph.
@@ -61,7 +61,7 @@ QByteArray tower_graph(int towers) {
   return text;
 }
 
-bool wait(GraphView* view) { return view->wait_for_layout(kLayoutTimeoutMs) && !view->layout_pending(); }
+bool wait(GraphView* view) { return flowlens::testing::wait_for_layout(view); }
 
 }  // namespace
 
@@ -70,13 +70,7 @@ class GraphViewTest : public QObject {
 
   QTemporaryDir dir_;
 
-  QString write(const QString& name, const QByteArray& text) {
-    const QString path = dir_.filePath(name);
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) return {};
-    f.write(text);
-    return path;
-  }
+  QString write(const QString& name, const QByteArray& text) { return flowlens::testing::write_file(dir_, name, text); }
 
  private slots:
   void lays_out_both_samples() {
