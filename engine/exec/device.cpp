@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <mutex>
 #include <thread>
 
 namespace flowlens {
@@ -24,11 +26,32 @@ DeviceSpec Device::spec() const {
   return s;
 }
 
-std::unique_ptr<DeviceSet> DeviceSet::local(int cpu_threads) {
-  if (cpu_threads <= 0) cpu_threads = std::max(2u, std::thread::hardware_concurrency());
+std::unique_ptr<DeviceSet> DeviceSet::local(const LocalDeviceOptions& options) {
+  int cpu_threads = options.cpu_threads;
+  if (cpu_threads <= 0) cpu_threads = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
   auto set = std::make_unique<DeviceSet>();
   set->add(std::make_unique<Device>("CPU", 0, cpu_threads));
+  if (!options.use_gpus) {
+    set->set_gpu_status("GPUs not used (CPU only requested)");
+    return set;
+  }
+  AcceleratorDevices found = find_accelerators(options);
+  for (auto& d : found.devices) set->add(std::move(d));
+  if (found.failed) {
+    // Once per process: every Session enumerates, the user needs to hear it once.
+    static std::once_flag logged;
+    std::call_once(logged, [&] {
+      std::fprintf(stderr, "flowlens: %s; ops placed on /gpu:N run on the CPU\n", found.status.c_str());
+    });
+  }
+  set->set_gpu_status(std::move(found.status));
   return set;
+}
+
+std::unique_ptr<DeviceSet> DeviceSet::local(int cpu_threads) {
+  LocalDeviceOptions options;
+  options.cpu_threads = cpu_threads;
+  return local(options);
 }
 
 int DeviceSet::find(const std::string& type, int id) const {

@@ -1,20 +1,23 @@
 #pragma once
 // Local compute devices. A Device is a named execution resource with its own
 // work queue; kernels are looked up by its type ("CPU", "GPU"). The CPU device
-// always exists; accelerator backends add devices when they find hardware, so
-// a machine without one simply has fewer devices.
+// always exists; accelerator backends (engine/cuda) add devices when they find
+// hardware, so a machine without one simply has fewer devices and ops asked
+// for /gpu:N run on the CPU by soft placement.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "exec/thread_pool.h"
 #include "graph/device_spec.h"
+#include "tensor/tensor.h"
 
 namespace flowlens {
 
 class Device {
  public:
   Device(std::string type, int id, int num_threads);
+  virtual ~Device() = default;
   const std::string& type() const { return type_; }
   int id() const { return id_; }
   // Full name: "/job:localhost/replica:0/task:0/device:CPU:0".
@@ -24,6 +27,17 @@ class Device {
   DeviceSpec spec() const;
   ThreadPool& pool() { return pool_; }
 
+  // Hardware behind the device, for `info` ("NVIDIA H200, logical 2 of 4").
+  virtual std::string description() const { return "host"; }
+  // Where kernels of this device allocate outputs; nullptr: host memory.
+  virtual AcceleratorMemory* memory() { return nullptr; }
+  // An input as this device's kernels take it: in its memory when the dtype
+  // lives in device memory, else on the host. Copies when needed.
+  virtual Tensor accept_input(const Tensor& t) { return t.on_host() ? t : t.to_host(); }
+  // Waits for all work queued on the device; throws Error for a failure of an
+  // asynchronous kernel. Devices that run kernels synchronously return at once.
+  virtual void synchronize() {}
+
  private:
   std::string type_;
   int id_;
@@ -31,10 +45,19 @@ class Device {
   ThreadPool pool_;
 };
 
+struct LocalDeviceOptions {
+  int cpu_threads = 0;   // 0: one per hardware thread, at least 2
+  bool use_gpus = true;  // false: CPU only, even where GPUs exist
+  // Logical GPUs per physical GPU (own stream and memory pool each), so
+  // in-graph replication with several towers runs on one card; 0 or 1: one.
+  int virtual_gpus = 0;
+};
+
 class DeviceSet {
  public:
-  // The devices of this process: CPU:0 with `cpu_threads` workers (0 = one per
-  // hardware thread, at least 2 so independent nodes can overlap).
+  // The devices of this process: CPU:0, then GPU:0..n-1 when the build has
+  // CUDA and the machine has GPUs.
+  static std::unique_ptr<DeviceSet> local(const LocalDeviceOptions& options);
   static std::unique_ptr<DeviceSet> local(int cpu_threads = 0);
 
   void add(std::unique_ptr<Device> device) { devices_.push_back(std::move(device)); }
@@ -44,9 +67,22 @@ class DeviceSet {
   // Index of the device of this type and id, or -1.
   int find(const std::string& type, int id) const;
   int count(const std::string& type) const;
+  // One line on the GPUs: what was found, or why there are none.
+  const std::string& gpu_status() const { return gpu_status_; }
+  void set_gpu_status(std::string status) { gpu_status_ = std::move(status); }
 
  private:
   std::vector<std::unique_ptr<Device>> devices_;
+  std::string gpu_status_ = "no GPU: built without CUDA";
 };
+
+// The seam to an accelerator backend; engine/cuda implements it, and a build
+// without CUDA links the CPU-only version (exec/no_accelerator.cpp).
+struct AcceleratorDevices {
+  std::vector<std::unique_ptr<Device>> devices;
+  std::string status;  // "2 GPUs: NVIDIA H200 ..." or "no GPU: <reason>"
+  bool failed = false; // enumeration failed (driver, no device): worth a log line
+};
+AcceleratorDevices find_accelerators(const LocalDeviceOptions& options);
 
 }  // namespace flowlens

@@ -1,5 +1,6 @@
 #include "exec/execution_plan.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace flowlens {
@@ -125,11 +126,14 @@ class PlanBuilder {
         continue;
       }
       pn.device = &devices_.at(d);
-      pn.kernel = pn.def->kernel(pn.device->type());
+      pn.kernel = pn.def->kernel_for(pn.device->type(), n);
       if (!pn.kernel)
         problems_.push_back("'" + n.name + "' (" + n.op + "): no " + pn.device->type() + " kernel");
       pn.num_outputs = pn.def->outputs_for(n);
       if (pn.def->keeps_state) pn.own_variable = variables_(n);
+      auto& async = plan_.async_devices;
+      if (pn.device->memory() && std::find(async.begin(), async.end(), pn.device) == async.end())
+        async.push_back(pn.device);
     }
   }
 

@@ -36,6 +36,7 @@ struct ExecutionPlan {
   std::vector<int> fetch_slots;  // parallel to the fetches
   std::vector<std::string> fetch_names;
   std::vector<int> roots;        // plan nodes with nothing to wait for
+  std::vector<Device*> async_devices;  // devices with their own memory (GPUs): synchronized at the end
 };
 
 struct PlanRequest {

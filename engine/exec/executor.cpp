@@ -57,17 +57,29 @@ void run_node(RunState* st, const PlanNode& pn) {
   thread_local std::vector<Tensor> inputs;
   const size_t n_in = pn.input_slots.size();
   inputs.resize(n_in);
+  Device& device = *pn.device;
   for (size_t i = 0; i < n_in; ++i) {
-    inputs[i] = st->values[static_cast<size_t>(pn.input_slots[i])];
-    if (!inputs[i].valid() && !pn.input_refs[i]) {
+    const Tensor& value = st->values[static_cast<size_t>(pn.input_slots[i])];
+    if (!value.valid() && !pn.input_refs[i]) {
       st->fail("node '" + pn.node->name + "' (" + pn.node->op + "): " +
                "input " + std::to_string(i) + ": " + missing_value_message(st->plan, pn.input_slots[i]));
       inputs.clear();
       return;
     }
+    // A value made on another device (or the host) crosses here: the device
+    // copies it into its memory, or to the host for host-memory dtypes.
+    try {
+      inputs[i] = value.valid() ? device.accept_input(value) : value;
+    } catch (const std::exception& e) {
+      st->fail("node '" + pn.node->name + "' (" + pn.node->op + ") on " + device.short_name() + ": input " +
+               std::to_string(i) + ": " + e.what());
+      inputs.clear();
+      return;
+    }
   }
   std::span<Tensor> outputs(st->values.data() + pn.first_slot, static_cast<size_t>(pn.num_outputs));
-  KernelContext ctx(*pn.node, std::span<const Tensor>(inputs.data(), n_in), pn.input_refs, outputs, pn.own_variable);
+  KernelContext ctx(*pn.node, std::span<const Tensor>(inputs.data(), n_in), pn.input_refs, outputs, pn.own_variable,
+                    &device, device.memory());
 
   const bool observed = !st->observers.empty();
   int64_t start = observed ? now_ns() : 0;
@@ -79,6 +91,10 @@ void run_node(RunState* st, const PlanNode& pn) {
       for (auto* o : st->observers) o->on_node_start(st->run_id, ev);
     }
     pn.kernel(ctx);
+    // Observers see finished work: an asynchronous device's kernel has only
+    // been queued, so wait for it (a debugged or profiled run is synchronous,
+    // like tfdbg's).
+    if (observed && device.memory()) device.synchronize();
   } catch (const std::exception& e) {
     st->fail("node '" + pn.node->name + "' (" + pn.node->op + ") on " + pn.device->short_name() + ": " + e.what());
   }
@@ -134,6 +150,15 @@ std::vector<Tensor> execute_plan(const ExecutionPlan& plan, std::span<const Tens
     std::unique_lock lock(st.mu);
     st.done_cv.wait(lock, [&] { return st.done; });
   }
+  // A run ends when its device work has finished, not when it was queued
+  // (and an asynchronous kernel failure belongs to this run).
+  for (Device* d : plan.async_devices) {
+    try {
+      d->synchronize();
+    } catch (const std::exception& e) {
+      st.fail(d->short_name() + ": " + e.what());
+    }
+  }
   for (auto* o : observers) o->on_run_end(run_id, !st.failed.load());
   if (st.failed.load()) throw Error(st.error);
 
@@ -142,7 +167,7 @@ std::vector<Tensor> execute_plan(const ExecutionPlan& plan, std::span<const Tens
   for (size_t i = 0; i < plan.fetch_slots.size(); ++i) {
     const Tensor& t = st.values[static_cast<size_t>(plan.fetch_slots[i])];
     if (!t.valid()) throw Error("fetch '" + plan.fetch_names[i] + "': " + missing_value_message(plan, plan.fetch_slots[i]));
-    results.push_back(t);
+    results.push_back(t.to_host());  // fetches are host tensors, wherever they were made
   }
   return results;
 }

@@ -7,21 +7,21 @@ namespace {
 
 // Preferred device for an op with no (usable) request: the first GPU that has
 // a kernel, else the first CPU, matching TensorFlow's default device order.
-int default_device(const OpDef& def, const DeviceSet& devices) {
+int default_device(const Node& n, const OpDef& def, const DeviceSet& devices) {
   for (const char* type : {"GPU", "CPU"})
     for (int i = 0; i < devices.size(); ++i)
-      if (devices.at(i).type() == type && def.kernel(type)) return i;
+      if (devices.at(i).type() == type && def.kernel_for(type, n)) return i;
   return -1;
 }
 
 // The device a request names, when it exists and runs this op; job, replica
 // and task are ignored in a local session.
-int requested_device(const DeviceSpec& spec, const OpDef& def, const DeviceSet& devices) {
+int requested_device(const Node& n, const DeviceSpec& spec, const OpDef& def, const DeviceSet& devices) {
   for (int i = 0; i < devices.size(); ++i) {
     const Device& d = devices.at(i);
     if (spec.type && *spec.type != d.type()) continue;
     if (spec.id && *spec.id != d.id()) continue;
-    if (!def.kernel(d.type())) continue;
+    if (!def.kernel_for(d.type(), n)) continue;
     return i;
   }
   return -1;
@@ -33,6 +33,7 @@ std::string why_not(const DeviceSpec& spec, const OpDef& def, const DeviceSet& d
   if (spec.id && devices.find(*spec.type, *spec.id) < 0)
     return *spec.type + ":" + std::to_string(*spec.id) + " does not exist (" +
            std::to_string(devices.count(*spec.type)) + " " + *spec.type + " device(s))";
+  if (def.kernel(*spec.type)) return "op " + def.name + " has no " + *spec.type + " kernel for its dtype";
   return "op " + def.name + " has no " + *spec.type + " kernel";
 }
 
@@ -63,13 +64,13 @@ Placement place_graph(const Graph& graph, const DeviceSet& devices, const OpRegi
     const OpDef* def = registry.find(n.op);
     if (!def) continue;
     DeviceSpec spec = DeviceSpec::parse(n.device);
-    int d = spec.type || spec.id ? requested_device(spec, *def, devices) : default_device(*def, devices);
+    int d = spec.type || spec.id ? requested_device(n, spec, *def, devices) : default_device(n, *def, devices);
     if (d < 0 && (spec.type || spec.id)) {
       reasons[i] = why_not(spec, *def, devices);
       if (!allow_soft_placement)
         throw Error("cannot place node '" + n.name + "' (" + n.op + ") on '" + n.device + "': " + reasons[i] +
                     " (soft placement is off)");
-      d = default_device(*def, devices);
+      d = default_device(n, *def, devices);
     }
     p.device_of[i] = d;
   }
@@ -85,7 +86,7 @@ Placement place_graph(const Graph& graph, const DeviceSet& devices, const OpRegi
     int want = p.device_of[static_cast<size_t>(t)];
     if (want == p.device_of[i]) continue;
     const OpDef* def = registry.find(n.op);
-    if (!def->kernel(devices.at(want).type())) continue;
+    if (!def->kernel_for(devices.at(want).type(), n)) continue;
     p.device_of[i] = want;
     if (reasons[i].empty() && !n.device.empty()) reasons[i] = "colocated with '" + target + "'";
   }

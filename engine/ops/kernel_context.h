@@ -12,6 +12,8 @@
 
 namespace flowlens {
 
+class Device;
+
 // A variable's storage, owned by the Session so values persist across runs.
 struct Variable {
   std::mutex mu;
@@ -22,8 +24,10 @@ struct Variable {
 class KernelContext {
  public:
   KernelContext(const Node& node, std::span<const Tensor> inputs, std::span<Variable* const> ref_inputs,
-                std::span<Tensor> outputs, Variable* own_variable)
-      : node_(node), inputs_(inputs), refs_(ref_inputs), outputs_(outputs), own_variable_(own_variable) {}
+                std::span<Tensor> outputs, Variable* own_variable, Device* device = nullptr,
+                AcceleratorMemory* memory = nullptr)
+      : node_(node), inputs_(inputs), refs_(ref_inputs), outputs_(outputs), own_variable_(own_variable),
+        device_(device), memory_(memory) {}
 
   const Node& node() const { return node_; }
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
@@ -34,11 +38,17 @@ class KernelContext {
   Variable* ref_input(int i) const { return refs_[static_cast<size_t>(i)]; }
   // For Variable/VariableV2 nodes: this node's own storage.
   Variable* own_variable() const { return own_variable_; }
+  // The device the kernel runs on (nullptr in unit tests that call kernels
+  // directly); GPU kernels take their stream from it.
+  Device* device() const { return device_; }
+  // The device's memory, nullptr for host memory.
+  AcceleratorMemory* memory() const { return memory_; }
 
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   void set_output(int i, Tensor t) { outputs_[static_cast<size_t>(i)] = std::move(t); }
+  // In the device's memory for dtypes that live there, else on the host.
   Tensor& allocate_output(int i, DType dtype, Shape shape) {
-    outputs_[static_cast<size_t>(i)] = Tensor(dtype, std::move(shape));
+    outputs_[static_cast<size_t>(i)] = Tensor(dtype, std::move(shape), memory_);
     return outputs_[static_cast<size_t>(i)];
   }
 
@@ -48,6 +58,8 @@ class KernelContext {
   std::span<Variable* const> refs_;
   std::span<Tensor> outputs_;
   Variable* own_variable_;
+  Device* device_;
+  AcceleratorMemory* memory_;
 };
 
 }  // namespace flowlens

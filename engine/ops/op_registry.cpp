@@ -13,10 +13,18 @@ KernelFn OpDef::kernel(std::string_view device_type) const {
   return it == kernels.end() ? nullptr : it->second;
 }
 
+KernelFn OpDef::kernel_for(std::string_view device_type, const Node& node) const {
+  KernelFn fn = kernel(device_type);
+  if (!fn) return nullptr;
+  auto it = kernel_supports.find(std::string(device_type));
+  return it == kernel_supports.end() || it->second(node) ? fn : nullptr;
+}
+
 OpRegistry& OpRegistry::global() {
   static OpRegistry* registry = [] {
     auto* r = new OpRegistry;  // intentionally leaked: kernels may run during static destruction
     register_standard_ops(*r);
+    register_accelerator_kernels(*r);
     return r;
   }();
   return *registry;
@@ -27,10 +35,15 @@ void OpRegistry::add(OpDef def) {
   ops_[name] = std::make_unique<OpDef>(std::move(def));
 }
 
-void OpRegistry::add_kernel(std::string_view op, std::string_view device_type, KernelFn fn) {
+void OpRegistry::add_kernel(std::string_view op, std::string_view device_type, KernelFn fn,
+                            KernelSupportFn supports) {
   auto it = ops_.find(std::string(op));
   if (it == ops_.end()) throw Error("add_kernel: op '" + std::string(op) + "' is not registered");
   it->second->kernels[std::string(device_type)] = fn;
+  if (supports)
+    it->second->kernel_supports[std::string(device_type)] = supports;
+  else
+    it->second->kernel_supports.erase(std::string(device_type));
 }
 
 const OpDef* OpRegistry::find(std::string_view op) const {

@@ -30,6 +30,9 @@ struct AttrSpec {
 
 using KernelFn = void (*)(KernelContext&);
 using ShapeFn = void (*)(ShapeContext&);
+// Whether a kernel handles this node (its dtype attrs, mostly): a GPU kernel
+// for float32 only makes an int32 node of the same op run on the CPU.
+using KernelSupportFn = bool (*)(const Node&);
 
 struct OpDef {
   std::string name;
@@ -48,10 +51,13 @@ struct OpDef {
   bool keeps_state = false;
   ShapeFn shape_fn = nullptr;
   std::map<std::string, KernelFn> kernels;  // device type ("CPU", "GPU") -> kernel
+  std::map<std::string, KernelSupportFn> kernel_supports;  // device type -> constraint; none: every node
 
   int outputs_for(const Node& n) const { return num_outputs_fn ? num_outputs_fn(n) : num_outputs; }
   bool is_ref_input(int i) const;
   KernelFn kernel(std::string_view device_type) const;
+  // The kernel for this node on this device type, honouring its constraint.
+  KernelFn kernel_for(std::string_view device_type, const Node& node) const;
 };
 
 class OpRegistry {
@@ -62,7 +68,8 @@ class OpRegistry {
   // Adds or replaces an op definition.
   void add(OpDef def);
   // Adds a kernel for an already registered op; throws Error if it is unknown.
-  void add_kernel(std::string_view op, std::string_view device_type, KernelFn fn);
+  void add_kernel(std::string_view op, std::string_view device_type, KernelFn fn,
+                  KernelSupportFn supports = nullptr);
   const OpDef* find(std::string_view op) const;
   std::vector<std::string> op_names() const;  // sorted
 
@@ -72,5 +79,7 @@ class OpRegistry {
 
 // Each family lives in its own file under ops/ and registers defs + CPU kernels.
 void register_standard_ops(OpRegistry& registry);
+// The GPU kernels of engine/cuda; a no-op in a build without CUDA.
+void register_accelerator_kernels(OpRegistry& registry);
 
 }  // namespace flowlens

@@ -4,9 +4,16 @@
 
 namespace flowlens {
 
-Tensor::Buffer::~Buffer() { HostAllocator::deallocate(data, capacity); }
+Tensor::Buffer::~Buffer() {
+  if (memory)
+    memory->deallocate(data, capacity);
+  else
+    HostAllocator::deallocate(data, capacity);
+}
 
-Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
+Tensor::Tensor(DType dtype, Shape shape) : Tensor(dtype, std::move(shape), nullptr) {}
+
+Tensor::Tensor(DType dtype, Shape shape, AcceleratorMemory* memory) : dtype_(dtype), shape_(std::move(shape)) {
   if (!shape_.fully_defined())
     throw Error("cannot allocate a tensor of shape " + shape_.to_string() + ": shape not fully defined");
   if (dtype_is_ref(dtype) || dtype == DType::Invalid || dtype == DType::Resource || dtype == DType::Variant)
@@ -18,8 +25,21 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
     return;
   }
   std::size_t bytes = static_cast<std::size_t>(num_elements_) * dtype_size(dtype);
-  buffer_->data = HostAllocator::allocate(bytes, &buffer_->capacity);
+  if (memory && lives_in_device_memory(dtype)) {
+    buffer_->data = memory->allocate(bytes);
+    buffer_->capacity = bytes;
+    buffer_->memory = memory;
+  } else {
+    buffer_->data = HostAllocator::allocate(bytes, &buffer_->capacity);
+  }
   buffer_->bytes = bytes;
+}
+
+Tensor Tensor::to_host() const {
+  if (on_host()) return *this;
+  Tensor t(dtype_, shape_);
+  if (buffer_->bytes) buffer_->memory->copy_to_host(buffer_->data, t.buffer_->data, buffer_->bytes);
+  return t;
 }
 
 Tensor Tensor::from_strings(Shape shape, std::vector<std::string> values) {
@@ -54,8 +74,10 @@ Tensor Tensor::reshaped(Shape shape) const {
 
 Tensor Tensor::clone() const {
   if (!valid()) return {};
-  Tensor t(dtype_, shape_);
-  if (dtype_ == DType::String)
+  Tensor t(dtype_, shape_, memory());
+  if (!on_host()) {
+    if (buffer_->bytes) buffer_->memory->copy_within(buffer_->data, t.buffer_->data, buffer_->bytes);
+  } else if (dtype_ == DType::String)
     t.buffer_->strings = buffer_->strings;
   else if (buffer_->bytes)
     std::memcpy(t.buffer_->data, buffer_->data, buffer_->bytes);
@@ -66,12 +88,19 @@ bool Tensor::equals(const Tensor& o) const {
   if (valid() != o.valid()) return false;
   if (!valid()) return true;
   if (dtype_ != o.dtype_ || !(shape_ == o.shape_)) return false;
+  if (!on_host() || !o.on_host()) return to_host().equals(o.to_host());
   if (dtype_ == DType::String) return buffer_->strings == o.buffer_->strings;
   return buffer_->bytes == 0 || std::memcmp(buffer_->data, o.buffer_->data, buffer_->bytes) == 0;
 }
 
-void Tensor::check_type(DType expected) const {
+void Tensor::check_host() const {
+  if (buffer_ && buffer_->memory)
+    throw Error("tensor lives in " + buffer_->memory->name() + " memory; host code must read it through to_host()");
+}
+
+void Tensor::check_type(DType expected, bool need_host) const {
   if (!buffer_) throw Error("access to an empty tensor");
+  if (need_host) check_host();
   if (dtype_ != expected)
     throw Error("tensor has dtype " + dtype_name(dtype_) + ", accessed as " + dtype_name(expected));
 }

@@ -2,7 +2,9 @@
 // A dense, immutable-by-convention n-d array with shared storage. Copying a
 // Tensor shares the buffer (like tensorflow::Tensor); kernels allocate fresh
 // outputs. Fixed-size dtypes live in one 64-byte aligned block from
-// HostAllocator; DT_STRING tensors hold one std::string per element.
+// HostAllocator, or in a device's memory (AcceleratorMemory) when a GPU kernel made
+// them; DT_STRING tensors hold one std::string per element. Host code reads
+// a device tensor only through to_host(): data<T>() refuses it by name.
 #include <cstring>
 #include <memory>
 #include <span>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "tensor/accelerator_memory.h"
 #include "tensor/dtype.h"
 #include "tensor/shape.h"
 
@@ -21,6 +24,9 @@ class Tensor {
   // Allocates uninitialized storage (strings are empty). Throws Error for a
   // shape that is not fully defined or a dtype without a layout.
   Tensor(DType dtype, Shape shape);
+  // Storage in `memory` (a device's), or on the host when it is nullptr or the
+  // dtype stays in host memory (see lives_in_device_memory).
+  Tensor(DType dtype, Shape shape, AcceleratorMemory* memory);
 
   template <class T>
   static Tensor from_vector(Shape shape, const std::vector<T>& values);
@@ -34,8 +40,23 @@ class Tensor {
   int64_t num_elements() const { return num_elements_; }
   std::size_t byte_size() const;  // fixed-size dtypes: elements * dtype_size
 
-  void* raw_data() { return buffer_ ? buffer_->data : nullptr; }
-  const void* raw_data() const { return buffer_ ? buffer_->data : nullptr; }
+  // Where the bytes are: nullptr for host memory.
+  AcceleratorMemory* memory() const { return buffer_ ? buffer_->memory : nullptr; }
+  bool on_host() const { return memory() == nullptr; }
+  // This tensor if it is on the host, else a host copy (waits for the device).
+  Tensor to_host() const;
+
+  // Host bytes; throws for a device tensor.
+  void* raw_data() { check_host(); return buffer_ ? buffer_->data : nullptr; }
+  const void* raw_data() const { check_host(); return buffer_ ? buffer_->data : nullptr; }
+  // The bytes wherever they live, for kernels of the owning device.
+  void* device_data() { return buffer_ ? buffer_->data : nullptr; }
+  const void* device_data() const { return buffer_ ? buffer_->data : nullptr; }
+  template <class T> T* device_data() { check_type(DTypeOf<T>::value, false); return static_cast<T*>(buffer_->data); }
+  template <class T> const T* device_data() const {
+    check_type(DTypeOf<T>::value, false);
+    return static_cast<const T*>(buffer_->data);
+  }
 
   // Typed access; checks the dtype in debug and release (cheap, prevents UB).
   template <class T> T* data() { check_type(DTypeOf<T>::value); return static_cast<T*>(buffer_->data); }
@@ -47,9 +68,10 @@ class Tensor {
 
   // Same buffer, new shape with the same element count (Reshape, Identity).
   Tensor reshaped(Shape shape) const;
-  // A deep copy with its own storage.
+  // A deep copy with its own storage, in the same memory.
   Tensor clone() const;
-  // Element-wise equality of dtype, shape and bytes.
+  // Element-wise equality of dtype, shape and bytes (device tensors are
+  // compared through host copies).
   bool equals(const Tensor& other) const;
   // True if both handles share storage.
   bool shares_buffer_with(const Tensor& other) const { return buffer_ == other.buffer_; }
@@ -59,10 +81,12 @@ class Tensor {
     void* data = nullptr;
     std::size_t bytes = 0;
     std::size_t capacity = 0;  // as returned by HostAllocator::allocate
+    AcceleratorMemory* memory = nullptr;  // nullptr: host memory
     std::vector<std::string> strings;
     ~Buffer();
   };
-  void check_type(DType expected) const;
+  void check_type(DType expected, bool need_host = true) const;
+  void check_host() const;
 
   DType dtype_ = DType::Invalid;
   Shape shape_;
