@@ -1,0 +1,32 @@
+#pragma once
+// A ps task's variables (with optimizer slots) and global step on disk.
+// Layout: the 8 bytes "FLCKPT01", a little-endian uint64 header length, a
+// wire.Header (step, one TensorMeta per tensor), then the tensors' bytes in
+// header order. Tensors are named "var/<name>" and "slot/<slot>/<name>"
+// (accum, m, v, beta1_power, beta2_power). Writing is atomic: a temporary
+// file in the same directory is written, fsync'ed and renamed over the old
+// checkpoint, then the directory is fsync'ed, so a crash leaves either the
+// old or the new checkpoint, never a torn one.
+#include <map>
+#include <string>
+
+#include "dist/server_optimizer.h"
+
+namespace flowlens::dist {
+
+struct Checkpoint {
+  int64_t global_step = 0;
+  std::map<std::string, PsVariable> variables;
+};
+
+// "<dir>/ps-<task>.ckpt"
+std::string checkpoint_path(const std::string& dir, int task);
+
+// Creates `path`'s directory if needed. Throws Error naming the path on failure.
+void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
+
+// Throws ParseError naming the file and what is wrong (magic, header, a
+// tensor's meta, truncated data).
+Checkpoint read_checkpoint(const std::string& path);
+
+}  // namespace flowlens::dist

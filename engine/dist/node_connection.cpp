@@ -1,0 +1,79 @@
+#include "dist/node_connection.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace flowlens::dist {
+
+std::string waiting_message(const std::string& peer, const std::string& address, std::chrono::milliseconds waited) {
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%g", std::round(static_cast<double>(waited.count()) / 100.0) / 10.0);
+  return "waiting for " + peer + " at " + address + " for " + secs + " s";
+}
+
+wire::Header reply_header(const wire::Header& request, wire::ReplyCode code, std::string text) {
+  wire::Header h;
+  h.set_kind(wire::REPLY);
+  h.set_request_id(request.request_id());
+  h.set_code(code);
+  h.set_text(std::move(text));
+  return h;
+}
+
+NodeConnection::NodeConnection(zmq::context_t& context, std::string peer, std::string address, std::string sender,
+                               TrafficCounters* counters)
+    : context_(context), peer_(std::move(peer)), address_(std::move(address)), sender_(std::move(sender)),
+      counters_(counters) {
+  reconnect();
+}
+
+void NodeConnection::reconnect() {
+  socket_ = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::dealer);
+  socket_->set(zmq::sockopt::linger, 0);
+  socket_->connect("tcp://" + address_);
+}
+
+WireMessage NodeConnection::request(wire::Header header, const std::vector<NamedTensor>& tensors,
+                                    std::chrono::milliseconds timeout) {
+  const uint64_t id = next_request_id_++;
+  header.set_request_id(id);
+  header.set_sender(sender_);
+  const std::string what = kind_name(header.kind());
+  std::size_t sent = send_message(*socket_, {}, std::move(header), tensors);
+  if (counters_) counters_->bytes_out += sent;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() < 0) left = std::chrono::milliseconds(0);
+    auto frames = receive_frames(*socket_, static_cast<int>(left.count()));
+    if (!frames) {
+      // The socket may hold the unanswered request; a fresh one starts clean.
+      reconnect();
+      throw TimeoutError(waiting_message(peer_, address_, timeout) + " (no reply to " + what + ")");
+    }
+    DecodeResult r = decode_message(std::move(*frames), false);
+    if (counters_) counters_->bytes_in += r.bytes;
+    if (!r.message) throw Error("invalid reply from " + peer_ + " at " + address_ + ": " + r.error);
+    if (r.message->header.request_id() != id) continue;  // a late answer to an earlier request
+    if (r.message->header.kind() != wire::REPLY)
+      throw Error("unexpected " + kind_name(r.message->header.kind()) + " from " + peer_ + " at " + address_);
+    return std::move(*r.message);
+  }
+}
+
+void NodeConnection::wait_until_reachable(std::chrono::milliseconds timeout) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    wire::Header h;
+    h.set_kind(wire::STATUS);
+    try {
+      request(h, {}, std::chrono::milliseconds(500));
+      return;
+    } catch (const TimeoutError&) {
+      auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+      if (waited >= timeout) throw TimeoutError(waiting_message(peer_, address_, waited) + " (not reachable)");
+    }
+  }
+}
+
+}  // namespace flowlens::dist

@@ -1,0 +1,314 @@
+#include "dist/ps_server.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+namespace flowlens::dist {
+
+int worker_of_sender(const std::string& sender) {
+  if (!sender.starts_with("worker:")) return -1;
+  try {
+    std::size_t used = 0;
+    int i = std::stoi(sender.substr(7), &used);
+    return used == sender.size() - 7 && i >= 0 ? i : -1;
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+PsServer::PsServer(PsOptions options)
+    : options_(std::move(options)), context_(1), router_(context_, zmq::socket_type::router),
+      publisher_(context_, zmq::socket_type::pub) {
+  address_ = options_.cluster.task_address("ps", options_.task);
+  const std::string bind = options_.bind_endpoint.empty() ? "tcp://" + address_ : options_.bind_endpoint;
+  router_.set(zmq::sockopt::linger, 1000);  // let the last replies (DONE, stop) go out
+  router_.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(WireLimits{}.max_tensor_bytes + (1u << 20)));
+  try {
+    router_.bind(bind);
+  } catch (const zmq::error_t& e) {
+    throw Error("ps " + std::to_string(options_.task) + ": cannot bind " + bind + ": " + e.what());
+  }
+  endpoint_ = router_.get(zmq::sockopt::last_endpoint);
+  const std::string host = address_.substr(0, address_.rfind(':'));
+  publisher_.set(zmq::sockopt::linger, 0);
+  try {
+    publisher_.bind("tcp://" + host + ":*");
+  } catch (const zmq::error_t&) {
+    publisher_.bind("tcp://*:*");
+  }
+  events_endpoint_ = publisher_.get(zmq::sockopt::last_endpoint);
+
+  if (!options_.checkpoint_dir.empty()) {
+    const std::string path = checkpoint_path(options_.checkpoint_dir, options_.task);
+    if (std::filesystem::exists(path)) {
+      state_ = read_checkpoint(path);
+      restored_ = true;
+      last_checkpoint_step_ = state_.global_step;
+      std::cerr << "ps " << options_.task << ": restored " << state_.variables.size() << " variable(s) at global step "
+                << state_.global_step << " from " << path << "\n";
+    }
+  }
+}
+
+PsServer::~PsServer() = default;
+
+void PsServer::save_checkpoint() {
+  if (options_.checkpoint_dir.empty()) return;
+  const std::string path = checkpoint_path(options_.checkpoint_dir, options_.task);
+  write_checkpoint(path, state_);
+  last_checkpoint_step_ = state_.global_step;
+}
+
+std::string PsServer::run(const std::atomic<bool>* interrupted) {
+  last_heartbeat_ = std::chrono::steady_clock::now();
+  while (stop_reason_.empty()) {
+    if (interrupted && interrupted->load()) {
+      stop_reason_ = "interrupted";
+      break;
+    }
+    if (auto frames = receive_frames(router_, 100)) {
+      const auto start = std::chrono::steady_clock::now();
+      DecodeResult r = decode_message(std::move(*frames), true);
+      traffic_.bytes_in += r.bytes;
+      if (!r.message) {
+        std::cerr << "ps " << options_.task << ": dropped a malformed message: " << r.error << "\n";
+        // Answer when the peer can be told why; a header that did not parse
+        // has no request id worth echoing, so the sender just times out.
+        if (!r.identity.empty() && r.request_id != 0) {
+          wire::Header req;
+          req.set_request_id(r.request_id);
+          WireMessage fake;
+          fake.identity = r.identity;
+          reply(fake, reply_header(req, wire::BAD_REQUEST, r.error));
+        }
+        continue;
+      }
+      wire::Header request_header = r.message->header;
+      request_header.clear_tensors();
+      handle(std::move(*r.message));
+      if (profiling_) record_profile(request_header, start);
+    }
+    serve_pending_pulls();
+    if (std::chrono::steady_clock::now() - last_heartbeat_ > std::chrono::seconds(1)) publish_heartbeat();
+  }
+  for (const PendingPull& p : pending_pulls_)
+    reply(p.request, reply_header(p.request.header, wire::FAILED, "ps " + std::to_string(options_.task) + " is shutting down"));
+  pending_pulls_.clear();
+  save_checkpoint();
+  publish_heartbeat();
+  return stop_reason_;
+}
+
+void PsServer::reply(const WireMessage& request, wire::Header header, const std::vector<NamedTensor>& tensors) {
+  traffic_.bytes_out += send_message(router_, request.identity, std::move(header), tensors);
+}
+
+void PsServer::handle(WireMessage m) {
+  switch (m.header.kind()) {
+    case wire::PULL: handle_pull(m); break;
+    case wire::PUSH: handle_push(m); break;
+    case wire::INIT: handle_init(m); break;
+    case wire::DONE: handle_done(m); break;
+    case wire::STATUS: reply(m, reply_header(m.header, wire::OK, status_to_json(status()))); break;
+    case wire::FETCH: handle_fetch(m); break;
+    case wire::CONTROL: handle_control(m); break;
+    default:
+      reply(m, reply_header(m.header, wire::BAD_REQUEST, "ps does not accept " + kind_name(m.header.kind()) + " requests"));
+  }
+}
+
+void PsServer::handle_pull(WireMessage& m) {
+  if (m.header.names_size() == 0) {
+    reply(m, reply_header(m.header, wire::BAD_REQUEST, "PULL names no variable"));
+    return;
+  }
+  if (m.header.step() > state_.global_step) {
+    pending_pulls_.push_back({std::move(m), std::chrono::steady_clock::now()});
+    return;
+  }
+  answer_pull(m);
+}
+
+void PsServer::answer_pull(const WireMessage& m) {
+  std::vector<NamedTensor> out;
+  std::string missing;
+  for (const std::string& name : m.header.names()) {
+    auto it = state_.variables.find(name);
+    if (it == state_.variables.end()) missing += (missing.empty() ? "" : ", ") + name;
+    else out.push_back({name, it->second.value});
+  }
+  if (!missing.empty()) {
+    reply(m, reply_header(m.header, wire::NOT_READY, "not initialized on ps " + std::to_string(options_.task) + ": " + missing));
+    return;
+  }
+  wire::Header h = reply_header(m.header, wire::OK);
+  h.set_step(state_.global_step);
+  reply(m, h, out);  // zero-copy: the frames share the variables' buffers
+}
+
+void PsServer::serve_pending_pulls() {
+  const auto now = std::chrono::steady_clock::now();
+  for (auto it = pending_pulls_.begin(); it != pending_pulls_.end();) {
+    if (it->request.header.step() <= state_.global_step) {
+      answer_pull(it->request);
+    } else if (now - it->since >= options_.wait_timeout) {
+      const std::string text = missing_workers_text() + " (ps " + std::to_string(options_.task) + " is at global step " +
+                               std::to_string(state_.global_step) + ", " + std::to_string(round_.by_worker.size()) +
+                               " gradient set(s) collected)";
+      std::cerr << "ps " << options_.task << ": " << text << "\n";
+      reply(it->request, reply_header(it->request.header, wire::FAILED, text));
+    } else {
+      ++it;
+      continue;
+    }
+    it = pending_pulls_.erase(it);
+  }
+}
+
+std::string PsServer::missing_workers_text() const {
+  std::vector<std::string> missing;
+  for (int w : options_.cluster.task_indices("worker"))
+    if (!round_.by_worker.count(w) && !done_workers_.count(w))
+      missing.push_back("worker " + std::to_string(w) + " at " + options_.cluster.task_address("worker", w));
+  const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(options_.wait_timeout);
+  if (missing.empty()) return waiting_message("gradients", "global step " + std::to_string(state_.global_step), waited);
+  const std::string first = missing[0];
+  std::string text = waiting_message(first.substr(0, first.find(" at ")), first.substr(first.find(" at ") + 4), waited);
+  for (size_t i = 1; i < missing.size(); ++i) text += (i == 1 ? " (and " : ", ") + missing[i];
+  return missing.size() > 1 ? text + ")" : text;
+}
+
+std::string PsServer::check_push(const WireMessage& m) const {
+  if (m.num_tensors() == 0) return "PUSH carries no gradient";
+  if (!wire::Optimizer::Method_IsValid(m.header.optimizer().method())) return "unknown optimizer method";
+  for (std::size_t i = 0; i < m.num_tensors(); ++i) {
+    auto it = state_.variables.find(m.name(i));
+    if (it == state_.variables.end()) return "no variable '" + m.name(i) + "' on ps " + std::to_string(options_.task);
+    const Tensor& v = it->second.value;
+    if (m.dtype(i) != v.dtype() || !(m.shape(i) == v.shape()))
+      return "gradient for '" + m.name(i) + "' is " + dtype_name(m.dtype(i)) + m.shape(i).to_string() +
+             ", the variable is " + dtype_name(v.dtype()) + v.shape().to_string();
+    if (!dtype_is_floating(v.dtype())) return "variable '" + m.name(i) + "' is not float32/float64";
+  }
+  return {};
+}
+
+void PsServer::handle_push(WireMessage& m) {
+  if (std::string problem = check_push(m); !problem.empty()) {
+    reply(m, reply_header(m.header, wire::BAD_REQUEST, problem));
+    return;
+  }
+  if (m.header.replicas_to_aggregate() > 0) {
+    const int worker = worker_of_sender(m.header.sender());
+    if (worker < 0) {
+      reply(m, reply_header(m.header, wire::BAD_REQUEST, "sync PUSH from '" + m.header.sender() + "', not a worker"));
+      return;
+    }
+    handle_sync_push(m, worker);
+    return;
+  }
+  if (paused_ && step_budget_ == 0) {
+    paused_pushes_.push_back(std::move(m));  // answered when applied, so the worker waits too
+    return;
+  }
+  if (step_budget_ > 0) --step_budget_;
+  apply_async(m);
+}
+
+void PsServer::apply_async(const WireMessage& m) {
+  for (std::size_t i = 0; i < m.num_tensors(); ++i) {
+    PsVariable& var = state_.variables[m.name(i)];
+    apply_update_bytes(var, m.dtype(i), m.shape(i), m.frames[i].data(), m.header.optimizer());
+  }
+  step_finished();
+  wire::Header h = reply_header(m.header, wire::OK);
+  h.set_step(state_.global_step);
+  reply(m, h);
+}
+
+void PsServer::handle_sync_push(WireMessage& m, int worker) {
+  const int64_t step = m.header.step();
+  if (step < state_.global_step) {
+    wire::Header h = reply_header(m.header, wire::STALE, "gradients of step " + std::to_string(step) +
+                                                             " dropped: the global step is " + std::to_string(state_.global_step));
+    h.set_step(state_.global_step);
+    reply(m, h);
+    return;
+  }
+  if (step > state_.global_step) {
+    reply(m, reply_header(m.header, wire::BAD_REQUEST, "gradients for step " + std::to_string(step) +
+                                                           ", ahead of the global step " + std::to_string(state_.global_step)));
+    return;
+  }
+  if (round_.step != step) round_ = SyncRound{step, {}};
+  if (round_.by_worker.count(worker)) {
+    reply(m, reply_header(m.header, wire::BAD_REQUEST, "worker " + std::to_string(worker) +
+                                                           " already pushed gradients for step " + std::to_string(step)));
+    return;
+  }
+  wire::Header h = reply_header(m.header, wire::OK);
+  h.set_step(state_.global_step);
+  reply(m, h);
+  round_.by_worker.emplace(worker, std::move(m));
+  const int k = round_.by_worker.begin()->second.header.replicas_to_aggregate();
+  if (static_cast<int>(round_.by_worker.size()) >= k && (!paused_ || step_budget_ > 0)) {
+    if (step_budget_ > 0) --step_budget_;
+    finish_sync_round();
+  }
+}
+
+void PsServer::finish_sync_round() {
+  // std::map orders contributions by worker task: the sum runs in replica
+  // order, like in-graph replication's AddN over towers.
+  const WireMessage& first = round_.by_worker.begin()->second;
+  for (std::size_t i = 0; i < first.num_tensors(); ++i) {
+    std::vector<Tensor> grads;
+    for (const auto& [w, msg] : round_.by_worker)
+      for (std::size_t j = 0; j < msg.num_tensors(); ++j)
+        if (msg.name(j) == first.name(i)) grads.push_back(msg.tensor(j));
+    std::vector<const Tensor*> ptrs;
+    for (const Tensor& g : grads) ptrs.push_back(&g);
+    apply_update(state_.variables[first.name(i)], average_gradients(ptrs), first.header.optimizer());
+  }
+  round_ = SyncRound{};
+  step_finished();
+}
+
+void PsServer::step_finished() {
+  ++state_.global_step;
+  rate_.record(state_.global_step);
+  wire::Header event;
+  event.set_kind(wire::STEP_EVENT);
+  event.set_step(state_.global_step);
+  event.set_sender("ps:" + std::to_string(options_.task));
+  traffic_.bytes_out += send_message(publisher_, {}, event, {});
+  if (options_.checkpoint_every > 0 && state_.global_step - last_checkpoint_step_ >= options_.checkpoint_every)
+    save_checkpoint();
+}
+
+void PsServer::handle_init(const WireMessage& m) {
+  int created = 0;
+  for (std::size_t i = 0; i < m.num_tensors(); ++i) {
+    PsVariable& var = state_.variables[m.name(i)];
+    if (var.value.valid()) continue;  // restored or initialized by an earlier chief
+    var.value = m.tensor(i);
+    ++created;
+  }
+  reply(m, reply_header(m.header, wire::OK, "initialized " + std::to_string(created) + " of " +
+                                                std::to_string(m.num_tensors()) + " variable(s)"));
+}
+
+void PsServer::handle_done(const WireMessage& m) {
+  const int worker = worker_of_sender(m.header.sender());
+  if (worker < 0) {
+    reply(m, reply_header(m.header, wire::BAD_REQUEST, "DONE from '" + m.header.sender() + "', not a worker"));
+    return;
+  }
+  done_workers_.insert(worker);
+  reply(m, reply_header(m.header, wire::OK));
+  std::size_t all = options_.cluster.task_indices("worker").size();
+  if (options_.exit_when_workers_done && all > 0 && done_workers_.size() >= all) stop_reason_ = "all workers finished";
+}
+
+}  // namespace flowlens::dist

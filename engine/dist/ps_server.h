@@ -1,0 +1,128 @@
+#pragma once
+// A parameter server task: owns the variables replica_device_setter placed on
+// it, answers Pull/Push/Init from workers and status/fetch/control requests
+// from anyone, all on one ROUTER socket at its cluster address, and publishes
+// heartbeats and step events on a PUB socket (endpoint in its status).
+//
+// One thread serves every request in arrival order, so concurrent pushes are
+// serialized and none is lost. Async mode applies each Push at once. Sync
+// mode (Push with replicas_to_aggregate K) works like SyncReplicasOptimizer:
+// gradients computed at the current global step are collected, one set per
+// worker; when K have arrived they are averaged in worker order, applied once
+// and the global step advances; gradients of older steps are dropped as
+// stale. A Pull asking for step s waits until the global step reaches s: that
+// is the per-step barrier, and it times out naming the workers still missing.
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "dist/checkpoint.h"
+#include "dist/cluster_spec.h"
+#include "dist/node_connection.h"
+#include "dist/node_status.h"
+#include "dist/wire_codec.h"
+
+namespace flowlens::dist {
+
+struct PsOptions {
+  ClusterSpec cluster;
+  int task = 0;
+  // Overrides the ZeroMQ endpoint bound (default: tcp://<the task's address>);
+  // "tcp://127.0.0.1:*" picks a free port (benchmarks).
+  std::string bind_endpoint;
+  std::string checkpoint_dir;  // empty: no checkpoints
+  int64_t checkpoint_every = 100;  // global steps; 0: only on shutdown
+  std::chrono::milliseconds wait_timeout{10000};
+  bool exit_when_workers_done = true;
+};
+
+class PsServer {
+ public:
+  // Binds and restores the checkpoint if one exists. Throws Error naming the
+  // address that cannot be bound or the checkpoint that cannot be read.
+  explicit PsServer(PsOptions options);
+  ~PsServer();
+
+  // Serves until a CONTROL stop, *interrupted becoming true, or (with
+  // exit_when_workers_done) every worker of the cluster sending DONE. Saves a
+  // checkpoint before returning. Returns why it stopped.
+  std::string run(const std::atomic<bool>* interrupted = nullptr);
+
+  std::string endpoint() const { return endpoint_; }  // as bound, port resolved
+  std::string events_endpoint() const { return events_endpoint_; }
+  int64_t global_step() const { return state_.global_step; }
+  bool restored() const { return restored_; }
+  // Writes the checkpoint now (no-op without a checkpoint dir).
+  void save_checkpoint();
+
+ private:
+  struct PendingPull {
+    WireMessage request;
+    std::chrono::steady_clock::time_point since;
+  };
+  struct SyncRound {
+    int64_t step = -1;
+    std::map<int, WireMessage> by_worker;  // worker task -> its Push
+  };
+
+  void handle(WireMessage message);
+  void handle_pull(WireMessage& m);
+  void answer_pull(const WireMessage& m);
+  void handle_push(WireMessage& m);
+  void apply_async(const WireMessage& m);
+  void handle_sync_push(WireMessage& m, int worker);
+  void finish_sync_round();
+  void handle_init(const WireMessage& m);
+  void handle_done(const WireMessage& m);
+  void handle_fetch(const WireMessage& m);
+  void handle_control(WireMessage& m);
+  void serve_pending_pulls();
+  void step_finished();
+  // Checks every gradient of a Push against the variables; "" when it can apply.
+  std::string check_push(const WireMessage& m) const;
+  std::string missing_workers_text() const;
+
+  NodeStatus status() const;
+  void publish_heartbeat();
+  void reply(const WireMessage& request, wire::Header header, const std::vector<NamedTensor>& tensors = {});
+  void record_profile(const wire::Header& request, std::chrono::steady_clock::time_point start);
+  void write_profile(const std::string& path);
+
+  PsOptions options_;
+  std::string address_;
+  zmq::context_t context_;
+  zmq::socket_t router_;
+  zmq::socket_t publisher_;
+  std::string endpoint_, events_endpoint_;
+  Checkpoint state_;  // variables + global step
+  bool restored_ = false;
+  int64_t last_checkpoint_step_ = 0;
+
+  SyncRound round_;
+  std::deque<PendingPull> pending_pulls_;
+  std::deque<WireMessage> paused_pushes_;
+  bool paused_ = false;
+  int step_budget_ = 0;  // pushes to apply while paused ("step" command)
+  std::set<int> done_workers_;
+  std::string stop_reason_;
+
+  TrafficCounters traffic_;
+  StepRate rate_;
+  std::chrono::steady_clock::time_point last_heartbeat_;
+  struct ProfileEvent {
+    std::string kind, sender;
+    int64_t start_ns, duration_ns, bytes;
+  };
+  bool profiling_ = false;
+  std::vector<ProfileEvent> profile_;
+};
+
+// Parses "worker:3" -> 3; -1 when `sender` is not a worker.
+int worker_of_sender(const std::string& sender);
+
+}  // namespace flowlens::dist

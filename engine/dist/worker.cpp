@@ -1,0 +1,305 @@
+#include "dist/worker.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <set>
+
+#include "graph/variable_initializers.h"
+#include "io/graph_io.h"
+#include "ops/op_registry.h"
+
+namespace flowlens::dist {
+namespace {
+
+double scalar_value(const Tensor& t, const std::string& what) {
+  if (t.num_elements() != 1) throw Error(what + " is not a scalar: " + t.shape().to_string());
+  switch (t.dtype()) {
+    case DType::Float: return t.data<float>()[0];
+    case DType::Double: return t.data<double>()[0];
+    case DType::Int32: return t.data<int32_t>()[0];
+    case DType::Int64: return static_cast<double>(t.data<int64_t>()[0]);
+    default: throw Error(what + " is " + dtype_name(t.dtype()) + ", not a number");
+  }
+}
+
+// Rows [part * n / parts, (part + 1) * n / parts) of a batch tensor.
+Tensor slice_rows(const Tensor& t, int part, int parts, const std::string& name) {
+  if (t.shape().rank() < 1) throw Error("split tensor '" + name + "' is a scalar; it has no batch dimension to split");
+  const int64_t rows = t.shape().dim(0);
+  if (rows % parts != 0)
+    throw Error("split tensor '" + name + "' has " + std::to_string(rows) + " rows, not divisible by " +
+                std::to_string(parts) + " workers (pass --batch)");
+  std::vector<int64_t> dims = t.shape().dims();
+  dims[0] = rows / parts;
+  Tensor out(t.dtype(), Shape(dims));
+  const std::size_t chunk = out.byte_size();
+  if (chunk > 0) std::memcpy(out.raw_data(), static_cast<const char*>(t.raw_data()) + chunk * static_cast<size_t>(part), chunk);
+  return out;
+}
+
+}  // namespace
+
+Worker::Worker(WorkerOptions options) : options_(std::move(options)), context_(1) {
+  const std::vector<int> workers = options_.cluster.task_indices("worker");
+  address_ = options_.cluster.task_address("worker", options_.task);
+  rank_ = static_cast<int>(std::find(workers.begin(), workers.end(), options_.task) - workers.begin());
+  num_workers_ = static_cast<int>(workers.size());
+  if (options_.sync && options_.replicas_to_aggregate <= 0) options_.replicas_to_aggregate = num_workers_;
+  if (options_.sync && options_.replicas_to_aggregate > num_workers_)
+    throw Error("--replicas-to-aggregate " + std::to_string(options_.replicas_to_aggregate) + " exceeds the " +
+                std::to_string(num_workers_) + " worker task(s) of the cluster; that step would never complete");
+
+  Graph graph = load_graph(options_.graph_path);
+  if (options_.batch > 0) set_data_batch_size(graph, options_.batch);
+  // Async workers are independent replicas and should see different data;
+  // sync workers all draw the same global batch and each keeps its slice.
+  if (!options_.sync) offset_data_seeds(graph, rank_);
+  const OpRegistry& registry = OpRegistry::global();
+  plan_ = plan_training(graph, options_.cluster, options_.task, registry);
+
+  std::vector<std::string> split;
+  for (const std::string& s : options_.split) {
+    if (graph.find(s)) split.push_back(s);
+    else if (options_.sync) throw Error(options_.graph_path + ": no split tensor '" + s + "' (pass --split)");
+  }
+  options_.split = split;
+  if (!options_.loss.empty() && !graph.find(options_.loss)) {
+    std::cerr << "worker " << options_.task << ": note: no loss node '" << options_.loss << "'; loss is not reported\n";
+    options_.loss.clear();
+  }
+
+  SessionOptions so;
+  so.cpu_threads = options_.cpu_threads;
+  session_ = std::make_unique<Session>(std::move(graph), so);
+  // Every worker initializes its local copies (cheap, and gives the chief
+  // the values it sends); training reads the ps values fed over them.
+  std::vector<std::string> init = variable_initializers(session_->graph());
+  if (!init.empty()) session_->run({}, {}, init);
+
+  std::set<int> tasks;
+  for (const TrainedVariable& v : plan_.variables) tasks.insert(v.ps_task);
+  ps_tasks_.assign(tasks.begin(), tasks.end());
+  vars_on_ps_.resize(ps_tasks_.size());
+  for (const TrainedVariable& v : plan_.variables) {
+    const auto i = static_cast<size_t>(std::find(ps_tasks_.begin(), ps_tasks_.end(), v.ps_task) - ps_tasks_.begin());
+    vars_on_ps_[i].push_back(v.name);
+  }
+  next_pull_step_.assign(ps_tasks_.size(), 0);
+
+  status_.role = "worker";
+  status_.task = options_.task;
+  status_.address = address_;
+  status_.state = "starting";
+  status_.mode = options_.sync ? "sync " + std::to_string(options_.replicas_to_aggregate) : "async";
+}
+
+Worker::~Worker() {
+  control_running_ = false;
+  if (control_thread_.joinable()) control_thread_.join();
+}
+
+void Worker::set_state(const std::string& state, const std::string& detail) {
+  std::lock_guard lock(mu_);
+  status_.state = state;
+  status_.detail = detail;
+}
+
+void Worker::connect_to_ps() {
+  set_state("waiting", "connecting to ps");
+  for (int task : ps_tasks_) {
+    const std::string address = options_.cluster.task_address("ps", task);
+    auto c = std::make_unique<NodeConnection>(context_, "ps " + std::to_string(task), address,
+                                              "worker:" + std::to_string(options_.task), &traffic_);
+    c->wait_until_reachable(options_.wait_timeout);
+    ps_.push_back(std::move(c));
+  }
+}
+
+void Worker::initialize_ps_variables() {
+  for (size_t i = 0; i < ps_.size(); ++i) {
+    std::vector<NamedTensor> values;
+    for (const std::string& name : vars_on_ps_[i]) {
+      Variable* v = session_->find_variable(name);
+      if (!v || !v->value.valid()) throw Error("variable '" + name + "' has no initial value (no initializer ran)");
+      values.push_back({name, v->value});
+    }
+    wire::Header h;
+    h.set_kind(wire::INIT);
+    WireMessage r = ps_[i]->request(h, values, options_.wait_timeout);
+    if (r.header.code() != wire::OK) throw Error(ps_[i]->peer() + " refused INIT: " + r.header.text());
+    std::cerr << "worker " << options_.task << " (chief): " << ps_[i]->peer() << ": " << r.header.text() << "\n";
+  }
+}
+
+void Worker::evaluate_hyperparameters() {
+  std::vector<Tensor> values = session_->run({}, plan_.hyperparameters);
+  std::vector<double> h;
+  for (size_t i = 0; i < values.size(); ++i) h.push_back(scalar_value(values[i], "hyperparameter '" + plan_.hyperparameters[i] + "'"));
+  optimizer_.set_method(plan_.method);
+  optimizer_.set_learning_rate(h.at(0));
+  if (plan_.method == wire::Optimizer::MOMENTUM) {
+    optimizer_.set_momentum(h.at(1));
+    optimizer_.set_use_nesterov(plan_.use_nesterov);
+  } else if (plan_.method == wire::Optimizer::ADAM) {
+    optimizer_.set_beta1(h.at(1));
+    optimizer_.set_beta2(h.at(2));
+    optimizer_.set_epsilon(h.at(3));
+  }
+}
+
+std::vector<NamedTensor> Worker::pull(int i, int64_t min_step) {
+  const auto start = std::chrono::steady_clock::now();
+  // A barrier Pull may legitimately wait the ps's whole wait_timeout; the ps
+  // then answers with who is missing, so give it time to say so.
+  const auto timeout = options_.wait_timeout + (min_step > 0 ? std::chrono::milliseconds(5000) : std::chrono::milliseconds(0));
+  for (;;) {
+    wire::Header h;
+    h.set_kind(wire::PULL);
+    h.set_step(min_step);
+    for (const std::string& name : vars_on_ps_[static_cast<size_t>(i)]) h.add_names(name);
+    WireMessage r = ps_[static_cast<size_t>(i)]->request(h, {}, timeout);
+    if (r.header.code() == wire::OK) {
+      if (r.num_tensors() != vars_on_ps_[static_cast<size_t>(i)].size())
+        throw Error(ps_[static_cast<size_t>(i)]->peer() + " answered PULL with " + std::to_string(r.num_tensors()) + " tensors");
+      std::vector<NamedTensor> out;
+      for (size_t k = 0; k < r.num_tensors(); ++k) out.push_back({r.name(k), r.tensor(k)});
+      next_pull_step_[static_cast<size_t>(i)] = r.header.step();  // the global step these values belong to
+      return out;
+    }
+    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+    if (r.header.code() == wire::NOT_READY && waited < options_.wait_timeout) {
+      set_state("waiting", "chief has not initialized the variables yet");
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      continue;
+    }
+    const std::vector<int> workers = options_.cluster.task_indices("worker");
+    if (r.header.code() == wire::NOT_READY)
+      throw Error(waiting_message("worker " + std::to_string(workers[0]) + " (the chief)",
+                                  options_.cluster.task_address("worker", workers[0]), waited) +
+                  " to initialize the variables on " + ps_[static_cast<size_t>(i)]->peer() + " (" + r.header.text() + ")");
+    throw Error(ps_[static_cast<size_t>(i)]->peer() + " at " + ps_[static_cast<size_t>(i)]->address() + ": " + r.header.text());
+  }
+}
+
+FeedList Worker::draw_batch() {
+  FeedList feeds;
+  if (options_.split.empty()) return feeds;
+  std::vector<Tensor> batch = session_->run({}, options_.split);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    Tensor t = options_.sync && num_workers_ > 1 ? slice_rows(batch[i], rank_, num_workers_, options_.split[i]) : batch[i];
+    feeds.emplace_back(options_.split[i], std::move(t));
+  }
+  return feeds;
+}
+
+void Worker::push(int i, const std::vector<NamedTensor>& grads, int64_t step) {
+  wire::Header h;
+  h.set_kind(wire::PUSH);
+  *h.mutable_optimizer() = optimizer_;
+  h.set_step(step);
+  h.set_replicas_to_aggregate(options_.sync ? options_.replicas_to_aggregate : 0);
+  WireMessage r = ps_[static_cast<size_t>(i)]->request(h, grads, options_.wait_timeout);
+  if (r.header.code() == wire::OK) {
+    // Sync: the next Pull waits for the step these gradients complete.
+    next_pull_step_[static_cast<size_t>(i)] = options_.sync ? step + 1 : 0;
+  } else if (r.header.code() == wire::STALE) {
+    next_pull_step_[static_cast<size_t>(i)] = r.header.step();
+    std::cerr << "worker " << options_.task << ": " << r.header.text() << "\n";
+  } else {
+    throw Error(ps_[static_cast<size_t>(i)]->peer() + " rejected PUSH: " + r.header.text());
+  }
+}
+
+void Worker::finish() {
+  for (auto& c : ps_) {
+    wire::Header h;
+    h.set_kind(wire::DONE);
+    try {
+      c->request(h, {}, std::chrono::milliseconds(2000));
+    } catch (const TimeoutError& e) {
+      std::cerr << "worker " << options_.task << ": " << e.what() << " (ps may have stopped already)\n";
+    }
+  }
+}
+
+int Worker::run(const std::atomic<bool>* interrupted) {
+  control_running_ = true;
+  control_thread_ = std::thread([this] { control_loop(); });
+  if (std::string error = control_ready_.get_future().get(); !error.empty()) {
+    control_running_ = false;
+    control_thread_.join();
+    throw Error(error);
+  }
+  connect_to_ps();
+  if (rank_ == 0) initialize_ps_variables();
+  evaluate_hyperparameters();
+  std::cerr << "worker " << options_.task << ": " << plan_.summary << "; " << status_.mode << "\n";
+
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<double> first_loss, last_loss;
+  int64_t examples = 0;
+  int done_steps = 0, code = 0;
+  for (int step = 1; step <= options_.steps; ++step) {
+    if (!between_steps(interrupted)) {
+      code = interrupted && interrupted->load() ? 130 : 0;
+      break;
+    }
+    set_state("training");
+    std::vector<std::vector<NamedTensor>> pulled(ps_.size());
+    FeedList feeds = draw_batch();
+    if (!feeds.empty() && feeds[0].second.shape().rank() > 0) examples += feeds[0].second.shape().dim(0);
+    std::vector<int64_t> pulled_step(ps_.size());
+    for (size_t i = 0; i < ps_.size(); ++i) {
+      pulled[i] = pull(static_cast<int>(i), options_.sync ? next_pull_step_[i] : 0);
+      pulled_step[i] = next_pull_step_[i];
+      for (NamedTensor& v : pulled[i]) feeds.emplace_back(v.name, v.value);
+    }
+    std::vector<std::string> fetches;
+    if (!options_.loss.empty()) fetches.push_back(options_.loss);
+    for (const TrainedVariable& v : plan_.variables) fetches.push_back(v.gradient);
+    std::vector<Tensor> out = session_->run(feeds, fetches);
+    const size_t first_grad = options_.loss.empty() ? 0 : 1;
+    std::vector<std::vector<NamedTensor>> grads(ps_.size());
+    for (size_t k = 0; k < plan_.variables.size(); ++k) {
+      const auto i = static_cast<size_t>(
+          std::find(ps_tasks_.begin(), ps_tasks_.end(), plan_.variables[k].ps_task) - ps_tasks_.begin());
+      grads[i].push_back({plan_.variables[k].name, out[first_grad + k]});
+    }
+    for (size_t i = 0; i < ps_.size(); ++i) push(static_cast<int>(i), grads[i], pulled_step[i]);
+
+    std::optional<double> loss;
+    if (!options_.loss.empty()) loss = scalar_value(out[0], "loss '" + options_.loss + "'");
+    if (!first_loss) first_loss = loss;
+    last_loss = loss;
+    done_steps = step;
+    {
+      std::lock_guard lock(mu_);
+      status_.step = step;
+      status_.loss = loss;
+      rate_.record(step);
+      last_feeds_ = feeds;
+      last_pulled_.clear();
+      for (auto& p : pulled)
+        for (auto& v : p) last_pulled_.push_back(v);
+      events_.push_back({step, loss.value_or(std::nan(""))});
+    }
+    if (loss && options_.print_every > 0 && (step % options_.print_every == 0 || step == 1 || step == options_.steps))
+      std::printf("worker %d step %d: loss %.6f\n", options_.task, step, *loss);
+  }
+  std::fflush(stdout);
+  set_state("done", stop_reason_);
+  finish();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::fprintf(stderr, "worker %d: %d steps in %.2f s (%.1f examples/s)", options_.task, done_steps, seconds,
+               seconds > 0 ? static_cast<double>(examples) / seconds : 0.0);
+  if (first_loss && last_loss) std::fprintf(stderr, "; loss %.6f -> %.6f", *first_loss, *last_loss);
+  std::fprintf(stderr, "%s%s\n", stop_reason_.empty() ? "" : "; ", stop_reason_.c_str());
+  control_running_ = false;
+  control_thread_.join();
+  return code;
+}
+
+}  // namespace flowlens::dist

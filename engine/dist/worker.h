@@ -1,0 +1,124 @@
+#pragma once
+// A worker task of between-graph training. It loads the training graph, plans
+// it for the cluster (worker_plan.h), and per step: Pulls the ps-resident
+// variables, runs the graph on its embedded Session with those values fed,
+// and Pushes the gradients. Async by default; with `sync` every Push names the
+// global step its variables came from and the next Pull waits for the step
+// after it (the barrier). The chief (the first worker task) initializes the
+// variables on the ps tasks; the others wait for it.
+//
+// A control thread owns the worker's control endpoint (a ROUTER at its
+// cluster address: status, fetch, pause/step/resume, profiling, stop) and its
+// PUB stream; the training thread never touches those sockets.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "dist/cluster_spec.h"
+#include "dist/node_connection.h"
+#include "dist/node_status.h"
+#include "dist/worker_plan.h"
+#include "exec/session.h"
+#include "observe/profiler.h"
+
+namespace flowlens::dist {
+
+struct WorkerOptions {
+  ClusterSpec cluster;
+  int task = 0;
+  std::string graph_path;
+  int steps = 100;
+  bool sync = false;
+  int replicas_to_aggregate = 0;  // sync: 0 means every worker of the cluster
+  int64_t batch = 0;              // 0: the data op's own batch size
+  std::string loss = "loss";
+  // Batch tensors: drawn once per step, then fed; in sync mode each worker
+  // feeds its 1/N slice along axis 0, like in-graph replication's Split.
+  std::vector<std::string> split = {"features", "labels"};
+  std::chrono::milliseconds wait_timeout{10000};
+  int cpu_threads = 0;
+  int print_every = 10;
+  std::string control_bind;  // overrides tcp://<task address> (tests)
+};
+
+class Worker {
+ public:
+  // Loads and plans the graph; throws Error naming the file or node at fault.
+  explicit Worker(WorkerOptions options);
+  ~Worker();
+
+  // Trains; returns 0 when all steps ran (or a stop command came), 130 when
+  // *interrupted turned true. Throws Error for a failed wait or request.
+  int run(const std::atomic<bool>* interrupted = nullptr);
+
+  const TrainingPlan& plan() const { return plan_; }
+
+ private:
+  struct FetchRequest {
+    std::vector<std::string> names;
+    std::promise<std::vector<NamedTensor>> result;
+  };
+  struct StepEvent {
+    int64_t step;
+    double loss;
+  };
+
+  void connect_to_ps();
+  void initialize_ps_variables();
+  void evaluate_hyperparameters();
+  std::vector<NamedTensor> pull(int ps_index, int64_t min_step);
+  FeedList draw_batch();
+  void push(int ps_index, const std::vector<NamedTensor>& grads, int64_t step);
+  void finish();
+  // Between steps: pause/step/stop and fetch requests. Returns false to stop.
+  bool between_steps(const std::atomic<bool>* interrupted);
+  void serve_fetches();
+
+  void control_loop();
+  void handle_control_message(zmq::socket_t& router, WireMessage& m);
+  NodeStatus snapshot_status();
+  void set_state(const std::string& state, const std::string& detail = {});
+
+  WorkerOptions options_;
+  int rank_ = 0, num_workers_ = 1;
+  std::string address_;
+  TrainingPlan plan_;
+  std::unique_ptr<Session> session_;
+  wire::Optimizer optimizer_;
+
+  zmq::context_t context_;
+  TrafficCounters traffic_;
+  std::vector<int> ps_tasks_;                            // ps task per connection
+  std::vector<std::unique_ptr<NodeConnection>> ps_;
+  std::vector<std::vector<std::string>> vars_on_ps_;     // per connection
+  std::vector<int64_t> next_pull_step_;                  // sync barrier per connection
+
+  // Shared with the control thread (mu_).
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool paused_ = false, stop_requested_ = false;
+  int step_budget_ = 0;
+  std::string stop_reason_;
+  std::deque<std::shared_ptr<FetchRequest>> fetches_;
+  std::deque<StepEvent> events_;
+  NodeStatus status_;
+  StepRate rate_;
+  std::vector<NamedTensor> last_pulled_;
+  FeedList last_feeds_;
+  std::unique_ptr<Profiler> profiler_;
+
+  std::atomic<bool> control_running_{false};
+  std::string control_endpoint_, events_endpoint_;
+  std::promise<std::string> control_ready_;
+  std::thread control_thread_;
+};
+
+}  // namespace flowlens::dist
