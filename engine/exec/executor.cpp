@@ -91,6 +91,12 @@ void run_node(RunState* st, const PlanNode& pn) {
       for (auto* o : st->observers) o->on_node_start(st->run_id, ev);
     }
     pn.kernel(ctx);
+    // Memory-agnostic kernels shared with the CPU (Const, a Variable restored
+    // on the host) may leave a float output on the host; on a device, outputs
+    // live in its memory like TensorFlow's, so consumers never re-copy them.
+    if (device.memory())
+      for (Tensor& t : outputs)
+        if (t.valid() && t.on_host() && lives_in_device_memory(t.dtype())) t = device.accept_input(t);
     // Observers see finished work: an asynchronous device's kernel has only
     // been queued, so wait for it (a debugged or profiled run is synchronous,
     // like tfdbg's).

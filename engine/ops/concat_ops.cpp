@@ -1,9 +1,9 @@
 // Joining and splitting along an axis: Concat (axis first), ConcatV2 (axis
 // last), Pack, Split (axis, value), SplitV (value, size_splits, axis). All
-// copy raw bytes, so every fixed-size dtype works.
-#include <cstring>
-
+// copy raw bytes with copy_rows, so every fixed-size dtype works, in host or
+// device memory alike (the GPU registers these same kernels).
 #include "ops/op_helpers.h"
+#include "tensor/copy_rows.h"
 
 namespace flowlens::ops {
 namespace {
@@ -44,15 +44,14 @@ void concat_impl(KernelContext& ctx, int axis_index, int first, int count) {
   dims[static_cast<size_t>(axis)] = axis_total;
   const int64_t outer = product(dims, 0, axis);
   const size_t inner = static_cast<size_t>(product(dims, axis + 1, rank)) * dtype_size(v0.dtype());
+  const size_t out_row = static_cast<size_t>(axis_total) * inner;
   Tensor& out = ctx.allocate_output(0, v0.dtype(), Shape(std::move(dims)));
-  char* dst = static_cast<char*>(out.raw_data());
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int i = 0; i < count; ++i) {
-      const Tensor& v = ctx.input(first + i);
-      const size_t bytes = static_cast<size_t>(v.shape().dim(axis)) * inner;
-      if (bytes) std::memcpy(dst, static_cast<const char*>(v.raw_data()) + static_cast<size_t>(o) * bytes, bytes);
-      dst += bytes;
-    }
+  size_t offset = 0;  // of input i's block within an output row
+  for (int i = 0; i < count; ++i) {
+    const Tensor& v = ctx.input(first + i);
+    const size_t bytes = static_cast<size_t>(v.shape().dim(axis)) * inner;
+    copy_rows(out, offset, out_row, v, 0, bytes, bytes, static_cast<size_t>(outer));
+    offset += bytes;
   }
 }
 
@@ -144,11 +143,9 @@ void pack_kernel(KernelContext& ctx) {
   const size_t inner = static_cast<size_t>(product(dims, axis, rank)) * dtype_size(v0.dtype());
   dims.insert(dims.begin() + axis, n);
   Tensor& out = ctx.allocate_output(0, v0.dtype(), Shape(std::move(dims)));
-  char* dst = static_cast<char*>(out.raw_data());
-  if (inner == 0) return;
-  for (int64_t o = 0; o < outer; ++o)
-    for (int i = 0; i < n; ++i, dst += inner)
-      std::memcpy(dst, static_cast<const char*>(ctx.input(i).raw_data()) + static_cast<size_t>(o) * inner, inner);
+  const size_t out_row = static_cast<size_t>(n) * inner;
+  for (int i = 0; i < n; ++i)
+    copy_rows(out, static_cast<size_t>(i) * inner, out_row, ctx.input(i), 0, inner, inner, static_cast<size_t>(outer));
 }
 
 void pack_shape(ShapeContext& ctx) {
@@ -173,17 +170,13 @@ void split_copy(KernelContext& ctx, const Tensor& value, int axis, const std::ve
   const int64_t outer = product(in_dims, 0, axis);
   const size_t inner = static_cast<size_t>(product(in_dims, axis + 1, rank)) * dtype_size(value.dtype());
   const size_t in_row = static_cast<size_t>(in_dims[static_cast<size_t>(axis)]) * inner;
-  const char* src = static_cast<const char*>(value.raw_data());
   size_t offset = 0;
   for (size_t j = 0; j < sizes.size(); ++j) {
     std::vector<int64_t> dims = in_dims;
     dims[static_cast<size_t>(axis)] = sizes[j];
     Tensor& out = ctx.allocate_output(static_cast<int>(j), value.dtype(), Shape(std::move(dims)));
     const size_t bytes = static_cast<size_t>(sizes[j]) * inner;
-    char* dst = static_cast<char*>(out.raw_data());
-    if (bytes)
-      for (int64_t o = 0; o < outer; ++o, dst += bytes)
-        std::memcpy(dst, src + static_cast<size_t>(o) * in_row + offset, bytes);
+    copy_rows(out, 0, bytes, value, offset, in_row, bytes, static_cast<size_t>(outer));
     offset += bytes;
   }
 }

@@ -7,10 +7,10 @@
 //                                         (FlowLens-only; TF builds it from several ops)
 //   GreaterEqual, LessEqual               broadcasting comparisons -> bool
 //   Slice(input, begin, size), ConcatOffset(dim, shapes...), Unpack(value)
-#include <cstring>
 
 #include "ops/broadcast.h"
 #include "ops/op_helpers.h"
+#include "tensor/copy_rows.h"
 
 namespace flowlens::ops {
 namespace {
@@ -184,22 +184,26 @@ void slice_kernel(KernelContext& ctx) {
   if (out.num_elements() == 0) return;
   const size_t es = dtype_size(x.dtype());
   if (rank == 0) {
-    std::memcpy(out.raw_data(), x.raw_data(), es);
+    copy_rows(out, 0, es, x, 0, es, es, 1);
     return;
   }
+  // One 2-D copy (the last two dims) per index of the leading dims.
   const std::vector<int64_t>& dims = x.shape().dims();
   std::vector<int64_t> stride(static_cast<size_t>(rank), 1);  // input strides in elements
   for (int d = rank - 2; d >= 0; --d) stride[static_cast<size_t>(d)] = stride[static_cast<size_t>(d) + 1] * dims[static_cast<size_t>(d) + 1];
-  const size_t row = static_cast<size_t>(size.back()) * es;
-  const int64_t rows = out.num_elements() / size.back();
-  std::vector<int64_t> idx(static_cast<size_t>(rank), 0);  // over all but the last dim
-  const char* src = static_cast<const char*>(x.raw_data());
-  char* dst = static_cast<char*>(out.raw_data());
-  for (int64_t r = 0; r < rows; ++r, dst += row) {
+  const size_t width = static_cast<size_t>(size.back()) * es;
+  const int plane_dims = rank >= 2 ? 2 : 1;
+  const size_t rows = rank >= 2 ? static_cast<size_t>(size[static_cast<size_t>(rank) - 2]) : 1;
+  const size_t src_pitch = rank >= 2 ? static_cast<size_t>(stride[static_cast<size_t>(rank) - 2]) * es : width;
+  const int64_t planes = out.num_elements() / (size.back() * static_cast<int64_t>(rows));
+  std::vector<int64_t> idx(static_cast<size_t>(rank), 0);  // over the leading dims
+  size_t dst = 0;
+  for (int64_t p = 0; p < planes; ++p, dst += rows * width) {
     int64_t off = begin.back();
-    for (int d = 0; d + 1 < rank; ++d) off += (begin[static_cast<size_t>(d)] + idx[static_cast<size_t>(d)]) * stride[static_cast<size_t>(d)];
-    std::memcpy(dst, src + static_cast<size_t>(off) * es, row);
-    for (int d = rank - 2; d >= 0; --d) {
+    if (rank >= 2) off += begin[static_cast<size_t>(rank) - 2] * stride[static_cast<size_t>(rank) - 2];
+    for (int d = 0; d + plane_dims < rank; ++d) off += (begin[static_cast<size_t>(d)] + idx[static_cast<size_t>(d)]) * stride[static_cast<size_t>(d)];
+    copy_rows(out, dst, width, x, static_cast<size_t>(off) * es, src_pitch, width, rows);
+    for (int d = rank - plane_dims - 1; d >= 0; --d) {
       if (++idx[static_cast<size_t>(d)] < size[static_cast<size_t>(d)]) break;
       idx[static_cast<size_t>(d)] = 0;
     }
@@ -282,13 +286,10 @@ void unpack_kernel(KernelContext& ctx) {
   out_dims.erase(out_dims.begin() + axis);
   const int64_t outer = product(dims, 0, axis);
   const size_t inner = static_cast<size_t>(product(dims, axis + 1, rank)) * dtype_size(x.dtype());
-  const char* src = static_cast<const char*>(x.raw_data());
   for (int i = 0; i < num; ++i) {
     Tensor& out = ctx.allocate_output(i, x.dtype(), Shape(out_dims));
-    char* dst = static_cast<char*>(out.raw_data());
-    if (inner)
-      for (int64_t o = 0; o < outer; ++o, dst += inner)
-        std::memcpy(dst, src + (static_cast<size_t>(o) * static_cast<size_t>(num) + static_cast<size_t>(i)) * inner, inner);
+    copy_rows(out, 0, inner, x, static_cast<size_t>(i) * inner, static_cast<size_t>(num) * inner, inner,
+              static_cast<size_t>(outer));
   }
 }
 

@@ -22,8 +22,10 @@ class AcceleratorMemory {
   // Copies to host memory once all work queued so far on the device is done,
   // so the bytes are those its producer wrote.
   virtual void copy_to_host(const void* device_src, void* host_dst, std::size_t bytes) = 0;
-  // A device-to-device copy within this memory, ordered after queued work.
-  virtual void copy_within(const void* device_src, void* device_dst, std::size_t bytes) = 0;
+  // `rows` runs of `width` bytes within this memory (cudaMemcpy2D's
+  // contract), ordered after queued work.
+  virtual void copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                       std::size_t width, std::size_t rows) = 0;
 };
 
 // TensorFlow's rule for accelerators: only floating-point tensors live in

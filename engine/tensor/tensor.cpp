@@ -76,7 +76,7 @@ Tensor Tensor::clone() const {
   if (!valid()) return {};
   Tensor t(dtype_, shape_, memory());
   if (!on_host()) {
-    if (buffer_->bytes) buffer_->memory->copy_within(buffer_->data, t.buffer_->data, buffer_->bytes);
+    if (buffer_->bytes) buffer_->memory->copy_2d(t.buffer_->data, buffer_->bytes, buffer_->data, buffer_->bytes, buffer_->bytes, 1);
   } else if (dtype_ == DType::String)
     t.buffer_->strings = buffer_->strings;
   else if (buffer_->bytes)

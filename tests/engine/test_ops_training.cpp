@@ -186,6 +186,16 @@ class TestOpsTraining : public QObject {
     QVERIFY(tensor_near(run1("Slice", {}, {x, I32({2}, {0, 1}), I32({2}, {2, 2})}), DType::Double, Shape{2, 2}, {2, 3, 5, 6}));
     QVERIFY(tensor_near(run1("Slice", {}, {x, I32({2}, {1, 0}), I32({2}, {-1, 2})}), DType::Double, Shape{1, 2}, {4, 5}));
     EXPECT_ERROR(run1("Slice", {}, {x, I32({2}, {1, 0}), I32({2}, {2, 2})}), "Expected begin");
+    // Rank 3: one 2-D copy per leading index; rank 1 and 0 are single runs.
+    std::vector<double> cube(24);
+    for (int i = 0; i < 24; ++i) cube[static_cast<size_t>(i)] = i;
+    Tensor x3 = D({2, 3, 4}, cube);
+    QVERIFY(tensor_near(run1("Slice", {}, {x3, I32({3}, {1, 1, 1}), I32({3}, {1, 2, 2})}), DType::Double,
+                        Shape{1, 2, 2}, {17, 18, 21, 22}));
+    QVERIFY(tensor_near(run1("Slice", {}, {x3, I32({3}, {0, 2, 3}), I32({3}, {2, 1, 1})}), DType::Double,
+                        Shape{2, 1, 1}, {11, 23}));
+    QVERIFY(tensor_near(run1("Slice", {}, {D({4}, {1, 2, 3, 4}), I32({1}, {1}), I32({1}, {2})}), DType::Double,
+                        Shape{2}, {2, 3}));
     auto off = run_op("ConcatOffset", {{"N", AttrValue(2)}}, {scalar_i(1), I32({2}, {2, 3}), I32({2}, {2, 5})});
     QCOMPARE(off.size(), size_t{2});
     QVERIFY(tensor_near(off[0], DType::Int32, Shape{2}, {0, 0}));
