@@ -1,0 +1,56 @@
+#pragma once
+// flowlens-node subcommands; each file adds one to the CLI11 app.
+#include <atomic>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "dist/cluster_spec.h"
+
+namespace flowlens::node {
+
+// Set by SIGINT/SIGTERM; nodes check it between requests and steps.
+extern std::atomic<bool> g_interrupted;
+void install_signal_handlers();
+
+// Options of a ps or worker process, shared by the top-level form
+// (--job/--task) and the `ps I` / `worker I` short forms.
+struct NodeOptions {
+  std::string cluster_file;  // empty: TF_CONFIG
+  std::string job;
+  std::optional<int> task;
+  // ps
+  std::string checkpoint_dir;
+  int64_t checkpoint_every = 100;
+  // worker
+  std::string graph;
+  int steps = 100;
+  bool sync = false;
+  int replicas_to_aggregate = 0;
+  int64_t batch = 0;
+  std::string loss = "loss";
+  std::vector<std::string> split = {"features", "labels"};
+  int print_every = 10;
+  int threads = 0;
+  // both
+  double timeout_s = 10;
+};
+
+// --cluster FILE, else the TF_CONFIG environment variable. Throws Error
+// (ParseError naming the file or "TF_CONFIG" and the field) otherwise.
+ClusterSpec resolve_cluster(const std::string& cluster_file);
+
+// Adds --cluster/--job/--task/... to `app` (node options apply to the top-level form and to ps/worker).
+void add_node_options(CLI::App& app, NodeOptions& o);
+// Runs the node `o` describes; returns the exit code.
+int run_node(NodeOptions o);
+
+void add_short_node_commands(CLI::App& app, NodeOptions& o, int& exit_code);
+void add_status_command(CLI::App& app, int& exit_code);
+void add_control_commands(CLI::App& app, int& exit_code);
+void add_fetch_command(CLI::App& app, int& exit_code);
+void add_launch_command(CLI::App& app, int& exit_code);
+
+}  // namespace flowlens::node

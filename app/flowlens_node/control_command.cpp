@@ -1,0 +1,79 @@
+// flowlens-node stop / pause / resume / step / profile: commands to one node
+// or (stop, pause, resume) every node of the cluster.
+#include <iostream>
+
+#include "commands.h"
+#include "dist/cluster_client.h"
+
+namespace flowlens::node {
+namespace {
+
+struct ControlOptions {
+  std::string cluster_file;
+  std::string job;
+  std::optional<int> task;
+  std::string action;  // profile: start or stop
+  std::string output;  // profile stop: trace path on the node's machine
+  double timeout_s = 5;
+};
+
+std::vector<dist::NodeRef> targets(const dist::ClusterClient& client, const ControlOptions& o, bool all_by_default) {
+  if (!o.job.empty() && o.task) return {client.node(o.job, *o.task)};
+  if (!o.job.empty() || o.task) throw Error("pass both --job and --task, or neither");
+  if (!all_by_default) throw Error("pass --job and --task to name the node");
+  // Workers first: a stopped worker then tells its ps it is done.
+  std::vector<dist::NodeRef> nodes = dist::cluster_nodes(client.cluster());
+  std::stable_partition(nodes.begin(), nodes.end(), [](const dist::NodeRef& n) { return n.job == "worker"; });
+  return nodes;
+}
+
+int control_command(const std::string& command, const ControlOptions& o, bool all_by_default) {
+  dist::ClusterClient client(resolve_cluster(o.cluster_file));
+  int failures = 0;
+  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
+  for (const dist::NodeRef& n : targets(client, o, all_by_default)) {
+    try {
+      std::cout << n.label() << " at " << n.address << ": " << client.control(n, command, o.output, timeout) << "\n";
+    } catch (const Error& e) {
+      std::cerr << "flowlens-node: " << e.what() << "\n";
+      ++failures;
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+void add_target_options(CLI::App* cmd, ControlOptions& o, const std::string& default_text) {
+  cmd->add_option("--cluster", o.cluster_file, "Cluster JSON (default: $TF_CONFIG)")->check(CLI::ExistingFile);
+  cmd->add_option("--job", o.job, "Job of the node (" + default_text + ")");
+  cmd->add_option("--task", o.task, "Task index of the node")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--timeout", o.timeout_s, "Seconds to wait for each node")->check(CLI::PositiveNumber);
+}
+
+}  // namespace
+
+void add_control_commands(CLI::App& app, int& exit_code) {
+  struct Spec {
+    const char* name;
+    const char* help;
+    bool all;
+  };
+  for (const Spec& s : {Spec{"stop", "Stop nodes: workers finish their step, ps tasks save a checkpoint and exit", true},
+                        Spec{"pause", "Pause nodes after the current step (ps: hold pushes)", true},
+                        Spec{"resume", "Resume paused nodes", true},
+                        Spec{"step", "Let a paused node run one step (ps: apply one update)", false}}) {
+    auto o = std::make_shared<ControlOptions>();
+    auto* cmd = app.add_subcommand(s.name, s.help);
+    add_target_options(cmd, *o, s.all ? "default: every node" : "required");
+    const std::string name = s.name;
+    const bool all = s.all;
+    cmd->callback([o, name, all, &exit_code] { exit_code = control_command(name, *o, all); });
+  }
+  auto o = std::make_shared<ControlOptions>();
+  auto* cmd = app.add_subcommand("profile", "Start or stop profiling a node; stop writes a Chrome trace on the node's machine");
+  cmd->add_option("action", o->action, "start or stop")->required()->check(CLI::IsMember({"start", "stop"}));
+  add_target_options(cmd, *o, "required");
+  cmd->add_option("-o,--output", o->output, "profile stop: trace file (default: <job>-<task>-profile.json in the node's directory)");
+  cmd->callback([o, &exit_code] { exit_code = control_command("profile_" + o->action, *o, false); });
+}
+
+}  // namespace flowlens::node

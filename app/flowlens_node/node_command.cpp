@@ -1,0 +1,118 @@
+// Running one ps or worker task: the top-level form (--job/--task) and the
+// `ps I` / `worker I` short forms that take the cluster from TF_CONFIG.
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+
+#include "commands.h"
+#include "dist/checkpoint.h"
+#include "dist/ps_server.h"
+#include "dist/worker.h"
+
+namespace flowlens::node {
+
+std::atomic<bool> g_interrupted{false};
+
+namespace {
+void on_signal(int) { g_interrupted = true; }
+}  // namespace
+
+void install_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+ClusterSpec resolve_cluster(const std::string& cluster_file) {
+  if (!cluster_file.empty()) return load_cluster_spec(cluster_file);
+  const char* env = std::getenv("TF_CONFIG");
+  if (!env || !*env) throw Error("no cluster: pass --cluster FILE or set the TF_CONFIG environment variable");
+  return parse_cluster_spec(env, "TF_CONFIG");
+}
+
+void add_node_options(CLI::App& app, NodeOptions& o) {
+  app.add_option("--cluster", o.cluster_file, "Cluster JSON (TF_CONFIG form or a bare {job: [host:port]} dict); default: $TF_CONFIG")
+      ->check(CLI::ExistingFile);
+  app.add_option("--job", o.job, "Job of this process: ps or worker (default: TF_CONFIG task.type)")
+      ->check(CLI::IsMember({"ps", "worker"}));
+  app.add_option("--task", o.task, "Task index within the job (default: TF_CONFIG task.index)")->check(CLI::NonNegativeNumber);
+  app.add_option("--checkpoint-dir", o.checkpoint_dir, "ps: save variables here (atomically) and restore them on start");
+  app.add_option("--checkpoint-every", o.checkpoint_every, "ps: save every N global steps (0: only on shutdown)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--graph", o.graph, "worker: training graph (.pbtxt/.pb) with optimizer Apply ops")->check(CLI::ExistingFile);
+  app.add_option("--steps", o.steps, "worker: training steps")->check(CLI::NonNegativeNumber);
+  app.add_flag("--sync", o.sync, "worker: synchronous training (gradients averaged over K replicas per global step)");
+  app.add_option("--replicas-to-aggregate", o.replicas_to_aggregate, "worker, --sync: K (default: number of workers)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--batch", o.batch, "worker: batch size of the graph's SyntheticClassification data op")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--loss", o.loss, "worker: loss node to report");
+  app.add_option("--split", o.split, "worker: batch tensors (drawn once per step; sliced per worker with --sync)")
+      ->delimiter(',');
+  app.add_option("--print-every", o.print_every, "worker: print the loss every K steps (0: only the summary)");
+  app.add_option("--threads", o.threads, "worker: CPU threads of the embedded engine (0: one per core)");
+  app.add_option("--timeout", o.timeout_s, "Seconds any wait may take before failing with who is missing")
+      ->check(CLI::PositiveNumber);
+}
+
+int run_node(NodeOptions o) {
+  ClusterSpec cluster = resolve_cluster(o.cluster_file);
+  if (o.job.empty() && cluster.task) o.job = cluster.task->type;
+  if (!o.task && cluster.task) o.task = cluster.task->index;
+  if (o.job.empty() || !o.task)
+    throw Error("no task for this process: pass --job and --task (or a TF_CONFIG with a \"task\" entry)");
+  if (o.job != "ps" && o.job != "worker")
+    throw Error("job '" + o.job + "': flowlens-node runs ps and worker tasks only");
+  cluster.task_address(o.job, *o.task);  // throws naming the job and index when the cluster lacks it
+  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
+  install_signal_handlers();
+
+  if (o.job == "ps") {
+    dist::PsOptions po;
+    po.cluster = cluster;
+    po.task = *o.task;
+    po.checkpoint_dir = o.checkpoint_dir;
+    po.checkpoint_every = o.checkpoint_every;
+    po.wait_timeout = timeout;
+    dist::PsServer server(po);
+    std::cerr << "ps " << *o.task << ": serving on " << server.endpoint() << ", events on " << server.events_endpoint()
+              << "\n";
+    const std::string reason = server.run(&g_interrupted);
+    std::cerr << "ps " << *o.task << ": " << reason << " at global step " << server.global_step();
+    if (!o.checkpoint_dir.empty()) std::cerr << "; checkpoint " << dist::checkpoint_path(o.checkpoint_dir, *o.task);
+    std::cerr << "\n";
+    return 0;
+  }
+
+  if (o.graph.empty()) throw Error("worker " + std::to_string(*o.task) + ": --graph is required");
+  dist::WorkerOptions wo;
+  wo.cluster = cluster;
+  wo.task = *o.task;
+  wo.graph_path = o.graph;
+  wo.steps = o.steps;
+  wo.sync = o.sync;
+  wo.replicas_to_aggregate = o.replicas_to_aggregate;
+  wo.batch = o.batch;
+  wo.loss = o.loss;
+  wo.split = o.split;
+  wo.wait_timeout = timeout;
+  wo.cpu_threads = o.threads;
+  wo.print_every = o.print_every;
+  dist::Worker worker(wo);
+  return worker.run(&g_interrupted);
+}
+
+void add_short_node_commands(CLI::App& app, NodeOptions& o, int& exit_code) {
+  for (const char* job : {"ps", "worker"}) {
+    auto* cmd = app.add_subcommand(job, std::string("Run ") + job + " task I of the cluster in --cluster or $TF_CONFIG");
+    cmd->add_option("task", o.task, "Task index (default: TF_CONFIG task.index)")->check(CLI::NonNegativeNumber);
+    cmd->callback([&o, &exit_code, job] {
+      o.job = job;
+      exit_code = run_node(o);
+    });
+  }
+}
+
+}  // namespace flowlens::node

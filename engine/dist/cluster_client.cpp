@@ -1,0 +1,74 @@
+#include "dist/cluster_client.h"
+
+namespace flowlens::dist {
+
+std::vector<NodeRef> cluster_nodes(const ClusterSpec& cluster) {
+  std::vector<std::string> jobs = {"ps", "worker"};
+  for (const std::string& j : cluster.job_names())
+    if (j != "ps" && j != "worker") jobs.push_back(j);
+  std::vector<NodeRef> nodes;
+  for (const std::string& job : jobs)
+    for (int t : cluster.task_indices(job)) nodes.push_back({job, t, cluster.task_address(job, t)});
+  return nodes;
+}
+
+ClusterClient::ClusterClient(ClusterSpec cluster, std::string sender)
+    : cluster_(std::move(cluster)), sender_(std::move(sender)) {}
+
+NodeRef ClusterClient::node(const std::string& job, int task) const {
+  return {job, task, cluster_.task_address(job, task)};
+}
+
+NodeConnection& ClusterClient::connection(const NodeRef& node) {
+  auto& c = connections_[node.label()];
+  if (!c) c = std::make_unique<NodeConnection>(context_, node.label(), node.address, sender_);
+  return *c;
+}
+
+NodeStatus ClusterClient::status(const NodeRef& node, std::chrono::milliseconds timeout) {
+  wire::Header h;
+  h.set_kind(wire::STATUS);
+  WireMessage r = connection(node).request(h, {}, timeout);
+  if (r.header.code() != wire::OK) throw Error(node.label() + " at " + node.address + ": " + r.header.text());
+  return status_from_json(r.header.text(), node.label() + " at " + node.address);
+}
+
+std::vector<StatusRow> ClusterClient::status_all(std::chrono::milliseconds timeout_per_node) {
+  std::vector<StatusRow> rows;
+  for (const NodeRef& n : cluster_nodes(cluster_)) {
+    StatusRow row{n.label(), n.address, std::nullopt, {}};
+    try {
+      row.status = status(n, timeout_per_node);
+    } catch (const TimeoutError&) {
+      row.why = "no answer within " + std::to_string(timeout_per_node.count()) + " ms";
+    } catch (const Error& e) {
+      row.why = e.what();
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string ClusterClient::control(const NodeRef& node, const std::string& command, const std::string& argument,
+                                   std::chrono::milliseconds timeout) {
+  wire::Header h;
+  h.set_kind(wire::CONTROL);
+  h.set_command(command);
+  h.set_text(argument);
+  WireMessage r = connection(node).request(h, {}, timeout);
+  if (r.header.code() != wire::OK)
+    throw Error(node.label() + " at " + node.address + " refused '" + command + "': " + r.header.text());
+  return r.header.text();
+}
+
+WireMessage ClusterClient::fetch(const NodeRef& node, const std::vector<std::string>& names,
+                                 std::chrono::milliseconds timeout) {
+  wire::Header h;
+  h.set_kind(wire::FETCH);
+  for (const std::string& n : names) h.add_names(n);
+  WireMessage r = connection(node).request(h, {}, timeout);
+  if (r.header.code() != wire::OK) throw Error(node.label() + " at " + node.address + ": " + r.header.text());
+  return r;
+}
+
+}  // namespace flowlens::dist
