@@ -1,0 +1,128 @@
+// Between-graph training with real processes: 1 ps + 2 workers on 127.0.0.1.
+#include <QtTest>
+
+#include <cmath>
+
+#include "dist/checkpoint.h"
+#include "dist/node_runner.h"
+#include "exec/session.h"
+#include "graph/variable_initializers.h"
+#include "io/graph_io.h"
+#include "ops/op_registry.h"
+#include "transform/replicate_in_graph.h"
+
+using namespace flowlens;
+using namespace flowlens::testing;
+
+namespace {
+
+// v (4 floats, zeros) updated by ApplyGradientDescent(v, 1.0, [1, 2, 3, 4]):
+// every push subtracts a known gradient, so the ps must end at -pushes * g.
+const char* kKnownGradientGraph = R"(
+node { name: "v" op: "VariableV2" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: 4 } } } } }
+node { name: "v/zeros" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 4 } } float_val: 0 } } } }
+node { name: "v/Assign" op: "Assign" input: "v" input: "v/zeros" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "grad" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 4 } }
+                                            float_val: 1 float_val: 2 float_val: 3 float_val: 4 } } } }
+node { name: "lr" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1 } } } }
+node { name: "train" op: "ApplyGradientDescent" input: "v" input: "lr" input: "grad"
+       attr { key: "T" value { type: DT_FLOAT } } }
+)";
+
+double max_abs_diff(const Tensor& a, const Tensor& b) {
+  double d = 0;
+  for (int64_t i = 0; i < a.num_elements(); ++i)
+    d = std::max(d, std::abs(static_cast<double>(a.data<float>()[i]) - b.data<float>()[i]));
+  return d;
+}
+
+}  // namespace
+
+class TestDistTraining : public QObject {
+  Q_OBJECT
+ private slots:
+  void one_ps_two_workers_train_and_the_loss_falls() {
+    LocalCluster c(1, 2);
+    NodeProcess ps(c.ps_args(0));
+    NodeProcess w0(c.worker_args(0, sample("mlp_train.pbtxt"), 300));
+    NodeProcess w1(c.worker_args(1, sample("mlp_train.pbtxt"), 300));
+    RunResult r0 = w0.wait(), r1 = w1.wait(), rp = ps.wait(20000);
+    QVERIFY2(r0.code == 0, qPrintable(r0.err));
+    QVERIFY2(r1.code == 0, qPrintable(r1.err));
+    QVERIFY2(rp.code == 0, qPrintable(rp.err));
+    QVERIFY2(rp.err.contains("all workers finished at global step 600"), qPrintable(rp.err));
+    for (int w = 0; w < 2; ++w) {
+      QList<double> l = worker_losses(w == 0 ? r0.out : r1.out, w);
+      QCOMPARE(l.size(), 31);  // step 1, every 10th, 300
+      QVERIFY2(l.last() < l.first() / 4, qPrintable(QString("worker %1: loss %2 -> %3").arg(w).arg(l.first()).arg(l.last())));
+    }
+  }
+
+  void sync_two_replicas_equal_in_graph_two_towers_exactly() {
+    const int steps = 25;
+    LocalCluster c(1, 2);
+    const QString ckpt = c.path("ckpt");
+    NodeProcess ps(c.ps_args(0, {"--checkpoint-dir", ckpt, "--checkpoint-every", "0"}));
+    NodeProcess w0(c.worker_args(0, sample("mlp_train.pbtxt"), steps, {"--sync"}));
+    NodeProcess w1(c.worker_args(1, sample("mlp_train.pbtxt"), steps, {"--sync"}));
+    RunResult r0 = w0.wait(), r1 = w1.wait(), rp = ps.wait(20000);
+    QVERIFY2(r0.code == 0 && r1.code == 0, qPrintable(r0.err + r1.err));
+    QVERIFY2(rp.code == 0, qPrintable(rp.err));
+    dist::Checkpoint trained = dist::read_checkpoint(dist::checkpoint_path(ckpt.toStdString(), 0));
+    QCOMPARE(trained.global_step, int64_t{steps});
+
+    // The same model, data and seed as 2 in-graph towers in one process.
+    ReplicateOptions r;
+    r.replicas = 2;
+    r.devices = {"/cpu:0", "/cpu:0"};
+    r.split_inputs = {"features", "labels"};
+    r.loss = "loss";
+    r.optimizer.learning_rate = 0.1f;  // mlp_train's SGD rate
+    ReplicationResult towers = replicate_in_graph(load_graph(sample("mlp_train.pbtxt").toStdString()), r, OpRegistry::global());
+    SessionOptions so;
+    so.cpu_threads = 1;
+    Session session(std::move(towers.graph), so);
+    session.run({}, {}, variable_initializers(session.graph()));
+    for (int i = 0; i < steps; ++i) session.run({}, {}, {towers.train_op});
+
+    QCOMPARE(trained.variables.size(), size_t{4});
+    for (const auto& [name, var] : trained.variables) {
+      Variable* local = session.find_variable(name);
+      QVERIFY2(local, name.c_str());
+      QVERIFY2(local->value.equals(var.value),
+               qPrintable(QString("%1 differs by up to %2").arg(name.c_str()).arg(max_abs_diff(local->value, var.value))));
+    }
+  }
+
+  void eight_workers_pushing_known_gradients_lose_no_update() {
+    const int workers = 8, pushes = 200;
+    LocalCluster c(1, workers);
+    const QString graph = c.path("known_gradient.pbtxt");
+    {
+      QFile f(graph);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(kKnownGradientGraph);
+    }
+    const QString ckpt = c.path("ckpt");
+    NodeProcess ps(c.ps_args(0, {"--checkpoint-dir", ckpt, "--checkpoint-every", "0"}));
+    std::vector<std::unique_ptr<NodeProcess>> nodes;
+    for (int w = 0; w < workers; ++w) nodes.push_back(std::make_unique<NodeProcess>(c.worker_args(w, graph, pushes)));
+    for (int w = 0; w < workers; ++w) {
+      RunResult r = nodes[static_cast<size_t>(w)]->wait();
+      QVERIFY2(r.code == 0, qPrintable(QString("worker %1: %2").arg(w).arg(r.err)));
+    }
+    RunResult rp = ps.wait(20000);
+    QVERIFY2(rp.code == 0, qPrintable(rp.err));
+    dist::Checkpoint end = dist::read_checkpoint(dist::checkpoint_path(ckpt.toStdString(), 0));
+    QCOMPARE(end.global_step, int64_t{workers * pushes});
+    const Tensor& v = end.variables.at("v").value;
+    for (int i = 0; i < 4; ++i) QCOMPARE(v.data<float>()[i], -static_cast<float>(workers * pushes * (i + 1)));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestDistTraining)
+#include "test_dist_training.moc"
