@@ -20,6 +20,7 @@
 #include "ui/app_info.h"
 #include "ui/compare/compare_view.h"
 #include "ui/compare/replica_comparison.h"
+#include "ui/debugger/debug_workbench.h"
 #include "ui/diagnostics_panel.h"
 #include "ui/export/graph_export.h"
 #include "ui/graph_document.h"
@@ -78,6 +79,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   build_docks();
   actions_ = new MainWindowActions(this);
   actions_->view_menu()->addAction(graph_view_->minimap_action());
+  debug_ = new DebugWorkbench(this);
 
   summary_label_ = new QLabel(QStringLiteral("No graph loaded"), this);
   summary_label_->setObjectName(QStringLiteral("summaryLabel"));
@@ -91,7 +93,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   resize(1280, 800);
 }
 
-MainWindow::~MainWindow() = default;
+// While every view is still alive: stopping a run notifies them.
+MainWindow::~MainWindow() { debug_->shutdown(); }
 
 void MainWindow::build_central() {
   stack_ = new QStackedWidget(this);
@@ -371,6 +374,7 @@ void MainWindow::enable_settings() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  debug_->shutdown();  // a paused run would otherwise keep its worker blocked
   if (settings_enabled_) WindowSettings::save(this);
   QMainWindow::closeEvent(event);
 }

@@ -9,6 +9,8 @@
 // come in as docks through add_view_dock(), which also lists them in the
 // View menu. Graph → Replicate… swaps the centre for a CompareView
 // (original | replicated); menus and toolbar live in MainWindowActions.
+// Running and debugging (Run menu, Breakpoints/Watches/Tensor/Profiler
+// docks) live in DebugWorkbench.
 #include <QMainWindow>
 #include <QString>
 #include <memory>
@@ -27,6 +29,7 @@ namespace flowlens::ui {
 
 struct GraphDocument;
 class CompareView;
+class DebugWorkbench;
 class DiagnosticsPanel;
 class MainWindowActions;
 class RecentFiles;
@@ -76,6 +79,7 @@ class MainWindow : public QMainWindow {
   void enable_settings();
   RecentFiles* recent_files() const;
   MainWindowActions* actions() const { return actions_; }
+  DebugWorkbench* debug_workbench() const { return debug_; }
 
   // Adds a dock and its show/hide toggle to the View menu.
   void add_view_dock(QDockWidget* dock, Qt::DockWidgetArea area);
@@ -147,6 +151,7 @@ class MainWindow : public QMainWindow {
   QLabel* problems_label_ = nullptr;
   CompareView* compare_ = nullptr;
   MainWindowActions* actions_ = nullptr;
+  DebugWorkbench* debug_ = nullptr;
   bool shown_once_ = false;
   bool settings_enabled_ = false;
 };

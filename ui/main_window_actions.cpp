@@ -52,7 +52,8 @@ void MainWindowActions::build_file_menu() {
   connect(recent_, &RecentFiles::open_requested, w_, &MainWindow::open_file_interactive);
 
   QAction* reload = add(file, QStringLiteral("actionReload"), QStringLiteral("Re&load"), "view-refresh");
-  reload->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_R), QKeySequence(Qt::Key_F5)});
+  // Not F5: that key runs the graph (the debugger convention, see RunActions).
+  reload->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
   connect(reload, &QAction::triggered, w_, &MainWindow::reload);
   needs_graph_ << reload;
 

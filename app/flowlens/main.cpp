@@ -5,8 +5,12 @@
 //   flowlens graph --screenshot out.png [--select n] render the 1280x800 window to a PNG and exit
 //   flowlens graph --replicas N [--split x --merge y --devices /gpu:0,...]
 //                                                    compare it with its N-tower in-graph replica
+//   flowlens graph --run [--break n,...] [--check-numerics] [--time-overlay] [--dock profiler]
+//                                                    run it once (pausing at the breakpoints), with a screenshot
+//                                                    taken once it is paused or finished
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QTimer>
 #include <cstdio>
 #include <string>
@@ -14,6 +18,8 @@
 
 #include "ui/app_info.h"
 #include "ui/compare/compare_view.h"
+#include "ui/debugger/breakpoint_store.h"
+#include "ui/debugger/debug_workbench.h"
 #include "ui/graph_document.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/main_window.h"
@@ -78,6 +84,20 @@ int main(int argc, char** argv) {
   const QCommandLineOption devices_option(QStringLiteral("devices"),
                                           QStringLiteral("One device per tower (default /gpu:0 ... /gpu:N-1)."),
                                           QStringLiteral("list"));
+  const QCommandLineOption run_option(QStringLiteral("run"),
+                                     QStringLiteral("Run the graph once after loading (as F5 does)."));
+  const QCommandLineOption break_option(QStringLiteral("break"),
+                                       QStringLiteral("Set breakpoints on these nodes (comma-separated)."),
+                                       QStringLiteral("nodes"));
+  const QCommandLineOption numerics_option(QStringLiteral("check-numerics"),
+                                          QStringLiteral("Pause at the first node that produces NaN or Inf."));
+  const QCommandLineOption overlay_option(QStringLiteral("time-overlay"),
+                                          QStringLiteral("Colour the graph's nodes by their run time."));
+  const QCommandLineOption dock_option(
+      QStringLiteral("dock"),
+      QStringLiteral("Bring a dock to the front: breakpoints, watches, tensor, profiler or log."),
+      QStringLiteral("name"));
+  parser.addOptions({run_option, break_option, numerics_option, overlay_option, dock_option});
   parser.addOption(screenshot_option);
   parser.addOption(select_option);
   parser.addOptions({replicas_option, split_option, merge_option, devices_option});
@@ -137,7 +157,28 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "flowlens: %s\n", qPrintable(message));
   }
 
+  flowlens::ui::DebugWorkbench* debug = window.debug_workbench();
+  if (loaded) {
+    for (const std::string& node : split_list(parser.value(break_option))) {
+      if (!window.document()->graph->find(node)) return fail(QStringLiteral("--break: no node named '%1'").arg(QString::fromStdString(node)), 2);
+      debug->breakpoints()->add(QString::fromStdString(node));
+    }
+    debug->set_check_numerics(parser.isSet(numerics_option));
+    debug->set_time_overlay(parser.isSet(overlay_option));
+  }
+  if (parser.isSet(dock_option)) {
+    const QString name = parser.value(dock_option);
+    QDockWidget* dock = debug->dock(name == QLatin1String("log") ? QStringLiteral("runLogDock") : name + QStringLiteral("Dock"));
+    if (!dock) return fail(QStringLiteral("--dock: no dock called '%1'").arg(name), 2);
+    dock->show();
+    dock->raise();
+  }
+  if (loaded && parser.isSet(run_option)) debug->run_or_continue();
+
   if (screenshot) {
+    // A run is shown paused or finished, never half way.
+    if (parser.isSet(run_option) && !debug->wait_until_settled(120000))
+      return fail(QStringLiteral("the run did not pause or finish in time"));
     // The graph is laid out off the UI thread; grab only once it is drawn,
     // at the final window size (the view fits itself on the first show).
     window.show();

@@ -235,6 +235,7 @@ void Debugger::on_run_end(int64_t, bool) {
   abort_ = false;
   stop_active_ = false;
   step_token_taken_ = false;  // a stepped node that failed never reached its stop
+  pause_requested_ = false;   // a pause that came as the run's last node ran must not stop the next run
   update_armed();
   cv_.notify_all();
 }

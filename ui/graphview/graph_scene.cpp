@@ -144,6 +144,40 @@ void GraphScene::populate(const VisibleGraph& visible, const LayoutResult& layou
   // Room around the graph so it can be panned to any corner of the view.
   const double margin = std::max({layout.bounds.width(), layout.bounds.height(), 800.0});
   setSceneRect(layout.bounds.adjusted(-margin, -margin, margin, margin));
+  apply_marks();
+}
+
+void GraphScene::set_current_node(int node) {
+  current_node_ = node;
+  apply_marks();
+}
+
+void GraphScene::set_breakpoint_nodes(std::set<int> nodes) {
+  breakpoint_nodes_ = std::move(nodes);
+  apply_marks();
+}
+
+void GraphScene::set_node_heat(std::vector<QColor> heat) {
+  heat_ = std::move(heat);
+  apply_marks();
+}
+
+void GraphScene::apply_marks() {
+  for (NodeItem* item : units_) {
+    item->set_current(false);
+    item->set_breakpoint(false);
+    item->set_heat(QColor());
+  }
+  if (NodeItem* item = item_for_node(current_node_)) item->set_current(true);
+  for (int node : breakpoint_nodes_)
+    if (NodeItem* item = item_for_node(node)) item->set_breakpoint(true);
+  // A group shows its hottest member.
+  for (std::size_t node = 0; node < heat_.size(); ++node) {
+    NodeItem* item = item_for_node(static_cast<int>(node));
+    if (!item || !heat_[node].isValid()) continue;
+    const QColor old = item->heat();
+    if (!old.isValid() || heat_[node].lightness() < old.lightness()) item->set_heat(heat_[node]);
+  }
 }
 
 NodeItem* GraphScene::item_for_node(int node) const {

@@ -3,7 +3,10 @@
 // unit, an EdgeItem per merged edge and a ScopeFrameItem per expanded scope,
 // placed where the Graphviz layout put them. The scene is rebuilt, not
 // patched, after each layout: item counts stay small by construction.
+// Run marks (current node, breakpoints, time overlay) are kept by graph node
+// index and put back on the new items after every rebuild.
 #include <QGraphicsScene>
+#include <set>
 #include <vector>
 
 #include "graph/graph.h"
@@ -38,6 +41,13 @@ class GraphScene : public QGraphicsScene {
   int edge_item_count() const { return edge_items_; }
   int frame_item_count() const { return frame_items_; }
 
+  // The node a paused run stopped at (-1: none); a collapsed group holding it is marked instead.
+  void set_current_node(int node);
+  int current_node() const { return current_node_; }
+  void set_breakpoint_nodes(std::set<int> nodes);
+  // Fill colours by graph node index (the profiler overlay); empty: device colours.
+  void set_node_heat(std::vector<QColor> heat);
+
  signals:
   // Double-click on a group (expand) or on a scope frame (collapse).
   void scope_toggle_requested(const QString& scope, bool expand);
@@ -46,8 +56,13 @@ class GraphScene : public QGraphicsScene {
   void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override;
 
  private:
+  void apply_marks();
+
   std::vector<NodeItem*> units_;
   std::vector<int> unit_of_node_;
+  int current_node_ = -1;
+  std::set<int> breakpoint_nodes_;
+  std::vector<QColor> heat_;
   int node_items_ = 0, edge_items_ = 0, frame_items_ = 0;
 };
 

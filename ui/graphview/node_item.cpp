@@ -13,6 +13,9 @@ constexpr double kStackOffset = 4;  // the card "behind" a group
 const QColor kSelected(0xE8, 0x71, 0x0A);
 const QColor kText(0x1F, 0x23, 0x28);
 const QColor kSubtext(0x4A, 0x51, 0x5A);
+const QColor kCurrent(0xF5, 0xB0, 0x00);
+const QColor kBreakpoint(0xD3, 0x2F, 0x2F);
+constexpr double kHaloWidth = 5;
 
 QFont title_font() {
   QFont f;
@@ -61,7 +64,28 @@ QRectF NodeItem::box() const {
 }
 
 QRectF NodeItem::boundingRect() const {
-  return QRectF(-size_.width() / 2, -size_.height() / 2, size_.width(), size_.height()).adjusted(-3, -3, 3, 3);
+  const double m = 3 + kHaloWidth;  // room for the current-node halo
+  return QRectF(-size_.width() / 2, -size_.height() / 2, size_.width(), size_.height()).adjusted(-m, -m, m, m);
+}
+
+void NodeItem::set_current(bool current) {
+  if (current_ == current) return;
+  current_ = current;
+  // Above its neighbours so the halo is not hidden under an adjacent box.
+  setZValue(current ? 2 : 1);
+  update();
+}
+
+void NodeItem::set_breakpoint(bool breakpoint) {
+  if (breakpoint_ == breakpoint) return;
+  breakpoint_ = breakpoint;
+  update();
+}
+
+void NodeItem::set_heat(const QColor& heat) {
+  if (heat_ == heat) return;
+  heat_ = heat;
+  update();
 }
 
 QPainterPath NodeItem::shape() const {
@@ -106,8 +130,18 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     painter->setBrush(fill_.darker(108));
     painter->drawRoundedRect(r.translated(kStackOffset, kStackOffset), 6, 6);
   }
-  painter->setBrush(fill_);
+  if (current_) {
+    painter->setPen(QPen(kCurrent, kHaloWidth));
+    painter->setBrush(Qt::NoBrush);
+    painter->drawRoundedRect(r.adjusted(-kHaloWidth / 2, -kHaloWidth / 2, kHaloWidth / 2, kHaloWidth / 2), 8, 8);
+  }
+  painter->setBrush(heat_.isValid() ? heat_ : fill_);
   paint_outline(painter, r, selected);
+  if (breakpoint_) {
+    painter->setPen(QPen(Qt::white, 1.2));
+    painter->setBrush(kBreakpoint);
+    painter->drawEllipse(QPointF(r.left() + 1, r.top() + 1), 5.5, 5.5);
+  }
 
   if (option->levelOfDetailFromTransform(painter->worldTransform()) < kTextLevelOfDetail) return;
   const QRectF text_rect = r.adjusted(8, 3, -8, -3);

@@ -2,7 +2,9 @@
 // One box of the graph view: a graph node (label = last name component over
 // its op) or a collapsed name scope (label = scope over its size). The fill
 // is the device colour; the outline tells op kinds apart so constants,
-// variables and placeholders can be spotted at a glance.
+// variables and placeholders can be spotted at a glance. Runs add marks on
+// top: the node a debugger is paused at (an amber halo), a breakpoint (a red
+// dot) and the profiler's time overlay (a heat colour replacing the fill).
 #include <QColor>
 #include <QGraphicsItem>
 #include <QString>
@@ -29,6 +31,14 @@ class NodeItem : public QGraphicsItem {
   Style style() const { return style_; }
   bool is_group() const { return style_ == Style::Group; }
 
+  void set_current(bool current);
+  bool is_current() const { return current_; }
+  void set_breakpoint(bool breakpoint);
+  bool has_breakpoint() const { return breakpoint_; }
+  // An invalid colour restores the device colour.
+  void set_heat(const QColor& heat);
+  QColor heat() const { return heat_; }
+
   int type() const override { return Type; }
   QRectF boundingRect() const override;
   QPainterPath shape() const override;
@@ -40,7 +50,10 @@ class NodeItem : public QGraphicsItem {
 
   QString name_, title_, subtitle_;
   QColor fill_;
+  QColor heat_;
   Style style_;
+  bool current_ = false;
+  bool breakpoint_ = false;
   QSizeF size_;
 };
 

@@ -1,0 +1,326 @@
+#include "ui/debugger/debug_workbench.h"
+
+#include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QDockWidget>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QStatusBar>
+#include <algorithm>
+#include <set>
+
+#include "tensor/tensor_format.h"
+#include "ui/debugger/breakpoint_store.h"
+#include "ui/debugger/breakpoints_panel.h"
+#include "ui/debugger/run_actions.h"
+#include "ui/debugger/watches_panel.h"
+#include "ui/graph_document.h"
+#include "ui/graphview/graph_scene.h"
+#include "ui/graphview/graph_view.h"
+#include "ui/main_window.h"
+#include "ui/profiler/profiler_panel.h"
+#include "ui/profiler/timeline_view.h"
+#include "ui/tensor/tensor_catalog.h"
+#include "ui/tensor/tensor_viewer.h"
+
+namespace flowlens::ui {
+namespace {
+
+const QString kPausedGroup = QStringLiteral("paused");
+const QString kFetchedGroup = QStringLiteral("fetched");
+const QString kWatchGroup = QStringLiteral("watches");
+
+QString tensor_name(const std::string& node, std::size_t port) {
+  const QString n = QString::fromStdString(node);
+  return port == 0 ? n : QStringLiteral("%1:%2").arg(n).arg(port);
+}
+
+// Cold (pale yellow) to hot (red), darker as it gets hotter: the scene
+// shows a collapsed group in its hottest member's colour by lightness.
+QColor heat_color(double fraction) {
+  const double f = std::clamp(fraction, 0.0, 1.0);
+  return QColor::fromHsvF(static_cast<float>(0.16 * (1 - f)), static_cast<float>(0.15 + 0.8 * f), 1.0f);
+}
+
+}  // namespace
+
+DebugWorkbench::DebugWorkbench(MainWindow* window) : QObject(window), w_(window) {
+  controller_ = new RunController(this);
+  breakpoints_ = new BreakpointStore(&controller_->debugger(), this);
+  catalog_ = new TensorCatalog(this);
+  build_docks();
+  actions_ = new RunActions(w_, this);
+  fetch_edit_ = actions_->fetch_edit();
+  // Its own label: temporary status messages would cover the graph summary.
+  status_ = new QLabel(w_);
+  status_->setObjectName(QStringLiteral("runStatusLabel"));
+  status_->setContentsMargins(6, 0, 6, 0);
+  w_->statusBar()->addPermanentWidget(status_);
+
+  connect(w_, &MainWindow::document_changed, this, &DebugWorkbench::on_document_changed);
+  connect(w_, &MainWindow::current_node_changed, this, [this](const QString& node) {
+    breakpoints_panel_->set_selected_node(node);
+    watches_->set_selected_node(node);
+    if (!node.isEmpty()) profiler_->timeline()->select_node(node);
+  });
+  connect(breakpoints_, &BreakpointStore::changed, this, &DebugWorkbench::update_breakpoint_marks);
+  connect(controller_, &RunController::paused, this, &DebugWorkbench::on_paused);
+  connect(controller_, &RunController::run_finished, this, &DebugWorkbench::on_finished);
+  connect(controller_, &RunController::state_changed, this, &DebugWorkbench::on_state_changed);
+  connect(controller_, &RunController::message, this, [this](const QString& line) { log(line); });
+}
+
+DebugWorkbench::~DebugWorkbench() {
+  // The window may be half destroyed by now: stop quietly.
+  controller_->blockSignals(true);
+  shutdown();
+}
+
+void DebugWorkbench::build_docks() {
+  auto make_dock = [this](const QString& title, const QString& name, QWidget* content, Qt::DockWidgetArea area) {
+    auto* dock = new QDockWidget(title, w_);
+    dock->setObjectName(name);
+    dock->setWidget(content);
+    w_->add_view_dock(dock, area);
+    return dock;
+  };
+  breakpoints_panel_ = new BreakpointsPanel(breakpoints_);
+  watches_ = new WatchesPanel(&controller_->debugger());
+  viewer_ = new TensorViewer(catalog_);
+  viewer_->setObjectName(QStringLiteral("tensorViewer"));
+  profiler_ = new ProfilerPanel(&controller_->profiler());
+  log_ = new QPlainTextEdit;
+  log_->setObjectName(QStringLiteral("runLog"));
+  log_->setReadOnly(true);
+  log_->setMaximumBlockCount(5000);
+
+  QDockWidget* bp = make_dock(QStringLiteral("Breakpoints"), QStringLiteral("breakpointsDock"), breakpoints_panel_,
+                              Qt::RightDockWidgetArea);
+  QDockWidget* watches =
+      make_dock(QStringLiteral("Watches"), QStringLiteral("watchesDock"), watches_, Qt::RightDockWidgetArea);
+  QDockWidget* tensor =
+      make_dock(QStringLiteral("Tensor"), QStringLiteral("tensorDock"), viewer_, Qt::BottomDockWidgetArea);
+  QDockWidget* profiler =
+      make_dock(QStringLiteral("Profiler"), QStringLiteral("profilerDock"), profiler_, Qt::BottomDockWidgetArea);
+  QDockWidget* run_log = make_dock(QStringLiteral("Run Log"), QStringLiteral("runLogDock"), log_, Qt::BottomDockWidgetArea);
+  // Tabbed with the existing docks so the graph keeps its room.
+  w_->tabifyDockWidget(w_->details_dock(), bp);
+  w_->tabifyDockWidget(bp, watches);
+  w_->tabifyDockWidget(w_->diagnostics_dock(), run_log);
+  w_->tabifyDockWidget(run_log, tensor);
+  w_->tabifyDockWidget(tensor, profiler);
+  w_->details_dock()->raise();
+  w_->diagnostics_dock()->raise();
+
+  connect(breakpoints_panel_, &BreakpointsPanel::node_activated, w_, &MainWindow::select_node);
+  connect(profiler_, &ProfilerPanel::node_clicked, w_, &MainWindow::select_node);
+  connect(watches_, &WatchesPanel::tensor_activated, this, [this, tensor](const QString& label, const Tensor& t) {
+    viewer_->set_tensor(label, t);
+    tensor->raise();
+  });
+}
+
+QDockWidget* DebugWorkbench::dock(const QString& object_name) const { return w_->findChild<QDockWidget*>(object_name); }
+
+QString DebugWorkbench::run_status() const { return status_->text(); }
+
+void DebugWorkbench::set_status(const QString& text, bool error) {
+  status_->setText(text.size() > 120 ? text.left(120) + QStringLiteral("…") : text);
+  status_->setToolTip(text);
+  status_->setStyleSheet(error ? QStringLiteral("color: #c62828;") : QString());
+}
+
+void DebugWorkbench::log(const QString& line, bool error) {
+  if (error) {
+    log_->appendHtml(QStringLiteral("<span style=\"color:#c62828\">%1</span>").arg(line.toHtmlEscaped()));
+    set_status(line, true);
+    dock(QStringLiteral("runLogDock"))->raise();
+  } else {
+    log_->appendPlainText(line);
+  }
+}
+
+void DebugWorkbench::on_document_changed() {
+  controller_->set_document(w_->document());  // stops a run of the previous graph
+  breakpoints_->clear();
+  watches_->set_graph(w_->document() ? w_->document()->graph : nullptr);
+  catalog_->clear();
+  viewer_->clear();
+  profiler_->refresh();
+  w_->graph_view()->graph_scene()->set_current_node(-1);
+  update_time_overlay();
+  log_->clear();
+  set_status(QString());
+}
+
+bool DebugWorkbench::current_request(RunRequest* request, QString* error) const {
+  const auto& doc = w_->document();
+  if (!doc || !doc->graph) {
+    if (error) *error = QStringLiteral("No graph is loaded");
+    return false;
+  }
+  const QString text = fetch_edit_->text().trimmed();
+  if (!text.isEmpty()) return parse_run_request(*doc->graph, text, request, error);
+  *request = default_run_request(*doc->graph, w_->current_node_name());
+  if (request->empty()) {
+    if (error) *error = QStringLiteral("The graph has nothing to fetch or run; name tensors in the Fetch box");
+    return false;
+  }
+  return true;
+}
+
+void DebugWorkbench::start(RunController::StartMode mode, const QString& run_to) {
+  RunRequest request;
+  QString error;
+  if (!current_request(&request, &error) || !controller_->start(request, mode, run_to, &error))
+    log(QStringLiteral("Cannot run: %1").arg(error), true);
+}
+
+void DebugWorkbench::run_or_continue() {
+  if (controller_->state() == RunController::State::Paused)
+    controller_->continue_run();
+  else if (controller_->idle())
+    start(RunController::StartMode::Continue);
+}
+
+void DebugWorkbench::step() {
+  if (controller_->state() == RunController::State::Paused)
+    controller_->step();
+  else if (controller_->idle())
+    start(RunController::StartMode::Step);
+}
+
+void DebugWorkbench::run_to_selected() {
+  const QString node = w_->current_node_name();
+  if (node.isEmpty()) return;
+  if (controller_->state() == RunController::State::Paused)
+    controller_->run_to(node);
+  else if (controller_->idle())
+    start(RunController::StartMode::RunTo, node);
+}
+
+void DebugWorkbench::pause() { controller_->pause(); }
+void DebugWorkbench::stop() { controller_->stop(); }
+
+bool DebugWorkbench::toggle_breakpoint() {
+  const QString node = w_->current_node_name();
+  if (node.isEmpty()) return false;
+  const bool on = breakpoints_->toggle(node);
+  set_status(on ? QStringLiteral("Breakpoint on %1").arg(node) : QStringLiteral("Breakpoint on %1 removed").arg(node));
+  return on;
+}
+
+void DebugWorkbench::watch_selected() {
+  QString error;
+  if (!watches_->add_watch(w_->current_node_name(), &error)) log(error, true);
+  dock(QStringLiteral("watchesDock"))->raise();
+}
+
+void DebugWorkbench::set_check_numerics(bool on) {
+  controller_->debugger().set_check_numerics(on);
+  if (actions_->check_numerics_action()->isChecked() != on) actions_->check_numerics_action()->setChecked(on);
+}
+
+void DebugWorkbench::set_time_overlay(bool on) {
+  time_overlay_ = on;
+  if (actions_->time_overlay_action()->isChecked() != on) actions_->time_overlay_action()->setChecked(on);
+  update_time_overlay();
+}
+
+void DebugWorkbench::reset_session() { controller_->reset_session(); }
+
+void DebugWorkbench::shutdown() { controller_->shutdown(); }
+
+bool DebugWorkbench::wait_until_settled(int timeout_ms) {
+  const QDeadlineTimer deadline(timeout_ms);
+  while (controller_->state() == RunController::State::Running && !deadline.hasExpired())
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+  return controller_->state() != RunController::State::Running;
+}
+
+void DebugWorkbench::on_state_changed(RunController::State state) {
+  if (state != RunController::State::Paused) w_->graph_view()->graph_scene()->set_current_node(-1);
+  if (state == RunController::State::Running) set_status(QStringLiteral("Running…"));
+}
+
+void DebugWorkbench::on_paused(const DebugStop& stop) {
+  const auto& doc = w_->document();
+  if (!doc) return;
+  w_->graph_view()->graph_scene()->set_current_node(doc->graph->index_of(stop.node));
+  // Selecting reveals the node (expanding its scope), centres it and shows its details.
+  w_->select_node(QString::fromStdString(stop.node));
+
+  QList<NamedTensor> tensors;
+  for (std::size_t i = 0; i < stop.outputs.size(); ++i)
+    if (stop.outputs[i].valid()) tensors.push_back({tensor_name(stop.node, i), stop.outputs[i]});
+  for (std::size_t i = 0; i < stop.inputs.size(); ++i) {
+    if (!stop.inputs[i].valid()) continue;
+    const QString input = i < stop.input_names.size() ? QString::fromStdString(stop.input_names[i]) : QString::number(i);
+    tensors.push_back({QStringLiteral("%1 (input %2 of %3)").arg(input).arg(i).arg(QString::fromStdString(stop.node)),
+                       stop.inputs[i]});
+  }
+  catalog_->set_group(kPausedGroup, tensors);
+  watches_->refresh();
+  catalog_->set_group(kWatchGroup, watches_->captured());
+  if (!tensors.isEmpty()) viewer_->set_tensor(tensors.front().label, tensors.front().tensor);
+  if (stop.reason == StopReason::Numerics) log(QString::fromStdString(stop.message), true);
+  if (stop.reason != StopReason::Numerics) set_status(QStringLiteral("Paused: %1").arg(QString::fromStdString(stop.message)));
+}
+
+void DebugWorkbench::on_finished(const RunOutcome& outcome) {
+  catalog_->set_group(kPausedGroup, {});
+  if (outcome.ok) {
+    QList<NamedTensor> fetched;
+    TensorFormatOptions format;
+    format.edge_items = 3;
+    for (std::size_t i = 0; i < outcome.values.size() && i < outcome.request.fetches.size(); ++i) {
+      const QString name = QString::fromStdString(outcome.request.fetches[i]);
+      QString text = QString::fromStdString(format_tensor(outcome.values[i], format));
+      if (text.size() > 400) text = text.left(400) + QStringLiteral(" \u2026");
+      log(QStringLiteral("  %1 = %2").arg(name, text));
+      fetched.push_back({QStringLiteral("%1 (run %2 result)").arg(name).arg(outcome.run_number), outcome.values[i]});
+    }
+    catalog_->set_group(kFetchedGroup, fetched);
+    if (!fetched.isEmpty() && !viewer_->tensor().valid()) viewer_->set_tensor(fetched.front().label, fetched.front().tensor);
+    set_status(QStringLiteral("Run %1 finished in %2 ms").arg(outcome.run_number).arg(outcome.wall_ms, 0, 'f', 2));
+  } else if (outcome.stopped) {
+    set_status(QStringLiteral("Run %1 stopped").arg(outcome.run_number));
+  } else {
+    log(QStringLiteral("Error: %1").arg(outcome.error), true);
+  }
+  watches_->refresh();
+  catalog_->set_group(kWatchGroup, watches_->captured());
+  profiler_->refresh();
+  update_time_overlay();
+}
+
+void DebugWorkbench::update_breakpoint_marks() {
+  std::set<int> nodes;
+  if (const auto& doc = w_->document())
+    for (const BreakpointEntry& e : breakpoints_->entries())
+      if (e.enabled) nodes.insert(doc->graph->index_of(e.node.toStdString()));
+  w_->graph_view()->graph_scene()->set_breakpoint_nodes(std::move(nodes));
+}
+
+void DebugWorkbench::update_time_overlay() {
+  const auto& doc = w_->document();
+  GraphScene* scene = w_->graph_view()->graph_scene();
+  const auto& times = profiler_->node_times_ms();
+  if (!time_overlay_ || !doc || times.empty()) {
+    scene->set_node_heat({});
+    return;
+  }
+  double slowest = 0;
+  for (const auto& [node, ms] : times) slowest = std::max(slowest, ms);
+  // Nodes that did not run are greyed, so the ones that did stand out.
+  std::vector<QColor> heat(doc->graph->size(), QColor(0xEE, 0xEE, 0xEE));
+  for (const auto& [node, ms] : times) {
+    const int index = doc->graph->index_of(node.toStdString());
+    if (index >= 0) heat[static_cast<std::size_t>(index)] = heat_color(slowest > 0 ? ms / slowest : 0);
+  }
+  scene->set_node_heat(std::move(heat));
+  set_status(QStringLiteral("Colour by time: red is the slowest node (%1 ms), grey did not run").arg(slowest, 0, 'f', 3));
+}
+
+}  // namespace flowlens::ui

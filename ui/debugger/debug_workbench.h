@@ -1,0 +1,98 @@
+#pragma once
+// Running and debugging in the main window: owns the RunController, the
+// breakpoints and the tensors a run made visible, and the docks that show
+// them (Breakpoints, Watches, Tensor, Profiler, Run Log). It follows the
+// window's document and selection, marks the paused-at node, breakpoints and
+// the time overlay in the graph view, and is what the Run menu (RunActions)
+// drives. Closing the window or loading another graph stops a run first.
+#include <QObject>
+#include <QString>
+
+#include "observe/debugger.h"
+#include "ui/debugger/run_controller.h"
+
+class QDockWidget;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+
+namespace flowlens::ui {
+
+class BreakpointStore;
+class BreakpointsPanel;
+class MainWindow;
+class ProfilerPanel;
+class RunActions;
+class TensorCatalog;
+class TensorViewer;
+class WatchesPanel;
+
+class DebugWorkbench : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit DebugWorkbench(MainWindow* window);
+  ~DebugWorkbench() override;
+
+  // The request F5 would run now: the Fetch box's names, or else the graph's
+  // sinks plus the selected node. False with `error` when it cannot be built.
+  bool current_request(RunRequest* request, QString* error) const;
+  // Runs the event loop until the run pauses or ends (or `timeout_ms`); true unless still running.
+  bool wait_until_settled(int timeout_ms);
+  void shutdown();  // stops a run and waits for it
+
+  RunController* controller() const { return controller_; }
+  BreakpointStore* breakpoints() const { return breakpoints_; }
+  TensorCatalog* catalog() const { return catalog_; }
+  TensorViewer* tensor_viewer() const { return viewer_; }
+  WatchesPanel* watches_panel() const { return watches_; }
+  BreakpointsPanel* breakpoints_panel() const { return breakpoints_panel_; }
+  ProfilerPanel* profiler_panel() const { return profiler_; }
+  QPlainTextEdit* run_log() const { return log_; }
+  QLineEdit* fetch_edit() const { return fetch_edit_; }
+  RunActions* actions() const { return actions_; }
+  QDockWidget* dock(const QString& object_name) const;
+  QString run_status() const;  // the status bar's "Paused at x (breakpoint)", "Run 2 finished ..."
+
+  bool time_overlay() const { return time_overlay_; }
+
+ public slots:
+  void run_or_continue();    // F5
+  void step();               // F10
+  void run_to_selected();    // Ctrl+F10
+  void pause();
+  void stop();               // Shift+F5
+  bool toggle_breakpoint();  // F9, on the selected node; true if it now has one
+  void watch_selected();
+  void set_check_numerics(bool on);
+  void set_time_overlay(bool on);
+  void reset_session();
+
+ private:
+  void build_docks();
+  void start(RunController::StartMode mode, const QString& run_to = {});
+  void on_document_changed();
+  void on_paused(const DebugStop& stop);
+  void on_finished(const RunOutcome& outcome);
+  void on_state_changed(RunController::State state);
+  void update_breakpoint_marks();
+  void update_time_overlay();
+  void log(const QString& line, bool error = false);
+  void set_status(const QString& text, bool error = false);
+
+  MainWindow* w_;
+  RunController* controller_ = nullptr;
+  BreakpointStore* breakpoints_ = nullptr;
+  TensorCatalog* catalog_ = nullptr;
+  TensorViewer* viewer_ = nullptr;
+  WatchesPanel* watches_ = nullptr;
+  BreakpointsPanel* breakpoints_panel_ = nullptr;
+  ProfilerPanel* profiler_ = nullptr;
+  QPlainTextEdit* log_ = nullptr;
+  QLineEdit* fetch_edit_ = nullptr;
+  QLabel* status_ = nullptr;
+  RunActions* actions_ = nullptr;
+  bool time_overlay_ = false;
+};
+
+}  // namespace flowlens::ui

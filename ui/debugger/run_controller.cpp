@@ -1,0 +1,194 @@
+#include "ui/debugger/run_controller.h"
+
+#include <QMetaObject>
+#include <chrono>
+
+#include "exec/session.h"
+#include "graph/variable_initializers.h"
+#include "ui/graph_document.h"
+
+namespace flowlens::ui {
+
+RunController::RunController(QObject* parent) : QObject(parent) {
+  // Runs on the worker that stopped; it only hands the stop to the UI thread.
+  debugger_.set_on_stop([this](const DebugStop& stop) {
+    if (stop_requested_) {  // Stop came before the run reached the debugger
+      debugger_.stop();
+      return;
+    }
+    const int generation = generation_;
+    QMetaObject::invokeMethod(this, [this, generation, stop] { on_stop(generation, stop); }, Qt::QueuedConnection);
+  });
+}
+
+RunController::~RunController() { shutdown(); }
+
+void RunController::set_document(std::shared_ptr<const GraphDocument> doc) {
+  shutdown();
+  session_.reset();
+  run_number_ = 0;
+  profiler_.clear();
+  doc_ = std::move(doc);
+}
+
+void RunController::reset_session() {
+  shutdown();
+  session_.reset();
+  run_number_ = 0;
+  emit message(QStringLiteral("Session reset: variables are initialized again on the next run"));
+}
+
+bool RunController::start(const RunRequest& request, StartMode mode, const QString& run_to_node, QString* error) {
+  auto fail = [&](const QString& text) {
+    if (error) *error = text;
+    return false;
+  };
+  if (!doc_ || !doc_->graph) return fail(QStringLiteral("No graph is loaded"));
+  if (!idle()) return fail(QStringLiteral("A run is already going"));
+  if (doc_->error_count > 0)
+    return fail(QStringLiteral("The graph has %1 validation error(s); see the Diagnostics dock").arg(doc_->error_count));
+  if (request.empty()) return fail(QStringLiteral("Nothing to fetch or run"));
+  if (mode == StartMode::RunTo && !doc_->graph->find(run_to_node.toStdString()))
+    return fail(QStringLiteral("No node named '%1' to run to").arg(run_to_node));
+
+  // Controls left over from a run that ended early must not fire in this one.
+  debugger_.run_to(std::string());
+  debugger_.continue_run();
+  if (mode == StartMode::Step) debugger_.step();
+  if (mode == StartMode::RunTo) debugger_.run_to(run_to_node.toStdString());
+
+  stop_requested_ = false;
+  worker_done_ = false;
+  stop_.reset();
+  set_state(State::Running);
+  emit message(QStringLiteral("Run %1: %2").arg(run_number_ + 1).arg(request.describe()));
+  worker_ = std::thread(&RunController::work, this, generation_.load(), doc_->graph, request);
+  return true;
+}
+
+void RunController::work(int generation, std::shared_ptr<const Graph> graph, RunRequest request) {
+  RunOutcome outcome;
+  outcome.request = request;
+  try {
+    if (!session_) {
+      auto session = std::make_unique<Session>(*graph);
+      for (const auto& note : session->placement().soft_placed)
+        post_message(generation, QStringLiteral("Soft placement: '%1' asked for %2, runs on %3")
+                                     .arg(QString::fromStdString(note.node), QString::fromStdString(note.requested),
+                                          QString::fromStdString(note.placed)));
+      // Like the CLI, only the requested step is observed, not the initializers.
+      const std::vector<std::string> init = variable_initializers(session->graph());
+      if (!init.empty()) {
+        post_message(generation, QStringLiteral("Initializing %1 variable(s)").arg(init.size()));
+        session->run({}, {}, init);
+      }
+      session->add_observer(&debugger_);
+      session->add_observer(&profiler_);
+      session_ = std::move(session);
+    }
+    profiler_.clear();
+    const auto begin = std::chrono::steady_clock::now();
+    outcome.values = session_->run({}, request.fetches, request.targets);
+    outcome.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
+    outcome.ok = true;
+  } catch (const std::exception& e) {
+    outcome.error = QString::fromStdString(e.what());
+    outcome.stopped = stop_requested_;
+  }
+  QMetaObject::invokeMethod(this, [this, generation, outcome] { on_finished(generation, outcome); },
+                            Qt::QueuedConnection);
+  worker_done_ = true;
+}
+
+void RunController::post_message(int generation, const QString& line) {
+  QMetaObject::invokeMethod(
+      this,
+      [this, generation, line] {
+        if (generation == generation_) emit message(line);
+      },
+      Qt::QueuedConnection);
+}
+
+void RunController::on_stop(int generation, const DebugStop& stop) {
+  if (generation != generation_ || state_ == State::Idle) return;
+  stop_ = stop;
+  set_state(State::Paused);
+  emit message(QString::fromStdString(stop.message));
+  emit paused(stop);
+}
+
+void RunController::on_finished(int generation, const RunOutcome& finished) {
+  if (generation != generation_) return;
+  join_worker();
+  RunOutcome outcome = finished;
+  outcome.run_number = ++run_number_;
+  ++runs_finished_;
+  stop_.reset();
+  if (outcome.ok)
+    emit message(QStringLiteral("Run %1 finished in %2 ms").arg(outcome.run_number).arg(outcome.wall_ms, 0, 'f', 2));
+  else
+    emit message(outcome.stopped ? QStringLiteral("Run %1 stopped").arg(outcome.run_number)
+                                 : QStringLiteral("Run %1 failed: %2").arg(outcome.run_number).arg(outcome.error));
+  set_state(State::Idle);
+  emit run_finished(outcome);
+}
+
+void RunController::continue_run() {
+  if (state_ != State::Paused) return;
+  stop_.reset();
+  set_state(State::Running);
+  debugger_.continue_run();
+}
+
+void RunController::step() {
+  if (state_ != State::Paused) return;
+  stop_.reset();
+  set_state(State::Running);
+  debugger_.step();
+}
+
+void RunController::run_to(const QString& node) {
+  if (state_ != State::Paused) return;
+  stop_.reset();
+  set_state(State::Running);
+  debugger_.run_to(node.toStdString());
+}
+
+void RunController::pause() {
+  if (state_ == State::Running) debugger_.pause();
+}
+
+void RunController::stop() {
+  if (idle()) return;
+  stop_requested_ = true;
+  debugger_.stop();
+}
+
+void RunController::shutdown() {
+  if (!worker_.joinable()) return;
+  ++generation_;  // whatever the worker still posts is stale now
+  stop_requested_ = true;
+  join_worker();
+  stop_.reset();
+  if (state_ != State::Idle) emit message(QStringLiteral("Run stopped"));
+  set_state(State::Idle);
+}
+
+void RunController::join_worker() {
+  if (!worker_.joinable()) return;
+  // stop() is a no-op until the run has started inside the engine, so it
+  // is repeated until the worker is out; a finished run needs none of it.
+  while (stop_requested_ && !worker_done_) {
+    debugger_.stop();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  worker_.join();
+}
+
+void RunController::set_state(State state) {
+  if (state_ == state) return;
+  state_ = state;
+  emit state_changed(state);
+}
+
+}  // namespace flowlens::ui

@@ -1,0 +1,110 @@
+#pragma once
+// Runs the loaded graph off the UI thread with a Debugger and a Profiler
+// attached. One worker thread per run calls Session::run(); a debugger stop
+// blocks that thread inside the engine, and every event (stop, finish,
+// failure) reaches the UI thread through a queued call, so the engine never
+// touches a widget. The Session lives across runs, like tf.Session: the
+// variables are initialized once (every `v/Assign`, as `flowlens-run run`
+// does) and training graphs train a little more on each run.
+//
+// shutdown() must never hang: it aborts a paused run, then keeps calling
+// Debugger::stop() until the worker leaves (a run that had not reached the
+// debugger yet when the first stop() came still gets stopped).
+#include <QObject>
+#include <QString>
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "observe/debugger.h"
+#include "observe/profiler.h"
+#include "ui/debugger/run_request.h"
+
+namespace flowlens {
+class Session;
+}
+
+namespace flowlens::ui {
+
+struct GraphDocument;
+
+struct RunOutcome {
+  bool ok = false;
+  bool stopped = false;  // aborted by Stop, not failed
+  QString error;
+  RunRequest request;
+  std::vector<Tensor> values;  // one per request.fetches when ok
+  double wall_ms = 0;
+  int run_number = 0;  // 1, 2, ... per session
+};
+
+class RunController : public QObject {
+  Q_OBJECT
+
+ public:
+  enum class State { Idle, Running, Paused };
+  Q_ENUM(State)
+  enum class StartMode { Continue, Step, RunTo };
+
+  explicit RunController(QObject* parent = nullptr);
+  ~RunController() override;
+
+  // Stops any run and drops the session: the next run starts fresh.
+  void set_document(std::shared_ptr<const GraphDocument> doc);
+  const std::shared_ptr<const GraphDocument>& document() const { return doc_; }
+  void reset_session();
+
+  // Idle only. RunTo stops after `run_to_node`. False (with `error`) when
+  // nothing is loaded, a run is going or the request is empty.
+  bool start(const RunRequest& request, StartMode mode = StartMode::Continue, const QString& run_to_node = {},
+             QString* error = nullptr);
+  // While paused; ignored otherwise.
+  void continue_run();
+  void step();
+  void run_to(const QString& node);
+  // While running.
+  void pause();
+  // Aborts the run (paused or not); run_finished() follows with stopped = true.
+  void stop();
+  // Stops and waits for the worker; safe to call in any state.
+  void shutdown();
+
+  State state() const { return state_; }
+  bool idle() const { return state_ == State::Idle; }
+  const std::optional<DebugStop>& current_stop() const { return stop_; }
+  Debugger& debugger() { return debugger_; }
+  const Profiler& profiler() const { return profiler_; }
+  int runs_finished() const { return runs_finished_; }
+
+ signals:
+  void state_changed(RunController::State state);
+  void paused(const DebugStop& stop);
+  void run_finished(const RunOutcome& outcome);
+  void message(const QString& line);  // progress for the run log
+
+ private:
+  void work(int generation, std::shared_ptr<const Graph> graph, RunRequest request);
+  void post_message(int generation, const QString& line);
+  void on_stop(int generation, const DebugStop& stop);
+  void on_finished(int generation, const RunOutcome& outcome);
+  void set_state(State state);
+  void join_worker();
+
+  std::shared_ptr<const GraphDocument> doc_;
+  // Declared before the session so they outlive it (the session holds them as observers).
+  Debugger debugger_;
+  Profiler profiler_;
+  std::unique_ptr<Session> session_;  // touched by the worker only while a run is going
+  std::thread worker_;
+  std::atomic<int> generation_{0};  // events of an older run or document are dropped
+  std::atomic<bool> stop_requested_{false};  // Stop or shutdown: abort at the next chance
+  std::atomic<bool> worker_done_{true};
+  State state_ = State::Idle;
+  std::optional<DebugStop> stop_;
+  int runs_finished_ = 0;
+  int run_number_ = 0;
+};
+
+}  // namespace flowlens::ui

@@ -1,0 +1,55 @@
+#pragma once
+// The Profiler dock: the last run's timeline (a lane per device), the top
+// ops by self time (node executions do not nest, so a node's time is its
+// self time), the memory each device produced and its estimated peak, and
+// Export Chrome Trace for Perfetto. It reads the run controller's Profiler
+// only between runs.
+#include <QString>
+#include <QWidget>
+#include <map>
+
+class QLabel;
+class QPushButton;
+class QTableWidget;
+
+namespace flowlens {
+class Profiler;
+}
+
+namespace flowlens::ui {
+
+class TimelineView;
+
+class ProfilerPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit ProfilerPanel(const Profiler* profiler, QWidget* parent = nullptr);
+
+  // Rereads the profiler (call when a run has finished).
+  void refresh();
+  // Milliseconds per node name over the recorded run.
+  const std::map<QString, double>& node_times_ms() const { return node_ms_; }
+  bool export_trace(const QString& path, QString* error = nullptr) const;
+
+  TimelineView* timeline() const { return timeline_; }
+  QTableWidget* summary_table() const { return summary_; }
+  QString info_text() const;
+
+ public slots:
+  void export_trace_dialog();
+
+ signals:
+  void node_clicked(const QString& node);
+
+ private:
+  const Profiler* profiler_;
+  std::map<QString, double> node_ms_;
+  TimelineView* timeline_ = nullptr;
+  QTableWidget* summary_ = nullptr;
+  QLabel* info_ = nullptr;
+  QLabel* memory_ = nullptr;
+  QPushButton* export_button_ = nullptr;
+};
+
+}  // namespace flowlens::ui
