@@ -1,5 +1,6 @@
 #include "dist/wire_codec.h"
 
+#include <cerrno>
 #include <cstring>
 #include <limits>
 
@@ -183,10 +184,17 @@ DecodeResult decode_message(std::vector<zmq::message_t> frames, bool has_identit
 
 std::optional<std::vector<zmq::message_t>> receive_frames(zmq::socket_t& socket, int timeout_ms) {
   zmq::pollitem_t item{socket.handle(), 0, ZMQ_POLLIN, 0};
-  if (zmq::poll(&item, 1, std::chrono::milliseconds(timeout_ms)) <= 0) return std::nullopt;
-  std::vector<zmq::message_t> frames;
-  if (!zmq::recv_multipart(socket, std::back_inserter(frames), zmq::recv_flags::dontwait)) return std::nullopt;
-  return frames;
+  try {
+    if (zmq::poll(&item, 1, std::chrono::milliseconds(timeout_ms)) <= 0) return std::nullopt;
+    std::vector<zmq::message_t> frames;
+    if (!zmq::recv_multipart(socket, std::back_inserter(frames), zmq::recv_flags::dontwait)) return std::nullopt;
+    return frames;
+  } catch (const zmq::error_t& e) {
+    // A signal (SIGINT/SIGTERM) interrupted the wait: report "nothing yet" so
+    // the caller's loop sees its interrupted flag and shuts down cleanly.
+    if (e.num() == EINTR) return std::nullopt;
+    throw;
+  }
 }
 
 std::string reply_code_name(wire::ReplyCode code) {

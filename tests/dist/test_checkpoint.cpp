@@ -1,0 +1,115 @@
+// ps checkpoints: atomic writes, restore on start, SIGTERM saves, and bad
+// files named on start.
+#include <QtTest>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+#include "dist/checkpoint.h"
+#include "dist/cluster_client.h"
+#include "dist/node_runner.h"
+#include "io/graph_io.h"
+
+using namespace flowlens;
+using namespace flowlens::testing;
+
+namespace {
+dist::ClusterClient client_for(const LocalCluster& c) { return dist::ClusterClient(load_cluster_spec(c.file.toStdString())); }
+}  // namespace
+
+class TestCheckpoint : public QObject {
+  Q_OBJECT
+ private slots:
+  void write_and_read_back_with_slots() {
+    QTemporaryDir dir;
+    dist::Checkpoint ck;
+    ck.global_step = 17;
+    ck.variables["a/w"].value = Tensor::from_vector<float>(Shape{2, 2}, {1, 2, 3, 4});
+    ck.variables["a/w"].m = Tensor::from_vector<float>(Shape{2, 2}, {0.5f, 0, 0, 0});
+    ck.variables["a/w"].beta1_power = Tensor::scalar<float>(0.81f);
+    ck.variables["b"].value = Tensor::from_vector<double>(Shape{1}, {2.5});
+    const std::string path = dist::checkpoint_path(dir.filePath("sub").toStdString(), 3);
+    dist::write_checkpoint(path, ck);
+    QVERIFY(!std::filesystem::exists(path + ".tmp"));  // renamed into place
+    dist::Checkpoint back = dist::read_checkpoint(path);
+    QCOMPARE(back.global_step, int64_t{17});
+    QVERIFY(back.variables.at("a/w").value.equals(ck.variables["a/w"].value));
+    QVERIFY(back.variables.at("a/w").m.equals(ck.variables["a/w"].m));
+    QVERIFY(back.variables.at("a/w").beta1_power.equals(ck.variables["a/w"].beta1_power));
+    QVERIFY(!back.variables.at("a/w").v.valid());
+    QVERIFY(back.variables.at("b").value.equals(ck.variables["b"].value));
+  }
+
+  void bad_files_are_named() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("ps-0.ckpt").toStdString();
+    std::ofstream(path) << "definitely not a checkpoint";
+    QVERIFY_THROWS_EXCEPTION(ParseError, dist::read_checkpoint(path));
+    try {
+      dist::read_checkpoint(path);
+    } catch (const ParseError& e) {
+      QVERIFY2(QString(e.what()).contains(QString::fromStdString(path) + ": not a FlowLens checkpoint"), e.what());
+    }
+    dist::Checkpoint ck;
+    ck.variables["w"].value = Tensor::from_vector<float>(Shape{64}, std::vector<float>(64, 1.0f));
+    dist::write_checkpoint(path, ck);
+    std::filesystem::resize_file(path, std::filesystem::file_size(path) - 10);
+    try {
+      dist::read_checkpoint(path);
+      QFAIL("a truncated checkpoint was accepted");
+    } catch (const ParseError& e) {
+      QVERIFY2(QString(e.what()).contains("tensor 'var/w' is truncated"), e.what());
+    }
+    // The ps refuses to start on it rather than training from scratch.
+    LocalCluster c(1, 1);
+    RunResult r = run_node(c.ps_args(0, {"--checkpoint-dir", dir.path()}), 20000);
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("ps-0.ckpt") && r.err.contains("truncated"), qPrintable(r.err));
+  }
+
+  void restart_restores_variables_and_step() {
+    LocalCluster c(1, 1);
+    const QString dir = c.path("ckpt");
+    {
+      NodeProcess ps(c.ps_args(0, {"--checkpoint-dir", dir}));
+      RunResult w = run_node(c.worker_args(0, sample("mlp_train.pbtxt"), 30));
+      QVERIFY2(w.code == 0, qPrintable(w.err));
+      RunResult p = ps.wait(20000);
+      QVERIFY2(p.code == 0, qPrintable(p.err));
+    }
+    dist::Checkpoint saved = dist::read_checkpoint(dist::checkpoint_path(dir.toStdString(), 0));
+    QCOMPARE(saved.global_step, int64_t{30});
+
+    NodeProcess ps(c.ps_args(0, {"--checkpoint-dir", dir}));
+    QVERIFY(ps.wait_for_stderr("restored 4 variable(s) at global step 30"));
+    dist::ClusterClient client = client_for(c);
+    QCOMPARE(client.status(client.node("ps", 0), std::chrono::seconds(5)).step, int64_t{30});
+    dist::WireMessage fetched = client.fetch(client.node("ps", 0), {"logits/weights"}, std::chrono::seconds(5));
+    QVERIFY(fetched.tensor(0).equals(saved.variables.at("logits/weights").value));
+
+    RunResult w = run_node(c.worker_args(0, sample("mlp_train.pbtxt"), 10));
+    QVERIFY2(w.code == 0, qPrintable(w.err));
+    QVERIFY2(w.err.contains("initialized 0 of 4"), qPrintable(w.err));  // the chief kept the restored values
+    QCOMPARE(ps.wait(20000).code, 0);
+    QCOMPARE(dist::read_checkpoint(dist::checkpoint_path(dir.toStdString(), 0)).global_step, int64_t{40});
+  }
+
+  void sigterm_saves_a_checkpoint() {
+    LocalCluster c(1, 2);  // worker 1 never runs, so the ps keeps serving
+    const QString dir = c.path("ckpt");
+    NodeProcess ps(c.ps_args(0, {"--checkpoint-dir", dir, "--checkpoint-every", "0"}));
+    RunResult w = run_node(c.worker_args(0, sample("mlp_train.pbtxt"), 12));
+    QVERIFY2(w.code == 0, qPrintable(w.err));
+    QVERIFY(ps.running());
+    QVERIFY(!std::filesystem::exists(dist::checkpoint_path(dir.toStdString(), 0)));
+    ps.terminate();
+    RunResult p = ps.wait(20000);
+    QVERIFY2(p.code == 0, qPrintable(QString("exit %1: %2").arg(p.code).arg(p.err)));
+    QVERIFY2(p.err.contains("interrupted at global step 12"), qPrintable(p.err));
+    QCOMPARE(dist::read_checkpoint(dist::checkpoint_path(dir.toStdString(), 0)).global_step, int64_t{12});
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCheckpoint)
+#include "test_checkpoint.moc"
