@@ -20,6 +20,22 @@ int output_count(const Node& node) {
   }
 }
 
+// "^x", "x:1" -> "x"
+std::string producer_of(const std::string& input) {
+  std::string producer = input.starts_with("^") ? input.substr(1) : input;
+  if (auto colon = producer.find(':'); colon != std::string::npos) producer.resize(colon);
+  return producer;
+}
+
+// tf.global_variables_initializer(): a NoOp `init` that only depends on the
+// initializers. Running it every step would reset the variables.
+bool is_init_group(const Node& node, const std::set<std::string>& initializers) {
+  if (node.inputs.empty()) return false;
+  for (const std::string& in : node.inputs)
+    if (!initializers.contains(producer_of(in))) return false;
+  return true;
+}
+
 void add_node(const Node& node, RunRequest* request) {
   if (output_count(node) > 0)
     request->fetches.push_back(node.name);
@@ -45,17 +61,13 @@ QString RunRequest::describe() const {
 RunRequest default_run_request(const Graph& graph, const QString& selected_node) {
   std::set<std::string> consumed;
   for (const Node& n : graph.nodes())
-    for (const std::string& in : n.inputs) {
-      std::string producer = in.starts_with("^") ? in.substr(1) : in;
-      if (auto colon = producer.find(':'); colon != std::string::npos) producer.resize(colon);
-      consumed.insert(producer);
-    }
+    for (const std::string& in : n.inputs) consumed.insert(producer_of(in));
   const std::vector<std::string> initializers = variable_initializers(graph);
-  const std::set<std::string> skip(initializers.begin(), initializers.end());
+  const std::set<std::string> init(initializers.begin(), initializers.end());
 
   RunRequest request;
   for (const Node& n : graph.nodes())
-    if (!consumed.contains(n.name) && !skip.contains(n.name)) add_node(n, &request);
+    if (!consumed.contains(n.name) && !init.contains(n.name) && !is_init_group(n, init)) add_node(n, &request);
   if (const Node* selected = graph.find(selected_node.toStdString())) {
     const bool listed = std::find(request.fetches.begin(), request.fetches.end(), selected->name) !=
                         request.fetches.end();
