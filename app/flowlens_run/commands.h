@@ -6,7 +6,19 @@
 #include <string>
 #include <vector>
 
+#include "exec/session.h"
+
 namespace flowlens::cli {
+
+// Device choices shared by run, train and info.
+struct DeviceFlags {
+  int virtual_gpus = 0;         // logical GPUs per physical GPU
+  std::string gpu_math = "fp32";
+  bool cpu_only = false;
+};
+void add_device_flags(CLI::App* cmd, DeviceFlags& flags);
+void apply_device_flags(const DeviceFlags& flags, SessionOptions& options);
+LocalDeviceOptions local_device_options(const DeviceFlags& flags);
 
 void add_info_command(CLI::App& app, int& exit_code);
 void add_run_command(CLI::App& app, int& exit_code);

@@ -25,6 +25,7 @@ void print_histogram(const std::string& title, const std::map<std::string, int>&
 
 struct InfoOptions {
   std::string graph;
+  DeviceFlags devices;
 };
 
 int info_command(const InfoOptions& options) {
@@ -58,8 +59,12 @@ int info_command(const InfoOptions& options) {
                                               [](const Diagnostic& d) { return d.is_error(); }));
   int warnings = static_cast<int>(diagnostics.size()) - errors;
 
-  auto local = DeviceSet::local();
-  std::cout << "this machine: " << local->count("CPU") << " CPU, " << local->count("GPU") << " GPU\n";
+  auto local = DeviceSet::local(local_device_options(options.devices));
+  std::cout << "this machine: " << local->count("CPU") << " CPU, " << local->count("GPU") << " GPU; "
+            << local->gpu_status() << "\n";
+  for (int i = 0; i < local->size(); ++i)
+    if (local->at(i).type() == "GPU")
+      std::cout << "  " << local->at(i).short_name() << ": " << local->at(i).description() << "\n";
   if (!has_errors(diagnostics)) {
     Placement placement = place_graph(graph, *local, registry, true);
     if (placement.soft_placed.empty()) {
@@ -86,6 +91,7 @@ void add_info_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<InfoOptions>();
   auto* cmd = app.add_subcommand("info", "Summarize a graph: nodes, op histogram, devices, placement, validation");
   cmd->add_option("graph", options->graph, "Graph file (.pbtxt, .pb)")->required()->check(CLI::ExistingFile);
+  add_device_flags(cmd, options->devices);
   cmd->callback([options, &exit_code] { exit_code = info_command(*options); });
 }
 

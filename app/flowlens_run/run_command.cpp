@@ -27,6 +27,7 @@ struct RunOptions {
   std::string profile_path;          // Chrome trace of the step; op summary to stderr
   bool check_numerics = false;       // fail naming the first node that produces NaN/Inf
   std::vector<std::string> breaks;   // print these nodes' inputs/outputs as they run
+  DeviceFlags devices;
 };
 
 FeedList parse_feeds(const std::vector<std::string>& specs) {
@@ -69,6 +70,7 @@ int run_command(const RunOptions& options) {
   SessionOptions session_options;
   session_options.cpu_threads = options.cpu_threads;
   session_options.allow_soft_placement = !options.strict_placement;
+  apply_device_flags(options.devices, session_options);
   Session session(std::move(graph), session_options);
   for (const Diagnostic& d : session.diagnostics()) std::cerr << d.to_string() << "\n";
   for (const auto& note : session.placement().soft_placed)
@@ -147,6 +149,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<RunOptions>();
   auto* cmd = app.add_subcommand("run", "Run a graph on this machine's devices and print the fetched tensors");
   cmd->add_option("graph", o->graph, "Graph file (.pbtxt, .pb)")->required()->check(CLI::ExistingFile);
+  add_device_flags(cmd, o->devices);
   cmd->add_option("--fetch,-f", o->fetches, "Tensors to fetch and print: name or name:port, comma-separated");
   cmd->add_option("--feed", o->feeds, "Feed a tensor from a .npy file: name=file.npy (repeatable)");
   cmd->add_option("--target,-t", o->targets, "Nodes to run without fetching, comma-separated");

@@ -27,6 +27,7 @@ struct TrainOptions {
   int print_every = 1;
   std::string save_graph;
   int cpu_threads = 0;
+  DeviceFlags device_flags;
 };
 
 OptimizerOptions optimizer_options(const TrainOptions& o) {
@@ -108,6 +109,7 @@ int train_command(const TrainOptions& o) {
 
   SessionOptions so;
   so.cpu_threads = o.cpu_threads;
+  apply_device_flags(o.device_flags, so);
   Session session(std::move(graph), so);
   std::vector<std::string> init = variable_initializers(session.graph());
   if (!init.empty()) session.run({}, {}, init);
@@ -133,6 +135,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<TrainOptions>();
   auto* cmd = app.add_subcommand("train", "Train a graph's variables and print the loss per step");
   cmd->add_option("graph", o->graph, "Graph with a loss (and optionally a train op)")->required()->check(CLI::ExistingFile);
+  add_device_flags(cmd, o->device_flags);
   cmd->add_option("--steps", o->steps, "Training steps (0: only build and --save-graph)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--replicas", o->replicas, "In-graph replicas (towers); the batch is split across them")
       ->check(CLI::PositiveNumber);

@@ -51,6 +51,9 @@ struct LocalDeviceOptions {
   // Logical GPUs per physical GPU (own stream and memory pool each), so
   // in-graph replication with several towers runs on one card; 0 or 1: one.
   int virtual_gpus = 0;
+  // How cuBLAS computes float32 MatMul: "fp32" (exact), "tf32" or "bf16"
+  // (tensor cores, lower precision inputs).
+  std::string gpu_math = "fp32";
 };
 
 class DeviceSet {

@@ -9,7 +9,8 @@ namespace flowlens {
 Session::Session(Graph graph, SessionOptions options)
     : graph_(std::move(graph)), options_(options),
       registry_(options.registry ? *options.registry : OpRegistry::global()),
-      devices_(DeviceSet::local(LocalDeviceOptions{options.cpu_threads, options.use_gpus, options.virtual_gpus})) {
+      devices_(DeviceSet::local(LocalDeviceOptions{options.cpu_threads, options.use_gpus, options.virtual_gpus,
+                                                    options.gpu_math})) {
   graph_.reindex();
   diagnostics_ = validate_graph(graph_, registry_);
   if (has_errors(diagnostics_)) {

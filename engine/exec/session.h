@@ -25,6 +25,7 @@ struct SessionOptions {
   int cpu_threads = 0;               // 0: one per hardware thread (at least 2)
   bool use_gpus = true;              // false: CPU only even where GPUs exist
   int virtual_gpus = 0;              // logical GPUs per physical GPU (see LocalDeviceOptions)
+  std::string gpu_math = "fp32";     // cuBLAS float32 MatMul: fp32, tf32 or bf16
   bool allow_soft_placement = true;  // move nodes whose device is missing to one that exists
   const OpRegistry* registry = nullptr;  // nullptr: OpRegistry::global()
 };

@@ -1,0 +1,18 @@
+#include "cuda/cuda_check.h"
+
+#include "common/error.h"
+
+namespace flowlens::cuda {
+
+void check_cuda(cudaError_t status, const char* what) {
+  if (status == cudaSuccess) return;
+  cudaGetLastError();  // clear a sticky-free error so the next call starts clean
+  throw Error(std::string(what) + ": " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
+}
+
+void check_cublas(cublasStatus_t status, const char* what) {
+  if (status == CUBLAS_STATUS_SUCCESS) return;
+  throw Error(std::string(what) + ": " + cublasGetStatusString(status));
+}
+
+}  // namespace flowlens::cuda

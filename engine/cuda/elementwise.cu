@@ -1,0 +1,119 @@
+// Element-wise kernels: unary math, binary ops with broadcasting, the
+// activation gradients, fill, accumulate and bias add. Grid-stride loops, so
+// any n works with a bounded grid.
+#include "cuda/gpu_launch.h"
+
+namespace flowlens::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+int blocks_for(int64_t n) {
+  const int64_t b = (n + kThreads - 1) / kThreads;
+  return static_cast<int>(b < 65535 * 8 ? (b > 0 ? b : 1) : 65535 * 8);
+}
+
+__device__ float apply_unary(UnaryOp op, float x) {
+  switch (op) {
+    case UnaryOp::Relu: return x > 0.f ? x : 0.f;
+    case UnaryOp::Sigmoid: {
+      // Stable for large |x|, as on the CPU: exp never overflows.
+      if (x >= 0.f) return 1.f / (1.f + expf(-x));
+      const float e = expf(x);
+      return e / (1.f + e);
+    }
+    case UnaryOp::Tanh: return tanhf(x);
+    case UnaryOp::Square: return x * x;
+    case UnaryOp::Neg: return -x;
+    case UnaryOp::Exp: return expf(x);
+    case UnaryOp::Log: return logf(x);
+    case UnaryOp::Sqrt: return sqrtf(x);
+  }
+  return 0.f;
+}
+
+__device__ float apply_binary(BinaryOp op, float a, float b) {
+  switch (op) {
+    case BinaryOp::Add: return a + b;
+    case BinaryOp::Sub: return a - b;
+    case BinaryOp::Mul: return a * b;
+    case BinaryOp::Div: return a / b;
+    case BinaryOp::Max: return a > b ? a : b;
+    case BinaryOp::Min: return a < b ? a : b;
+    case BinaryOp::ReluGrad: return b > 0.f ? a : 0.f;
+    case BinaryOp::SigmoidGrad: return b * a * (1.f - a);
+    case BinaryOp::TanhGrad: return b * (1.f - a * a);
+    case BinaryOp::SqrtGrad: return b * 0.5f / a;
+  }
+  return 0.f;
+}
+
+__global__ void unary_kernel(UnaryOp op, const float* x, float* out, int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x)
+    out[i] = apply_unary(op, x[i]);
+}
+
+__global__ void binary_same_kernel(BinaryOp op, const float* a, const float* b, float* out, int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x)
+    out[i] = apply_binary(op, a[i], b[i]);
+}
+
+__global__ void binary_broadcast_kernel(BinaryOp op, const float* a, const float* b, float* out, int64_t n,
+                                        BroadcastIndex index) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
+    int64_t rest = i, ia = 0, ib = 0;
+    for (int d = index.rank - 1; d >= 0; --d) {
+      const int64_t c = rest % index.out_dims[d];
+      rest /= index.out_dims[d];
+      ia += c * index.a_strides[d];
+      ib += c * index.b_strides[d];
+    }
+    out[i] = apply_binary(op, a[ia], b[ib]);
+  }
+}
+
+__global__ void fill_kernel(float* out, int64_t n, float value, const float* device_value) {
+  const float v = device_value ? *device_value : value;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x)
+    out[i] = v;
+}
+
+__global__ void accumulate_kernel(float* out, const float* in, int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x)
+    out[i] += in[i];
+}
+
+__global__ void bias_add_kernel(const float* x, const float* bias, float* out, int64_t n, int64_t channels) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x)
+    out[i] = x[i] + bias[i % channels];
+}
+
+}  // namespace
+
+void launch_unary(cudaStream_t stream, UnaryOp op, const float* x, float* out, int64_t n) {
+  if (n > 0) unary_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, x, out, n);
+}
+
+void launch_binary(cudaStream_t stream, BinaryOp op, const float* a, const float* b, float* out, int64_t n,
+                   const BroadcastIndex& index) {
+  if (n <= 0) return;
+  if (index.rank == 0)
+    binary_same_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, a, b, out, n);
+  else
+    binary_broadcast_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, a, b, out, n, index);
+}
+
+void launch_fill(cudaStream_t stream, float* out, int64_t n, float value, const float* device_value) {
+  if (n > 0) fill_kernel<<<blocks_for(n), kThreads, 0, stream>>>(out, n, value, device_value);
+}
+
+void launch_accumulate(cudaStream_t stream, float* out, const float* in, int64_t n) {
+  if (n > 0) accumulate_kernel<<<blocks_for(n), kThreads, 0, stream>>>(out, in, n);
+}
+
+void launch_bias_add(cudaStream_t stream, const float* x, const float* bias, float* out, int64_t n,
+                     int64_t channels) {
+  if (n > 0 && channels > 0) bias_add_kernel<<<blocks_for(n), kThreads, 0, stream>>>(x, bias, out, n, channels);
+}
+
+}  // namespace flowlens::cuda

@@ -1,0 +1,74 @@
+// The CUDA side of the accelerator seam (exec/device.h, ops/op_registry.h):
+// enumerating GPUs without ever aborting, and registering GPU kernels. A
+// machine without a driver or a device gets zero GPUs and a reason.
+#include <cstdio>
+
+#include "common/error.h"
+#include "cuda/cuda_check.h"
+#include "cuda/gpu_device.h"
+#include "cuda/gpu_kernel_util.h"
+#include "cuda/gpu_kernels.h"
+
+namespace flowlens {
+
+AcceleratorDevices find_accelerators(const LocalDeviceOptions& options) {
+  AcceleratorDevices found;
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    cudaGetLastError();
+    found.failed = true;
+    found.status = std::string("no GPU (") + cudaGetErrorString(status) + ")";
+    return found;
+  }
+  if (count == 0) {
+    found.failed = true;
+    found.status = "no GPU (no CUDA device found)";
+    return found;
+  }
+  const cuda::MatmulMath math = cuda::parse_matmul_math(options.gpu_math);
+  const int shares = options.virtual_gpus > 1 ? options.virtual_gpus : 1;
+  try {
+    for (int p = 0; p < count; ++p)
+      for (int s = 0; s < shares; ++s)
+        found.devices.push_back(std::make_unique<cuda::GpuDevice>(cuda::logical_gpu(p, s, shares), math));
+  } catch (const Error& e) {
+    found.devices.clear();
+    found.failed = true;
+    found.status = std::string("no GPU (") + e.what() + ")";
+    return found;
+  }
+  found.status = std::to_string(found.devices.size()) + " GPU" + (found.devices.size() == 1 ? "" : "s") + ": " +
+                 static_cast<cuda::GpuDevice&>(*found.devices.front()).gpu().description();
+  if (count > 1) found.status += " (first of " + std::to_string(count) + " physical)";
+  return found;
+}
+
+void register_accelerator_kernels(OpRegistry& r) {
+  auto share_cpu_kernel = [&](const char* op, KernelSupportFn supports) {
+    if (const OpDef* def = r.find(op); def && def->kernel("CPU")) r.add_kernel(op, "GPU", def->kernel("CPU"), supports);
+  };
+  // Kernels that only move bytes (copy_rows, shared buffers) or read shapes
+  // work on device memory unchanged.
+  for (const char* op : {"Const", "Identity", "StopGradient", "Placeholder", "PlaceholderWithDefault", "Reshape",
+                         "Concat", "ConcatV2", "Pack", "Split", "SplitV", "Unpack", "Slice", "Variable",
+                         "VariableV2", "Assign"})
+    share_cpu_kernel(op, cuda::is_float_or_host_memory_node);
+  for (const char* op : {"Shape", "Size", "Rank", "NoOp", "ConcatOffset", "ReducedShape"}) share_cpu_kernel(op, nullptr);
+
+  cuda::register_gpu_math_kernels(r);
+  cuda::register_gpu_reduction_kernels(r);
+  cuda::register_gpu_nn_kernels(r);
+  cuda::register_gpu_state_kernels(r);
+
+  // Integer shape arithmetic next to GPU work (BroadcastGradientArgs,
+  // int32 Cast, ...) runs on the host on behalf of the GPU, so a tower's
+  // nodes stay on its device and nothing waits on a copy.
+  for (const std::string& name : r.op_names()) {
+    const OpDef* def = r.find(name);
+    if (def->kernel("CPU") && !def->kernel("GPU") && !def->stateful && !def->keeps_state)
+      r.add_kernel(name, "GPU", def->kernel("CPU"), cuda::is_host_memory_node);
+  }
+}
+
+}  // namespace flowlens

@@ -1,0 +1,71 @@
+#include "cuda/gpu_kernel_util.h"
+
+#include "cuda/cuda_check.h"
+
+namespace flowlens::cuda {
+
+GpuLaunch::GpuLaunch(KernelContext& ctx)
+    : device(*static_cast<GpuDevice*>(ctx.device())), stream(device.gpu().stream()) {
+  device.gpu().make_current();
+}
+
+void check_launch(const KernelContext& ctx) {
+  const cudaError_t status = cudaGetLastError();
+  if (status != cudaSuccess)
+    throw Error(std::string("CUDA kernel launch for ") + ctx.node().op + ": " + cudaGetErrorName(status) + " (" +
+                cudaGetErrorString(status) + ")");
+}
+
+namespace {
+
+bool type_attr_is(const Node& n, bool (*accept)(DType), bool* any) {
+  for (const auto& [key, value] : n.attrs) {
+    if (const DType* t = value.get_if<DType>()) {
+      *any = true;
+      if (!accept(dtype_base(*t))) return false;
+    }
+  }
+  return true;
+}
+
+bool host_dtype(DType t) { return t == DType::Int32 || t == DType::Int64 || t == DType::Bool; }
+
+}  // namespace
+
+bool is_float_node(const Node& n) {
+  bool any = false;
+  for (const char* key : {"T", "dtype"}) {
+    const DType t = n.attr_type(key, DType::Invalid);
+    if (t == DType::Invalid) continue;
+    if (dtype_base(t) != DType::Float) return false;
+    any = true;
+  }
+  return any;
+}
+
+bool is_host_memory_node(const Node& n) {
+  bool any = false;
+  return type_attr_is(n, host_dtype, &any) && any;
+}
+
+bool is_float_or_host_memory_node(const Node& n) { return is_float_node(n) || is_host_memory_node(n); }
+
+bool ran_on_host(KernelContext& ctx) {
+  if (!is_host_memory_node(ctx.node())) return false;
+  const OpDef* def = OpRegistry::global().find(ctx.node().op);
+  KernelFn cpu = def ? def->kernel("CPU") : nullptr;
+  if (!cpu) ops::fail(ctx.node().op + ": no host kernel for an integer node on a GPU");
+  cpu(ctx);
+  return true;
+}
+
+const float* device_scalar(const KernelContext& ctx, int i, const char* what) {
+  const Tensor& t = ops::input(ctx, i);
+  if (t.num_elements() != 1 || t.shape().rank() > 1)
+    ops::fail(ctx.node().op + ": " + what + " is not a scalar: " + t.shape().to_string());
+  if (t.dtype() != DType::Float)
+    ops::fail(ctx.node().op + ": " + what + " is " + dtype_name(t.dtype()) + ", expected float");
+  return f32(t);
+}
+
+}  // namespace flowlens::cuda

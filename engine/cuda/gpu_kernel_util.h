@@ -1,0 +1,37 @@
+#pragma once
+// What the GPU kernels' C++ side shares: the device and stream of the
+// running node, typed device pointers, launch error checks, and the rule for
+// nodes whose tensors all live in host memory (int32 shape arithmetic placed
+// on a GPU): those run the CPU kernel, as TensorFlow's HostMemory kernels do.
+#include "cuda/gpu_device.h"
+#include "cuda/gpu_launch.h"
+#include "ops/op_helpers.h"
+
+namespace flowlens::cuda {
+
+struct GpuLaunch {
+  explicit GpuLaunch(KernelContext& ctx);
+  GpuDevice& device;
+  cudaStream_t stream;
+};
+
+// Throws Error if the last launch failed (bad configuration, no kernel image
+// for this GPU); asynchronous faults surface at the next synchronization.
+void check_launch(const KernelContext& ctx);
+
+inline const float* f32(const Tensor& t) { return t.device_data<float>(); }
+inline float* f32(Tensor& t) { return t.device_data<float>(); }
+
+// Node kinds the GPU kernels accept (see register_gpu_kernels).
+bool is_float_node(const Node& n);        // its T/dtype attrs are float32
+bool is_host_memory_node(const Node& n);  // every type attr is int32/int64/bool
+bool is_float_or_host_memory_node(const Node& n);
+
+// Runs the op's CPU kernel when the node is host-memory typed; returns
+// whether it did. GPU kernels registered for float and int nodes call it first.
+bool ran_on_host(KernelContext& ctx);
+
+// The input as a scalar in device memory, for kernels that read it there.
+const float* device_scalar(const KernelContext& ctx, int i, const char* what);
+
+}  // namespace flowlens::cuda

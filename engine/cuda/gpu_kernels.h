@@ -1,0 +1,13 @@
+#pragma once
+// Registration of the GPU kernels, one function per op family (the files
+// gpu_*_kernels.cpp); gpu_backend.cpp calls them all.
+#include "ops/op_registry.h"
+
+namespace flowlens::cuda {
+
+void register_gpu_math_kernels(OpRegistry& r);       // gpu_math_kernels.cpp
+void register_gpu_reduction_kernels(OpRegistry& r);  // gpu_reduction_kernels.cpp
+void register_gpu_nn_kernels(OpRegistry& r);         // gpu_nn_kernels.cpp
+void register_gpu_state_kernels(OpRegistry& r);      // gpu_state_kernels.cpp
+
+}  // namespace flowlens::cuda

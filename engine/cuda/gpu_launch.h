@@ -1,0 +1,86 @@
+#pragma once
+// Launchers of the CUDA kernels (one .cu file per op family), callable from
+// plain C++: kernel code never sees engine headers, and the KernelContext
+// side (validation, shapes, allocation) stays in the gpu_*_kernels.cpp files.
+// All launchers queue work on `stream` and return; float32 data.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace flowlens::cuda {
+
+constexpr int kMaxDims = 8;
+
+// ---- elementwise.cu ----------------------------------------------------------
+enum class UnaryOp { Relu, Sigmoid, Tanh, Square, Neg, Exp, Log, Sqrt };
+enum class BinaryOp {
+  Add, Sub, Mul, Div, Max, Min,
+  ReluGrad,     // (gradients, features) -> g * (x > 0)
+  SigmoidGrad,  // (y, dy) -> dy * y * (1 - y)
+  TanhGrad,     // (y, dy) -> dy * (1 - y^2)
+  SqrtGrad,     // (y, dy) -> dy * 0.5 / y
+};
+
+// How output index i maps to indices of a and b: strides are 0 on broadcast
+// dims. rank == 0 means both inputs have the output's shape.
+struct BroadcastIndex {
+  int rank = 0;
+  int64_t out_dims[kMaxDims] = {};
+  int64_t a_strides[kMaxDims] = {};
+  int64_t b_strides[kMaxDims] = {};
+};
+
+void launch_unary(cudaStream_t stream, UnaryOp op, const float* x, float* out, int64_t n);
+void launch_binary(cudaStream_t stream, BinaryOp op, const float* a, const float* b, float* out, int64_t n,
+                   const BroadcastIndex& index);
+// out[i] = value (a host constant) or *device_value (a device scalar).
+void launch_fill(cudaStream_t stream, float* out, int64_t n, float value, const float* device_value);
+// out[i] += in[i]
+void launch_accumulate(cudaStream_t stream, float* out, const float* in, int64_t n);
+// out[r, j] = x[r, j] + bias[j] over rows of `channels`.
+void launch_bias_add(cudaStream_t stream, const float* x, const float* bias, float* out, int64_t n,
+                     int64_t channels);
+
+// ---- reduce.cu -----------------------------------------------------------------
+enum class ReduceOp { Sum, Mean, Max };
+
+// The input viewed as alternating groups of kept and reduced dims (merged
+// neighbours, size-1 dims dropped), outermost first.
+struct ReduceGeometry {
+  int groups = 0;
+  int64_t sizes[kMaxDims] = {};
+  bool reduced[kMaxDims] = {};
+  int64_t out_count = 1;     // product of kept sizes
+  int64_t reduce_count = 1;  // product of reduced sizes
+};
+
+void launch_reduce(cudaStream_t stream, ReduceOp op, const float* in, float* out, const ReduceGeometry& g);
+
+// ---- softmax.cu ----------------------------------------------------------------
+void launch_softmax(cudaStream_t stream, const float* logits, float* out, int64_t rows, int64_t cols);
+// Loss per row and backprop (softmax - labels). Exactly one of dense_labels
+// ([rows, cols] probabilities) and sparse_labels ([rows] class ids, validated
+// by the caller) is non-null.
+void launch_softmax_xent(cudaStream_t stream, const float* logits, const float* dense_labels,
+                         const int64_t* sparse_labels, float* loss, float* backprop, int64_t rows, int64_t cols);
+
+// ---- training.cu ---------------------------------------------------------------
+// Scalars (alpha, lr, ...) are device pointers to one float, as the graph
+// delivers them; updates write fresh outputs (see training_ops.cpp).
+void launch_apply_gradient_descent(cudaStream_t stream, const float* var, const float* alpha, const float* delta,
+                                   float* out, int64_t n);
+void launch_apply_momentum(cudaStream_t stream, const float* var, const float* accum, const float* lr,
+                           const float* grad, const float* momentum, bool nesterov, float* out_var,
+                           float* out_accum, int64_t n);
+struct AdamScalars {
+  const float* beta1_power;
+  const float* beta2_power;
+  const float* lr;
+  const float* beta1;
+  const float* beta2;
+  const float* epsilon;
+};
+void launch_apply_adam(cudaStream_t stream, const float* var, const float* m, const float* v, const AdamScalars& s,
+                       const float* grad, bool nesterov, float* out_var, float* out_m, float* out_v, int64_t n);
+
+}  // namespace flowlens::cuda

@@ -1,0 +1,182 @@
+// GPU kernels of the element-wise ops: unary math, binary arithmetic with
+// broadcasting, activation gradients, AddN, BiasAdd, Fill/ZerosLike/OnesLike.
+// Validation and messages follow the CPU kernels (math_ops.cpp, unary_ops.cpp).
+#include "cuda/gpu_kernels.h"
+#include "cuda/gpu_kernel_util.h"
+#include "ops/broadcast.h"
+
+namespace flowlens::cuda {
+namespace {
+
+using ops::fail;
+using ops::input;
+using ops::shape_str;
+
+void check_float(const KernelContext& ctx, const Tensor& t) {
+  if (t.dtype() != DType::Float) ops::unsupported_dtype(ctx.node().op.c_str(), t.dtype());
+}
+
+template <UnaryOp Op>
+void unary_kernel(KernelContext& ctx) {
+  if (ran_on_host(ctx)) return;
+  ops::check_num_inputs(ctx, 1);
+  const Tensor& x = input(ctx, 0);
+  check_float(ctx, x);
+  GpuLaunch gpu(ctx);
+  Tensor& out = ctx.allocate_output(0, x.dtype(), x.shape());
+  launch_unary(gpu.stream, Op, f32(x), f32(out), x.num_elements());
+  check_launch(ctx);
+}
+
+void launch_broadcast(KernelContext& ctx, BinaryOp op, const Tensor& a, const Tensor& b) {
+  GpuLaunch gpu(ctx);
+  BroadcastIndex index;
+  Shape shape = a.shape();
+  if (!(a.shape() == b.shape())) {
+    ops::BroadcastPlan plan;
+    ops::make_broadcast_plan(a.shape(), b.shape(), plan);
+    shape = ops::broadcast_shape(a.shape(), b.shape());
+    index.rank = plan.rank;
+    for (int d = 0; d < plan.rank; ++d) {
+      index.out_dims[d] = plan.dims[d];
+      index.a_strides[d] = plan.a_strides[d];
+      index.b_strides[d] = plan.b_strides[d];
+    }
+    if (plan.rank == 0) index.rank = 0;  // both scalars: one element, same-shape path
+  }
+  Tensor& out = ctx.allocate_output(0, a.dtype(), std::move(shape));
+  launch_binary(gpu.stream, op, f32(a), f32(b), f32(out), out.num_elements(), index);
+  check_launch(ctx);
+}
+
+template <BinaryOp Op>
+void binary_kernel(KernelContext& ctx) {
+  if (ran_on_host(ctx)) return;
+  ops::check_num_inputs(ctx, 2);
+  const Tensor& a = input(ctx, 0);
+  const Tensor& b = input(ctx, 1);
+  ops::check_same_dtype(ctx.node().op, a.dtype(), b.dtype());
+  check_float(ctx, a);
+  launch_broadcast(ctx, Op, a, b);
+}
+
+// ReluGrad, SigmoidGrad, TanhGrad, SqrtGrad: same shapes, no broadcasting.
+template <BinaryOp Op>
+void activation_grad_kernel(KernelContext& ctx) {
+  ops::check_num_inputs(ctx, 2);
+  const Tensor& a = input(ctx, 0);
+  const Tensor& b = input(ctx, 1);
+  if (!(a.shape() == b.shape()) || a.dtype() != b.dtype())
+    fail(ctx.node().op + ": inputs must have the same shape and dtype, got " + shape_str(a.shape()) + " " +
+         dtype_name(a.dtype()) + " and " + shape_str(b.shape()) + " " + dtype_name(b.dtype()));
+  check_float(ctx, a);
+  launch_broadcast(ctx, Op, a, b);
+}
+
+void addn_kernel(KernelContext& ctx) {
+  if (ran_on_host(ctx)) return;
+  ops::check_min_inputs(ctx, 1);
+  const Tensor& first = input(ctx, 0);
+  const int n = ctx.num_inputs();
+  for (int i = 1; i < n; ++i) {
+    const Tensor& t = input(ctx, i);
+    if (!(t.shape() == first.shape()))
+      fail("Inputs to operation AddN must have the same size and shape.  Input 0: " + shape_str(first.shape()) +
+           " != input " + std::to_string(i) + ": " + shape_str(t.shape()));
+    if (t.dtype() != first.dtype())
+      fail("AddN: all inputs must have the same dtype, got " + dtype_name(first.dtype()) + " and " +
+           dtype_name(t.dtype()));
+  }
+  check_float(ctx, first);
+  if (n == 1) {
+    ctx.set_output(0, first);
+    return;
+  }
+  GpuLaunch gpu(ctx);
+  Tensor& out = ctx.allocate_output(0, first.dtype(), first.shape());
+  const int64_t m = out.num_elements();
+  launch_binary(gpu.stream, BinaryOp::Add, f32(first), f32(ctx.input(1)), f32(out), m, BroadcastIndex{});
+  for (int i = 2; i < n; ++i) launch_accumulate(gpu.stream, f32(out), f32(ctx.input(i)), m);
+  check_launch(ctx);
+}
+
+void bias_add_kernel(KernelContext& ctx) {
+  ops::check_num_inputs(ctx, 2);
+  const Tensor& x = input(ctx, 0);
+  const Tensor& b = input(ctx, 1);
+  const std::string format = ctx.node().attr_string("data_format", "NHWC");
+  if (!format.empty() && format != "NHWC") fail(ctx.node().op + ": data_format " + format + " is not supported (only NHWC)");
+  if (x.shape().rank() < 2) fail("Input tensor must be at least 2D: " + shape_str(x.shape()));
+  if (b.shape().rank() != 1) fail("Biases must be 1D: " + shape_str(b.shape()));
+  const int64_t c = x.shape().dim(x.shape().rank() - 1);
+  if (b.shape().dim(0) != c)
+    fail("Must provide as many biases as the last dimension of the input tensor: " + shape_str(b.shape()) +
+         " vs. " + shape_str(x.shape()));
+  if (x.dtype() != b.dtype())
+    fail("BiasAdd: value is " + dtype_name(x.dtype()) + " but bias is " + dtype_name(b.dtype()));
+  check_float(ctx, x);
+  GpuLaunch gpu(ctx);
+  Tensor& out = ctx.allocate_output(0, x.dtype(), x.shape());
+  launch_bias_add(gpu.stream, f32(x), f32(b), f32(out), x.num_elements(), c);
+  check_launch(ctx);
+}
+
+void fill_kernel(KernelContext& ctx) {
+  if (ran_on_host(ctx)) return;
+  ops::check_num_inputs(ctx, 2);
+  const Tensor& dims_t = input(ctx, 0);
+  const Tensor& value = input(ctx, 1);
+  if (dims_t.shape().rank() != 1) fail("dims must be a vector, got shape " + shape_str(dims_t.shape()));
+  if (value.shape().rank() != 0) fail("value must be a scalar, got shape " + shape_str(value.shape()));
+  check_float(ctx, value);
+  std::vector<int64_t> dims = ops::read_ints("Fill", "dims", dims_t);
+  for (int64_t d : dims)
+    if (d < 0) fail("Fill: dims must be non-negative, got " + shape_str(Shape(dims)));
+  GpuLaunch gpu(ctx);
+  Tensor& out = ctx.allocate_output(0, value.dtype(), Shape(std::move(dims)));
+  launch_fill(gpu.stream, f32(out), out.num_elements(), 0.f, f32(value));
+  check_launch(ctx);
+}
+
+template <int kValue>
+void fill_like_kernel(KernelContext& ctx) {
+  if (ran_on_host(ctx)) return;
+  ops::check_num_inputs(ctx, 1);
+  const Tensor& x = input(ctx, 0);
+  check_float(ctx, x);
+  GpuLaunch gpu(ctx);
+  Tensor& out = ctx.allocate_output(0, x.dtype(), x.shape());
+  launch_fill(gpu.stream, f32(out), out.num_elements(), static_cast<float>(kValue), nullptr);
+  check_launch(ctx);
+}
+
+}  // namespace
+
+void register_gpu_math_kernels(OpRegistry& r) {
+  auto both = is_float_or_host_memory_node;
+  r.add_kernel("Relu", "GPU", unary_kernel<UnaryOp::Relu>, both);
+  r.add_kernel("Sigmoid", "GPU", unary_kernel<UnaryOp::Sigmoid>, is_float_node);
+  r.add_kernel("Tanh", "GPU", unary_kernel<UnaryOp::Tanh>, is_float_node);
+  r.add_kernel("Square", "GPU", unary_kernel<UnaryOp::Square>, both);
+  r.add_kernel("Neg", "GPU", unary_kernel<UnaryOp::Neg>, both);
+  r.add_kernel("Exp", "GPU", unary_kernel<UnaryOp::Exp>, is_float_node);
+  r.add_kernel("Log", "GPU", unary_kernel<UnaryOp::Log>, is_float_node);
+  r.add_kernel("Sqrt", "GPU", unary_kernel<UnaryOp::Sqrt>, is_float_node);
+  for (const char* add : {"Add", "AddV2"}) r.add_kernel(add, "GPU", binary_kernel<BinaryOp::Add>, both);
+  r.add_kernel("Sub", "GPU", binary_kernel<BinaryOp::Sub>, both);
+  r.add_kernel("Mul", "GPU", binary_kernel<BinaryOp::Mul>, both);
+  r.add_kernel("RealDiv", "GPU", binary_kernel<BinaryOp::Div>, both);
+  r.add_kernel("Maximum", "GPU", binary_kernel<BinaryOp::Max>, both);
+  r.add_kernel("Minimum", "GPU", binary_kernel<BinaryOp::Min>, both);
+  r.add_kernel("ReluGrad", "GPU", activation_grad_kernel<BinaryOp::ReluGrad>, is_float_node);
+  r.add_kernel("SigmoidGrad", "GPU", activation_grad_kernel<BinaryOp::SigmoidGrad>, is_float_node);
+  r.add_kernel("TanhGrad", "GPU", activation_grad_kernel<BinaryOp::TanhGrad>, is_float_node);
+  r.add_kernel("SqrtGrad", "GPU", activation_grad_kernel<BinaryOp::SqrtGrad>, is_float_node);
+  r.add_kernel("AddN", "GPU", addn_kernel, both);
+  for (const char* bias : {"BiasAdd", "BiasAddV1"}) r.add_kernel(bias, "GPU", bias_add_kernel, is_float_node);
+  r.add_kernel("Fill", "GPU", fill_kernel, both);
+  r.add_kernel("ZerosLike", "GPU", fill_like_kernel<0>, both);
+  r.add_kernel("OnesLike", "GPU", fill_like_kernel<1>, both);
+}
+
+}  // namespace flowlens::cuda

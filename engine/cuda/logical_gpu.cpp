@@ -1,0 +1,46 @@
+#include "cuda/logical_gpu.h"
+
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "cuda/cuda_check.h"
+
+namespace flowlens::cuda {
+
+LogicalGpu::LogicalGpu(int id, int physical, int share, int shares)
+    : id_(id), physical_(physical), memory_(std::make_unique<CachingDeviceAllocator>(*this)) {
+  cudaDeviceProp prop{};
+  check_cuda(cudaGetDeviceProperties(&prop, physical), "cudaGetDeviceProperties");
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%s (%.1f GiB, sm_%d%d)", prop.name,
+                static_cast<double>(prop.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0), prop.major, prop.minor);
+  description_ = buf;
+  if (shares > 1) description_ += ", logical " + std::to_string(share + 1) + " of " + std::to_string(shares);
+  make_current();
+  check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+  check_cublas(cublasCreate(&cublas_), "cublasCreate");
+  check_cublas(cublasSetStream(cublas_, stream_), "cublasSetStream");
+}
+
+void LogicalGpu::make_current() const {
+  // The runtime keeps the current device per thread; setting it is cheap.
+  check_cuda(cudaSetDevice(physical_), "cudaSetDevice");
+}
+
+void LogicalGpu::synchronize() const {
+  make_current();
+  check_cuda(cudaStreamSynchronize(stream_), ("a kernel queued on " + short_name() + " failed").c_str());
+}
+
+LogicalGpu& logical_gpu(int physical, int share, int shares) {
+  static std::mutex mu;
+  static auto* gpus = new std::map<std::tuple<int, int, int>, std::unique_ptr<LogicalGpu>>;  // leaked on purpose
+  std::lock_guard lock(mu);
+  auto& slot = (*gpus)[{physical, share, shares}];
+  if (!slot) slot = std::make_unique<LogicalGpu>(physical * shares + share, physical, share, shares);
+  return *slot;
+}
+
+}  // namespace flowlens::cuda
