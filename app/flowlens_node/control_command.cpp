@@ -1,6 +1,7 @@
 // flowlens-node stop / pause / resume / step / profile: commands to one node
 // or (stop, pause, resume) every node of the cluster.
 #include <iostream>
+#include <thread>
 
 #include "commands.h"
 #include "dist/cluster_client.h"
@@ -27,11 +28,43 @@ std::vector<dist::NodeRef> targets(const dist::ClusterClient& client, const Cont
   return nodes;
 }
 
+// Until the node stops answering or reports "done" (its last step ran).
+void wait_until_gone(dist::ClusterClient& client, const dist::NodeRef& node, std::chrono::milliseconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < until) {
+    try {
+      if (client.status(node, std::chrono::milliseconds(300)).state == "done") return;
+    } catch (const Error&) {
+      return;  // gone (or never there)
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
 int control_command(const std::string& command, const ControlOptions& o, bool all_by_default) {
   dist::ClusterClient client(resolve_cluster(o.cluster_file));
   int failures = 0;
   const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
-  for (const dist::NodeRef& n : targets(client, o, all_by_default)) {
+  const std::vector<dist::NodeRef> nodes = targets(client, o, all_by_default);
+  bool workers_told = false, stopped_workers = false;
+  for (const dist::NodeRef& n : nodes) {
+    if (command == "stop" && n.job != "worker" && workers_told) {
+      // A ps that stopped under a worker still finishing its step would
+      // leave that worker's Push unanswered: let the workers leave first.
+      for (const dist::NodeRef& w : nodes)
+        if (w.job == "worker") wait_until_gone(client, w, timeout * 2);
+      workers_told = false;
+      stopped_workers = true;
+    }
+    workers_told |= n.job == "worker";
+    if (stopped_workers && n.job == "ps") {
+      try {
+        client.status(n, std::chrono::milliseconds(500));
+      } catch (const Error&) {
+        std::cout << n.label() << " at " << n.address << ": already stopped (its workers finished)\n";
+        continue;
+      }
+    }
     try {
       std::cout << n.label() << " at " << n.address << ": " << client.control(n, command, o.output, timeout) << "\n";
     } catch (const Error& e) {

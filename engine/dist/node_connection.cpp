@@ -44,13 +44,13 @@ WireMessage NodeConnection::request(wire::Header header, const std::vector<Named
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() < 0) left = std::chrono::milliseconds(0);
-    auto frames = receive_frames(*socket_, static_cast<int>(left.count()));
-    if (!frames) {
+    if (left.count() <= 0) {
       // The socket may hold the unanswered request; a fresh one starts clean.
       reconnect();
       throw TimeoutError(waiting_message(peer_, address_, timeout) + " (no reply to " + what + ")");
     }
+    auto frames = receive_frames(*socket_, static_cast<int>(left.count()));
+    if (!frames) continue;  // timed out (checked above) or a signal interrupted the wait
     DecodeResult r = decode_message(std::move(*frames), false);
     if (counters_) counters_->bytes_in += r.bytes;
     if (!r.message) throw Error("invalid reply from " + peer_ + " at " + address_ + ": " + r.error);

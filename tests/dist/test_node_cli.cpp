@@ -1,0 +1,176 @@
+// flowlens-node as a user drives it: help, TF_CONFIG, status, control
+// commands, fetch, launch, and waits that fail naming who is missing.
+#include <QtTest>
+
+#include <filesystem>
+
+#include "dist/cluster_client.h"
+#include "dist/node_runner.h"
+
+using namespace flowlens;
+using namespace flowlens::testing;
+
+namespace {
+
+QProcessEnvironment with_tf_config(const QString& json) {
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.insert("TF_CONFIG", json);
+  return env;
+}
+
+int64_t worker_step(dist::ClusterClient& client, int task) {
+  return client.status(client.node("worker", task), std::chrono::seconds(5)).step;
+}
+
+}  // namespace
+
+class TestNodeCli : public QObject {
+  Q_OBJECT
+ private slots:
+  void every_subcommand_has_help() {
+    RunResult top = run_node({"--help"});
+    QCOMPARE(top.code, 0);
+    QVERIFY(top.out.contains("--job") && top.out.contains("--replicas-to-aggregate"));
+    for (const char* sub : {"ps", "worker", "launch", "status", "stop", "pause", "resume", "step", "profile", "fetch"}) {
+      RunResult r = run_node({sub, "--help"});
+      QVERIFY2(r.code == 0 && r.out.contains("Usage"), sub);
+    }
+    QCOMPARE(run_node({"launch"}).code, 106);  // CLI11: required option missing
+  }
+
+  void tf_config_errors_name_the_field() {
+    struct Case {
+      const char* json;
+      const char* expected;
+    };
+    for (const Case& c : {Case{R"({"cluster": {"ps": "127.0.0.1:1"}})", "TF_CONFIG: cluster.ps: expected a list"},
+                          Case{R"({"cluster": {"ps": ["127.0.0.1:1"]}, "task": {"type": "worker", "index": 0}})",
+                               "TF_CONFIG: task.type: job 'worker' is not in the cluster"},
+                          Case{R"({"cluster": {"ps": ["127.0.0.1:1"]}, "task": {"type": "ps", "index": -1}})",
+                               "TF_CONFIG: task.index: expected a non-negative integer"},
+                          Case{R"({"cluster": {"ps": ["127.0.0.1"]}})", "TF_CONFIG: cluster.ps"},
+                          Case{R"({"cluster": )", "TF_CONFIG:1:"}}) {
+      RunResult r = run_node({"ps", "0"}, 20000, with_tf_config(c.json));
+      QCOMPARE(r.code, 1);
+      QVERIFY2(r.err.contains(c.expected), qPrintable(r.err));
+    }
+    QProcessEnvironment none = QProcessEnvironment::systemEnvironment();
+    none.remove("TF_CONFIG");
+    RunResult r = run_node({"ps", "0"}, 20000, none);
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("no cluster: pass --cluster FILE or set the TF_CONFIG"), qPrintable(r.err));
+  }
+
+  void short_form_runs_the_tf_config_task_and_stop_ends_it() {
+    LocalCluster c(1, 1);
+    const QString tf = QString(R"({"cluster": {"ps": ["%1"], "worker": ["%2"]}, "task": {"type": "ps", "index": 0}})")
+                           .arg(c.ps_address(0), c.worker_address(0));
+    NodeProcess ps({"ps"}, with_tf_config(tf));
+    QVERIFY(ps.wait_for_stderr("serving on tcp://" + c.ps_address(0)));
+    RunResult stop = run_node({"stop"}, 20000, with_tf_config(tf));
+    QVERIFY2(stop.out.contains("ps 0 at " + c.ps_address(0) + ": stopping"), qPrintable(stop.out + stop.err));
+    QCOMPARE(stop.code, 1);  // worker 0 is not running: reported, and the exit code says so
+    RunResult p = ps.wait(10000);
+    QVERIFY2(p.code == 0 && p.err.contains("stopped by client"), qPrintable(p.err));
+  }
+
+  void status_once_pause_step_fetch_profile_stop() {
+    LocalCluster c(1, 2);
+    NodeProcess ps(c.ps_args(0));
+    NodeProcess w0(c.worker_args(0, sample("mlp_train.pbtxt"), 1000000, {"--print-every", "0"}));
+    NodeProcess w1(c.worker_args(1, sample("mlp_train.pbtxt"), 1000000, {"--print-every", "0"}));
+    QVERIFY(w0.wait_for_stderr("worker 0: 4 variable(s)"));
+    QVERIFY(w1.wait_for_stderr("worker 1: 4 variable(s)"));
+    QTest::qWait(300);
+
+    RunResult st = run_node({"status", "--cluster", c.file, "--once"});
+    QVERIFY2(st.code == 0, qPrintable(st.out + st.err));
+    const QStringList lines = st.out.split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 4);
+    QVERIFY(lines[0].contains("node") && lines[0].contains("steps/s") && lines[0].contains("variables"));
+    QVERIFY2(lines[1].startsWith("ps 0") && lines[1].contains(c.ps_address(0)) && lines[1].contains("serving") &&
+                 lines[1].contains("4 (848 B)"),
+             qPrintable(lines[1]));
+    for (int w = 0; w < 2; ++w) {
+      const QString& line = lines[2 + w];
+      QVERIFY2(line.startsWith(QString("worker %1").arg(w)) && line.contains(c.worker_address(w)) &&
+                   line.contains("training") && line.contains(QRegularExpression(R"(\d\.\d{6})")),
+               qPrintable(line));
+    }
+
+    dist::ClusterClient client(load_cluster_spec(c.file.toStdString()));
+    RunResult pause = run_node({"pause", "--cluster", c.file, "--job", "worker", "--task", "0"});
+    QVERIFY2(pause.code == 0 && pause.out.contains("pausing after step"), qPrintable(pause.out + pause.err));
+    QTest::qWait(200);
+    const int64_t paused_at = worker_step(client, 0);
+    QTest::qWait(300);
+    QCOMPARE(worker_step(client, 0), paused_at);
+    QCOMPARE(client.status(client.node("worker", 0), std::chrono::seconds(5)).state, std::string("paused"));
+    QCOMPARE(run_node({"step", "--cluster", c.file, "--job", "worker", "--task", "0"}).code, 0);
+    QTRY_COMPARE_WITH_TIMEOUT(worker_step(client, 0), paused_at + 1, 5000);
+    QTest::qWait(200);
+    QCOMPARE(worker_step(client, 0), paused_at + 1);
+
+    RunResult fetch = run_node({"fetch", "--cluster", c.file, "--job", "worker", "--task", "0", "loss", "layer1/biases"});
+    QVERIFY2(fetch.code == 0 && fetch.out.contains("loss = ") && fetch.out.contains("layer1/biases = ["),
+             qPrintable(fetch.out + fetch.err));
+    const QString npy = c.path("npy");
+    RunResult save = run_node({"fetch", "--cluster", c.file, "logits/weights", "--save", npy});
+    QVERIFY2(save.code == 0, qPrintable(save.err));
+    QVERIFY(std::filesystem::exists((npy + "/logits_weights.npy").toStdString()));
+    RunResult missing = run_node({"fetch", "--cluster", c.file, "no/such/variable"});
+    QVERIFY2(missing.code == 1 && missing.err.contains("ps 0 has no variable no/such/variable"), qPrintable(missing.err));
+
+    const QString trace = c.path("trace.json");
+    QCOMPARE(run_node({"profile", "start", "--cluster", c.file, "--job", "worker", "--task", "1"}).code, 0);
+    QTest::qWait(200);
+    RunResult prof = run_node({"profile", "stop", "--cluster", c.file, "--job", "worker", "--task", "1", "-o", trace});
+    QVERIFY2(prof.code == 0 && prof.out.contains("node execution(s) to"), qPrintable(prof.out + prof.err));
+    QVERIFY(std::filesystem::file_size(trace.toStdString()) > 100);
+
+    RunResult resume = run_node({"resume", "--cluster", c.file});
+    QCOMPARE(resume.code, 0);
+    RunResult stop = run_node({"stop", "--cluster", c.file});
+    QVERIFY2(stop.code == 0, qPrintable(stop.out + stop.err));
+    for (NodeProcess* p : {&w0, &w1, &ps}) {
+      RunResult r = p->wait(20000);
+      QVERIFY2(r.code == 0, qPrintable(r.err));
+    }
+    RunResult after = run_node({"status", "--cluster", c.file, "--once", "--node-timeout", "200"});
+    QCOMPARE(after.code, 1);
+    QCOMPARE(after.out.count("unreachable"), 3);
+  }
+
+  void waits_time_out_naming_who_is_missing() {
+    LocalCluster c(1, 2);
+    RunResult no_ps = run_node(c.worker_args(0, sample("mlp_train.pbtxt"), 5, {"--timeout", "1"}));
+    QCOMPARE(no_ps.code, 1);
+    QVERIFY2(no_ps.err.contains("waiting for ps 0 at " + c.ps_address(0) + " for 1 s"), qPrintable(no_ps.err));
+
+    NodeProcess ps(c.ps_args(0, {"--timeout", "1"}));
+    RunResult no_chief = run_node(c.worker_args(1, sample("mlp_train.pbtxt"), 5, {"--timeout", "1"}));
+    QCOMPARE(no_chief.code, 1);
+    QVERIFY2(no_chief.err.contains("waiting for worker 0 (the chief) at " + c.worker_address(0)), qPrintable(no_chief.err));
+
+    RunResult alone = run_node(c.worker_args(0, sample("mlp_train.pbtxt"), 5, {"--sync", "--timeout", "1"}));
+    QCOMPARE(alone.code, 1);
+    QVERIFY2(alone.err.contains("waiting for worker 1 at " + c.worker_address(1) + " for 1 s"), qPrintable(alone.err));
+  }
+
+  void launch_runs_the_cluster_and_fails_when_a_child_fails() {
+    LocalCluster c(1, 2);
+    RunResult ok = run_node({"launch", "--cluster", c.file, "--graph", sample("mlp_train.pbtxt"), "--steps", "50",
+                             "--threads", "1"});
+    QVERIFY2(ok.code == 0 && ok.err.contains("launch: all nodes finished"), qPrintable(ok.err));
+    QCOMPARE(worker_losses(ok.out, 0).size(), 6);
+    QCOMPARE(worker_losses(ok.out, 1).size(), 6);
+    // --batch 7 cannot be split over 2 sync workers: the workers fail, launch says which.
+    RunResult bad = run_node({"launch", "--cluster", c.file, "--graph", sample("mlp_train.pbtxt"), "--steps", "5", "--sync",
+                              "--batch", "7", "--timeout", "2"});
+    QCOMPARE(bad.code, 1);
+    QVERIFY2(bad.err.contains("not divisible by 2 workers") && bad.err.contains("failed (exit code 1)"), qPrintable(bad.err));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestNodeCli)
+#include "test_node_cli.moc"
