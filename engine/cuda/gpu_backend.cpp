@@ -10,6 +10,18 @@
 #include "cuda/gpu_kernels.h"
 
 namespace flowlens {
+namespace {
+
+// Cast from an integer (host memory) or to its own type reads no device
+// memory, so the CPU kernel serves; a float result moves to the device after.
+bool is_cast_without_device_reads(const Node& n) {
+  const DType src = dtype_base(n.attr_type("SrcT", DType::Invalid));
+  const DType dst = dtype_base(n.attr_type("DstT", DType::Invalid));
+  if (src == DType::Invalid || dst == DType::Invalid) return false;
+  return src == dst || src == DType::Int32 || src == DType::Int64 || src == DType::Bool;
+}
+
+}  // namespace
 
 AcceleratorDevices find_accelerators(const LocalDeviceOptions& options) {
   AcceleratorDevices found;
@@ -53,8 +65,9 @@ void register_accelerator_kernels(OpRegistry& r) {
   for (const char* op : {"Const", "Identity", "StopGradient", "Placeholder", "PlaceholderWithDefault", "Reshape",
                          "Concat", "ConcatV2", "Pack", "Split", "SplitV", "Unpack", "Slice", "Variable",
                          "VariableV2", "Assign"})
-    share_cpu_kernel(op, cuda::is_float_or_host_memory_node);
+    share_cpu_kernel(op, cuda::is_device_or_host_memory_node);
   for (const char* op : {"Shape", "Size", "Rank", "NoOp", "ConcatOffset", "ReducedShape"}) share_cpu_kernel(op, nullptr);
+  share_cpu_kernel("Cast", is_cast_without_device_reads);
 
   cuda::register_gpu_math_kernels(r);
   cuda::register_gpu_reduction_kernels(r);

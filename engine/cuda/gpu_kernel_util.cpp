@@ -50,6 +50,18 @@ bool is_host_memory_node(const Node& n) {
 
 bool is_float_or_host_memory_node(const Node& n) { return is_float_node(n) || is_host_memory_node(n); }
 
+bool is_device_or_host_memory_node(const Node& n) {
+  if (is_host_memory_node(n)) return true;
+  bool any = false;
+  for (const char* key : {"T", "dtype"}) {
+    const DType t = n.attr_type(key, DType::Invalid);
+    if (t == DType::Invalid) continue;
+    if (!lives_in_device_memory(dtype_base(t))) return false;
+    any = true;
+  }
+  return any;
+}
+
 bool ran_on_host(KernelContext& ctx) {
   if (!is_host_memory_node(ctx.node())) return false;
   const OpDef* def = OpRegistry::global().find(ctx.node().op);

@@ -26,6 +26,9 @@ inline float* f32(Tensor& t) { return t.device_data<float>(); }
 bool is_float_node(const Node& n);        // its T/dtype attrs are float32
 bool is_host_memory_node(const Node& n);  // every type attr is int32/int64/bool
 bool is_float_or_host_memory_node(const Node& n);
+// Its T/dtype attrs live in device memory (float32, bfloat16 ...) or it is a
+// host-memory node: for kernels that only move bytes.
+bool is_device_or_host_memory_node(const Node& n);
 
 // Runs the op's CPU kernel when the node is host-memory typed; returns
 // whether it did. GPU kernels registered for float and int nodes call it first.

@@ -1,0 +1,174 @@
+// The executor's device-memory machinery without a GPU: a test accelerator
+// ("XPU") whose memory is host-addressable but marked as device memory, so
+// every path a GPU takes runs here: inputs copied in at consumption, int32
+// kept on the host, outputs adopted into device memory, fetches copied back,
+// copy kernels through copy_rows, kernel constraints steering placement, and
+// synchronization at the end of a run and before observers.
+#include <QtTest/QtTest>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#include "exec/executor.h"
+#include "exec/placement.h"
+#include "ops/op_helpers.h"
+#include "tensor/copy_rows.h"
+#include "transform/graph_builder.h"
+
+using namespace flowlens;
+
+namespace {
+
+class XpuMemory final : public AcceleratorMemory {
+ public:
+  std::string name() const override { return "/xpu:0"; }
+  void* allocate(std::size_t bytes) override {
+    ++allocations;
+    return bytes ? std::malloc(bytes) : nullptr;
+  }
+  void deallocate(void* block, std::size_t) override { std::free(block); }
+  void copy_to_host(const void* src, void* dst, std::size_t bytes) override {
+    ++to_host_copies;
+    std::memcpy(dst, src, bytes);
+  }
+  void copy_2d(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
+               std::size_t rows) override {
+    ++copies_2d;
+    for (std::size_t r = 0; r < rows; ++r)
+      std::memcpy(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch, width);
+  }
+  std::atomic<int> allocations{0}, to_host_copies{0}, copies_2d{0};
+};
+
+XpuMemory& xpu_memory() {
+  static XpuMemory* m = new XpuMemory;  // outlives every tensor, like a real backend's
+  return *m;
+}
+
+class XpuDevice final : public Device {
+ public:
+  XpuDevice() : Device("XPU", 0, 1) {}
+  AcceleratorMemory* memory() override { return &xpu_memory(); }
+  Tensor accept_input(const Tensor& t) override {
+    if (!lives_in_device_memory(t.dtype())) return t.on_host() ? t : t.to_host();
+    if (t.memory() == &xpu_memory()) return t;
+    ++uploads;
+    Tensor out(t.dtype(), t.shape(), &xpu_memory());
+    std::memcpy(out.device_data(), t.to_host().device_data(), t.byte_size());
+    return out;
+  }
+  void synchronize() override { ++syncs; }
+  std::atomic<int> uploads{0}, syncs{0};
+};
+
+// Mul on XPU memory, for float32 only (the constraint below).
+void xpu_mul(KernelContext& ctx) {
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  if (a.on_host() || b.on_host()) ops::fail("xpu_mul: inputs must be in XPU memory");
+  Tensor& out = ctx.allocate_output(0, a.dtype(), a.shape());
+  if (out.on_host()) ops::fail("xpu_mul: output must be in XPU memory");
+  for (int64_t i = 0; i < a.num_elements(); ++i)
+    out.device_data<float>()[i] = a.device_data<float>()[i] * b.device_data<float>()[i];
+}
+
+bool float_only(const Node& n) { return n.attr_type("T", DType::Invalid) == DType::Float; }
+
+// A registry with the standard ops, Mul on XPU for float32, and the copy
+// kernels shared with the CPU as a real accelerator shares them.
+OpRegistry xpu_registry() {
+  OpRegistry r;
+  register_standard_ops(r);
+  r.add_kernel("Mul", "XPU", xpu_mul, float_only);
+  for (const char* op : {"Const", "Identity", "ConcatV2", "Split", "Slice", "Reshape", "Shape"})
+    r.add_kernel(op, "XPU", r.find(op)->kernel("CPU"));
+  return r;
+}
+
+}  // namespace
+
+class TestAcceleratorMemory : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void host_code_cannot_read_device_tensors() {
+    Tensor t(DType::Float, Shape{3}, &xpu_memory());
+    QVERIFY(!t.on_host());
+    bool refused = false;
+    try {
+      (void)t.data<float>();
+    } catch (const Error& e) {
+      refused = std::string(e.what()).find("/xpu:0") != std::string::npos;
+    }
+    QVERIFY(refused);
+    for (int i = 0; i < 3; ++i) t.device_data<float>()[i] = float(i);
+    Tensor host = t.to_host();
+    QVERIFY(host.on_host());
+    QCOMPARE(host.values<float>()[2], 2.f);
+    QVERIFY(t.clone().memory() == &xpu_memory());
+    QVERIFY(t.equals(host));
+    // int32 never lives in device memory, even when a device allocates it.
+    QVERIFY(Tensor(DType::Int32, Shape{2}, &xpu_memory()).on_host());
+  }
+
+  void copy_rows_refuses_mixed_memories() {
+    Tensor dev(DType::Float, Shape{4}, &xpu_memory());
+    Tensor host(DType::Float, Shape{4});
+    bool refused = false;
+    try {
+      copy_rows(dev, 0, 16, host, 0, 16, 16, 1);
+    } catch (const Error&) {
+      refused = true;
+    }
+    QVERIFY(refused);
+  }
+
+  void values_cross_devices_where_they_are_consumed() {
+    OpRegistry registry = xpu_registry();
+    Graph g;
+    GraphBuilder cpu(g, "", "/cpu:0");
+    GraphBuilder xpu(g, "", "/device:XPU:0");
+    const std::string a = cpu.constant("a", Tensor::from_vector<float>(Shape{2, 3}, {1, 2, 3, 4, 5, 6}));
+    const std::string b = xpu.constant("b", Tensor::from_vector<float>(Shape{2, 3}, {2, 2, 2, 2, 2, 2}));
+    const std::string prod = xpu.binary("Mul", a, b, DType::Float);                  // a is uploaded
+    const std::string cat = xpu.add("ConcatV2", "cat", {prod, prod, xpu.scalar("axis", DType::Int32, 1)},
+                                    {{"T", AttrValue(DType::Float)}, {"N", AttrValue(int64_t{2})},
+                                     {"Tidx", AttrValue(DType::Int32)}});            // copy_rows on XPU
+    const std::string back = cpu.binary("Mul", cat, cat, DType::Float);              // to the host
+    const std::string ints = xpu.binary("Mul", cpu.constant("i", Tensor::from_vector<int32_t>(Shape{2}, {3, 4})),
+                                        cpu.constant("j", Tensor::from_vector<int32_t>(Shape{2}, {5, 6})), DType::Int32);
+
+    auto set = std::make_unique<DeviceSet>();
+    set->add(std::make_unique<Device>("CPU", 0, 2));
+    auto xpu_device = std::make_unique<XpuDevice>();
+    XpuDevice* x = xpu_device.get();
+    set->add(std::move(xpu_device));
+    Placement placement = place_graph(g, *set, registry, true);
+    auto device_of = [&](const std::string& n) { return set->at(placement.device_of[static_cast<size_t>(g.index_of(n))]).short_name(); };
+    QCOMPARE(device_of(prod), std::string("/xpu:0"));
+    QCOMPARE(device_of(cat), std::string("/xpu:0"));
+    QCOMPARE(device_of(ints), std::string("/cpu:0"));  // int32 Mul has no XPU kernel: soft placement
+    bool noted = false;
+    for (const auto& note : placement.soft_placed)
+      noted |= note.node == ints && note.reason.find("for its dtype") != std::string::npos;
+    QVERIFY(noted);
+
+    ExecutionPlan plan = build_plan(g, placement, *set, registry, [](const Node&) { return nullptr; },
+                                    PlanRequest{{}, {cat, back, ints}, {}});
+    QCOMPARE(plan.async_devices.size(), size_t{1});
+    std::vector<Tensor> out = execute_plan(plan, {}, {}, 1);
+    for (const Tensor& t : out) QVERIFY(t.on_host());  // fetches come back to the host
+    QCOMPARE(out[0].shape(), (Shape{2, 6}));
+    const std::vector<float> want = {2, 4, 6, 2, 4, 6, 8, 10, 12, 8, 10, 12};
+    for (size_t i = 0; i < want.size(); ++i) QCOMPARE(out[0].values<float>()[i], want[i]);
+    QCOMPARE(out[1].values<float>()[11], 144.f);
+    QCOMPARE(out[2].values<int32_t>()[1], 24);
+    QVERIFY(x->uploads >= 2);   // a (host Const) and b (Const adopted into XPU memory)
+    QVERIFY(x->syncs >= 1);     // the run waited for the device
+    QVERIFY(xpu_memory().copies_2d >= 2);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestAcceleratorMemory)
+#include "test_accelerator_memory.moc"
