@@ -3,15 +3,12 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
-#include <QDragEnterEvent>
-#include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
-#include <QMimeData>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTimer>
@@ -50,13 +47,6 @@ struct WaitCursor {
   ~WaitCursor() { QApplication::restoreOverrideCursor(); }
   WaitCursor(const WaitCursor&) = delete;
 };
-
-QString local_file_of(const QMimeData* mime) {
-  if (!mime || !mime->hasUrls()) return {};
-  for (const QUrl& url : mime->urls())
-    if (url.isLocalFile()) return url.toLocalFile();
-  return {};
-}
 
 }  // namespace
 
@@ -391,17 +381,6 @@ void MainWindow::showEvent(QShowEvent* event) {
   // A node selected before the first show (--select) was scrolled to with a
   // provisional viewport size; centre it again once the docks are laid out.
   QTimer::singleShot(0, this, &MainWindow::center_current);
-}
-
-void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
-  if (!local_file_of(event->mimeData()).isEmpty()) event->acceptProposedAction();
-}
-
-void MainWindow::dropEvent(QDropEvent* event) {
-  const QString path = local_file_of(event->mimeData());
-  if (path.isEmpty()) return;
-  event->acceptProposedAction();
-  open_file_interactive(path);
 }
 
 }  // namespace flowlens::ui

@@ -251,14 +251,16 @@ void DebugWorkbench::on_paused(const DebugStop& stop) {
   // Selecting reveals the node (expanding its scope), centres it and shows its details.
   w_->select_node(QString::fromStdString(stop.node));
 
+  // Copies, taken while the worker is blocked: a later step may update a
+  // variable's buffer in place while the viewer still shows it.
   QList<NamedTensor> tensors;
   for (std::size_t i = 0; i < stop.outputs.size(); ++i)
-    if (stop.outputs[i].valid()) tensors.push_back({tensor_name(stop.node, i), stop.outputs[i]});
+    if (stop.outputs[i].valid()) tensors.push_back({tensor_name(stop.node, i), stop.outputs[i].clone()});
   for (std::size_t i = 0; i < stop.inputs.size(); ++i) {
     if (!stop.inputs[i].valid()) continue;
     const QString input = i < stop.input_names.size() ? QString::fromStdString(stop.input_names[i]) : QString::number(i);
     tensors.push_back({QStringLiteral("%1 (input %2 of %3)").arg(input).arg(i).arg(QString::fromStdString(stop.node)),
-                       stop.inputs[i]});
+                       stop.inputs[i].clone()});
   }
   catalog_->set_group(kPausedGroup, tensors);
   watches_->refresh();
@@ -279,7 +281,9 @@ void DebugWorkbench::on_finished(const RunOutcome& outcome) {
       QString text = QString::fromStdString(format_tensor(outcome.values[i], format));
       if (text.size() > 400) text = text.left(400) + QStringLiteral(" \u2026");
       log(QStringLiteral("  %1 = %2").arg(name, text));
-      fetched.push_back({QStringLiteral("%1 (run %2 result)").arg(name).arg(outcome.run_number), outcome.values[i]});
+      // A fetched variable may share its storage, which the next run updates.
+      fetched.push_back(
+          {QStringLiteral("%1 (run %2 result)").arg(name).arg(outcome.run_number), outcome.values[i].clone()});
     }
     catalog_->set_group(kFetchedGroup, fetched);
     if (!fetched.isEmpty() && !viewer_->tensor().valid()) viewer_->set_tensor(fetched.front().label, fetched.front().tensor);
