@@ -1,5 +1,6 @@
 #include "dist/node_connection.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -62,16 +63,17 @@ WireMessage NodeConnection::request(wire::Header header, const std::vector<Named
 }
 
 void NodeConnection::wait_until_reachable(std::chrono::milliseconds timeout) {
-  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) throw TimeoutError(waiting_message(peer_, address_, timeout) + " (not reachable)");
     wire::Header h;
     h.set_kind(wire::STATUS);
     try {
-      request(h, {}, std::chrono::milliseconds(500));
+      request(h, {}, std::min(left, std::chrono::milliseconds(500)));
       return;
     } catch (const TimeoutError&) {
-      auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
-      if (waited >= timeout) throw TimeoutError(waiting_message(peer_, address_, waited) + " (not reachable)");
+      // not up yet: ask again until the deadline
     }
   }
 }

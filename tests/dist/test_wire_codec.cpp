@@ -44,7 +44,9 @@ class TestWireCodec : public QObject {
   Q_OBJECT
  private slots:
   void round_trip_without_copying_on_send() {
-    Tensor f = Tensor::from_vector<float>(Shape{2, 3}, {1, 2, 3, 4, 5, 6});
+    std::vector<float> values(2048);
+    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) * 0.5f;
+    Tensor f = Tensor::from_vector<float>(Shape{2, 1024}, values);  // large enough to go zero-copy
     Tensor l = Tensor::from_vector<int64_t>(Shape{2}, {-1, 1ll << 40});
     wire::Header h;
     h.set_kind(wire::PUSH);
@@ -52,6 +54,7 @@ class TestWireCodec : public QObject {
     std::vector<zmq::message_t> frames = encode_message(h, {{"f", f}, {"l", l}});
     QCOMPARE(frames.size(), size_t{3});
     QCOMPARE(frames[1].data(), f.raw_data());  // the frame is the tensor's own buffer
+    QVERIFY(frames[2].data() != l.raw_data());  // 16 bytes: copied, stored inline by ZeroMQ
     DecodeResult r = decode_message(std::move(frames), false);
     QVERIFY2(r.message, r.error.c_str());
     QCOMPARE(r.message->header.request_id(), uint64_t{42});

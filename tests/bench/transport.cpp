@@ -1,0 +1,241 @@
+// The distributed runtime's transport against raw ZeroMQ, in one run:
+//   transport_bandwidth: Pull + Push of a 64 MiB variable through a PsServer
+//     vs raw cppzmq PUSH/PULL moving the same bytes there and back (zero-copy
+//     both); ratio = raw time / ps time (target >= 0.8). The ps side includes
+//     its SGD update of the pushed gradient; the Pull ends in ZeroMQ frames.
+//   transport_small_pull: round trip of a Pull of 4 floats vs a raw REQ/REP
+//     of 16 bytes; ratio = pull time / REQ/REP time (target <= 1.5).
+//   dist_workers_2_vs_1: examples/s of between-graph training, real
+//     flowlens-node processes, 1 ps + 2 workers vs 1 ps + 1 worker (target
+//     >= 1.6 with a core per worker; this machine may have fewer).
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include <zmq_addon.hpp>
+
+#include "bench_util.h"
+#include "mlp_bench_model.h"
+#include "dist/node_connection.h"
+#include "dist/ps_server.h"
+#include "ops/op_registry.h"
+#include "transform/gradients.h"
+#include "transform/optimizers.h"
+
+using namespace flowlens;
+using namespace flowlens::dist;
+
+namespace {
+
+// A PsServer on a free port, served from a thread.
+struct LocalPs {
+  std::atomic<bool> stop{false};
+  std::unique_ptr<PsServer> server;
+  std::thread thread;
+  std::string address;
+  LocalPs() {
+    PsOptions o;
+    o.cluster.set_task("ps", 0, "127.0.0.1:1");  // the bind below picks the real port
+    o.bind_endpoint = "tcp://127.0.0.1:*";
+    server = std::make_unique<PsServer>(o);
+    address = server->endpoint().substr(6);  // strip tcp://
+    thread = std::thread([this] { server->run(&stop); });
+  }
+  ~LocalPs() {
+    stop = true;
+    thread.join();
+  }
+};
+
+WireMessage call(NodeConnection& c, wire::Kind kind, const std::vector<NamedTensor>& tensors,
+                 const std::vector<std::string>& names = {}) {
+  wire::Header h;
+  h.set_kind(kind);
+  for (const auto& n : names) h.add_names(n);
+  WireMessage r = c.request(h, tensors, std::chrono::seconds(30));
+  if (r.header.code() != wire::OK) throw Error("ps refused " + kind_name(kind) + ": " + r.header.text());
+  return r;
+}
+
+Tensor filled(int64_t n, float value) {
+  Tensor t(DType::Float, Shape{n});
+  for (float& x : t.values<float>()) x = value;
+  return t;
+}
+
+void no_free(void*, void*) {}
+
+void bandwidth(bool smoke) {
+  const int64_t elements = (smoke ? 1 : 64) * (int64_t{1} << 20) / 4;
+  const std::size_t bytes = static_cast<std::size_t>(elements) * 4;
+  LocalPs ps;
+  zmq::context_t ctx(1);
+  NodeConnection conn(ctx, "ps 0", ps.address, "worker:0");
+  call(conn, wire::INIT, {{"w", filled(elements, 1.0f)}});
+  Tensor grad = filled(elements, 0.0f);
+  wire::Header push;
+  push.set_kind(wire::PUSH);  // SGD with rate 0.01 on a zero gradient: a real update, same values
+
+  // Raw baseline: A --PUSH--> B, B --PUSH--> A, both sends zero-copy.
+  std::vector<char> buffer_a(bytes, 1), buffer_b(bytes, 2);
+  zmq::socket_t a_out(ctx, zmq::socket_type::push), a_in(ctx, zmq::socket_type::pull);
+  zmq::socket_t b_in(ctx, zmq::socket_type::pull), b_out(ctx, zmq::socket_type::push);
+  b_in.bind("tcp://127.0.0.1:*");
+  a_in.bind("tcp://127.0.0.1:*");
+  a_out.connect(b_in.get(zmq::sockopt::last_endpoint));
+  b_out.connect(a_in.get(zmq::sockopt::last_endpoint));
+  const int reps = smoke ? 1 : 7;
+  std::thread echo([&] {
+    for (int i = 0; i < reps + 1; ++i) {
+      zmq::message_t m;
+      (void)b_in.recv(m);
+      b_out.send(zmq::message_t(buffer_b.data(), bytes, no_free, nullptr), zmq::send_flags::none);
+    }
+  });
+  auto raw = [&] {
+    a_out.send(zmq::message_t(buffer_a.data(), bytes, no_free, nullptr), zmq::send_flags::none);
+    zmq::message_t back;
+    (void)a_in.recv(back);
+  };
+  auto through_ps = [&] {
+    WireMessage pulled = call(conn, wire::PULL, {}, {"w"});
+    wire::Header h = push;
+    h.mutable_optimizer()->set_learning_rate(0.01);
+    WireMessage r = conn.request(h, {{"w", grad}}, std::chrono::seconds(30));
+    if (r.header.code() != wire::OK || pulled.frames[0].size() != bytes) throw Error("bandwidth: bad round");
+  };
+  raw();
+  through_ps();
+  auto [t_raw, t_ps] = bench::interleaved(reps, raw, through_ps);
+  echo.join();
+  const double mib = 2.0 * static_cast<double>(bytes) / (1 << 20);
+  std::printf("transport_bandwidth: %.3f   (Pull+Push of %lld MiB: ps %.0f MiB/s, raw PUSH/PULL %.0f MiB/s; target >= 0.8)\n",
+              t_raw / t_ps, static_cast<long long>(bytes >> 20), mib / t_ps, mib / t_raw);
+}
+
+void small_round_trip(bool smoke) {
+  LocalPs ps;
+  zmq::context_t ctx(1);
+  NodeConnection conn(ctx, "ps 0", ps.address, "worker:0");
+  call(conn, wire::INIT, {{"b", filled(4, 0.5f)}});
+  zmq::socket_t req(ctx, zmq::socket_type::req), rep(ctx, zmq::socket_type::rep);
+  rep.bind("tcp://127.0.0.1:*");
+  req.connect(rep.get(zmq::sockopt::last_endpoint));
+  const int calls = smoke ? 50 : 2000, reps = smoke ? 1 : 7;
+  std::thread server([&] {
+    char answer[16] = {};
+    for (int i = 0; i < calls * (reps + 1); ++i) {
+      zmq::message_t m;
+      (void)rep.recv(m);
+      rep.send(zmq::buffer(answer, sizeof answer), zmq::send_flags::none);
+    }
+  });
+  auto raw = [&] {
+    char ask[16] = {};
+    for (int i = 0; i < calls; ++i) {
+      req.send(zmq::buffer(ask, sizeof ask), zmq::send_flags::none);
+      zmq::message_t m;
+      (void)req.recv(m);
+    }
+  };
+  auto pull = [&] {
+    for (int i = 0; i < calls; ++i) call(conn, wire::PULL, {}, {"b"});
+  };
+  raw();
+  pull();
+  auto [t_raw, t_pull] = bench::interleaved(reps, raw, pull);
+  server.join();
+  std::printf("transport_small_pull: %.3f   (Pull of 4 floats %.1f us, raw REQ/REP %.1f us per round trip; target <= 1.5)\n",
+              t_pull / t_raw, 1e6 * t_pull / calls, 1e6 * t_raw / calls);
+}
+
+int free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+// Examples of all workers over the wall time of `flowlens-node launch`
+// (process start included, the same for both sizes of cluster).
+double cluster_examples_per_second(const std::string& node, const std::string& graph, int workers, int steps, int batch,
+                                   const std::filesystem::path& dir) {
+  std::string list;
+  for (int i = 0; i < workers; ++i) list += (i ? ", " : "") + ("\"127.0.0.1:" + std::to_string(free_port()) + "\"");
+  const std::string cluster = (dir / ("cluster" + std::to_string(workers) + ".json")).string();
+  std::FILE* f = std::fopen(cluster.c_str(), "w");
+  std::fprintf(f, "{\"ps\": [\"127.0.0.1:%d\"], \"worker\": [%s]}", free_port(), list.c_str());
+  std::fclose(f);
+  const std::string cmd = "'" + node + "' launch --cluster '" + cluster + "' --graph '" + graph + "' --steps " +
+                          std::to_string(steps) + " --threads 1 --print-every 0 2>&1";
+  const auto start = std::chrono::steady_clock::now();
+  std::FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  if (pclose(p) != 0) throw Error("bench: flowlens-node launch failed:\n" + out);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return static_cast<double>(workers) * steps * batch / seconds;
+}
+
+void workers_scaling(bool smoke) {
+  const auto dir = std::filesystem::temp_directory_path() / ("flowlens_bench_transport_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const int batch = smoke ? 64 : 1024;
+  Graph g = smoke ? bench::scaled_mlp_model(batch, 16, 32, 4) : bench::scaled_mlp_model(batch, 256, 1024, 32);
+  const std::vector<std::string>& vars = bench::mlp_variables();
+  std::vector<std::string> grads = add_gradients(g, {"loss"}, vars, OpRegistry::global());
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (size_t i = 0; i < vars.size(); ++i) pairs.emplace_back(vars[i], grads[i]);
+  OptimizerOptions sgd;
+  sgd.learning_rate = 0.05f;
+  add_optimizer(g, pairs, sgd);
+  const std::string graph = (dir / "train.pbtxt").string();
+  save_graph(g, graph);
+  const std::string node = (std::filesystem::canonical("/proc/self/exe").parent_path() / "flowlens-node").string();
+  const int steps = smoke ? 5 : 40;
+  std::vector<double> one, two;
+  for (int rep = 0; rep < (smoke ? 1 : 3); ++rep) {
+    one.push_back(cluster_examples_per_second(node, graph, 1, steps, batch, dir));
+    two.push_back(cluster_examples_per_second(node, graph, 2, steps, batch, dir));
+  }
+  std::filesystem::remove_all(dir);
+  const double e1 = bench::median(one), e2 = bench::median(two);
+  std::printf("dist_workers_2_vs_1: %.3f   (1 worker %.0f examples/s, 2 workers %.0f examples/s, %u hardware threads; target >= 1.6)\n",
+              e2 / e1, e1, e2, std::thread::hardware_concurrency());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // One BLAS thread per process, as bench_replicas does: each worker then
+  // uses one core, which is what the 2-vs-1 comparison is about.
+  const char* blas_threads = std::getenv("OPENBLAS_NUM_THREADS");
+  if (!blas_threads || std::strcmp(blas_threads, "1") != 0) {
+    setenv("OPENBLAS_NUM_THREADS", "1", 1);
+    execv("/proc/self/exe", argv);
+    std::perror("bench_transport: re-exec with OPENBLAS_NUM_THREADS=1 failed");
+    return 1;
+  }
+  const bool smoke = bench::smoke_mode(argc, argv);
+  try {
+    bandwidth(smoke);
+    small_round_trip(smoke);
+    workers_scaling(smoke);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_transport: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
