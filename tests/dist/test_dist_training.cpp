@@ -62,18 +62,33 @@ class TestDistTraining : public QObject {
     }
   }
 
+  void sync_two_replicas_equal_in_graph_two_towers_exactly_data() {
+    QTest::addColumn<int>("ps_tasks");
+    QTest::newRow("1 ps") << 1;
+    QTest::newRow("2 ps shards") << 2;  // round robin: each ps holds 2 of the 4 variables
+  }
+
   void sync_two_replicas_equal_in_graph_two_towers_exactly() {
+    QFETCH(int, ps_tasks);
     const int steps = 25;
-    LocalCluster c(1, 2);
+    LocalCluster c(ps_tasks, 2);
     const QString ckpt = c.path("ckpt");
-    NodeProcess ps(c.ps_args(0, {"--checkpoint-dir", ckpt, "--checkpoint-every", "0"}));
+    std::vector<std::unique_ptr<NodeProcess>> ps;
+    for (int i = 0; i < ps_tasks; ++i)
+      ps.push_back(std::make_unique<NodeProcess>(c.ps_args(i, {"--checkpoint-dir", ckpt, "--checkpoint-every", "0"})));
     NodeProcess w0(c.worker_args(0, sample("mlp_train.pbtxt"), steps, {"--sync"}));
     NodeProcess w1(c.worker_args(1, sample("mlp_train.pbtxt"), steps, {"--sync"}));
-    RunResult r0 = w0.wait(), r1 = w1.wait(), rp = ps.wait(20000);
+    RunResult r0 = w0.wait(), r1 = w1.wait();
     QVERIFY2(r0.code == 0 && r1.code == 0, qPrintable(r0.err + r1.err));
-    QVERIFY2(rp.code == 0, qPrintable(rp.err));
-    dist::Checkpoint trained = dist::read_checkpoint(dist::checkpoint_path(ckpt.toStdString(), 0));
-    QCOMPARE(trained.global_step, int64_t{steps});
+    dist::Checkpoint trained;
+    for (int i = 0; i < ps_tasks; ++i) {
+      RunResult rp = ps[static_cast<size_t>(i)]->wait(20000);
+      QVERIFY2(rp.code == 0, qPrintable(rp.err));
+      dist::Checkpoint shard = dist::read_checkpoint(dist::checkpoint_path(ckpt.toStdString(), i));
+      QCOMPARE(shard.global_step, int64_t{steps});
+      QCOMPARE(shard.variables.size(), size_t{4 / ps_tasks});
+      trained.variables.merge(shard.variables);
+    }
 
     // The same model, data and seed as 2 in-graph towers in one process.
     ReplicateOptions r;

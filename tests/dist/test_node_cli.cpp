@@ -6,6 +6,7 @@
 
 #include "dist/cluster_client.h"
 #include "dist/node_runner.h"
+#include "dist/wire_codec.h"
 
 using namespace flowlens;
 using namespace flowlens::testing;
@@ -139,6 +140,39 @@ class TestNodeCli : public QObject {
     RunResult after = run_node({"status", "--cluster", c.file, "--once", "--node-timeout", "200"});
     QCOMPARE(after.code, 1);
     QCOMPARE(after.out.count("unreachable"), 3);
+  }
+
+  void ps_publishes_heartbeats_and_step_events() {
+    LocalCluster c(1, 1);
+    NodeProcess ps(c.ps_args(0));
+    QVERIFY(ps.wait_for_stderr("serving on"));
+    dist::ClusterClient client(load_cluster_spec(c.file.toStdString()));
+    const std::string events = client.status(client.node("ps", 0), std::chrono::seconds(5)).events;
+    QVERIFY2(QString::fromStdString(events).startsWith("tcp://127.0.0.1:"), events.c_str());
+    zmq::context_t ctx;
+    zmq::socket_t sub(ctx, zmq::socket_type::sub);
+    sub.set(zmq::sockopt::subscribe, "");
+    sub.connect(events);
+    NodeProcess worker(c.worker_args(0, sample("mlp_train.pbtxt"), 200000, {"--print-every", "0"}));
+    bool heartbeat = false;
+    int64_t last_step = 0;
+    QElapsedTimer t;
+    t.start();
+    while ((!heartbeat || last_step < 5) && t.elapsed() < 10000) {
+      auto frames = dist::receive_frames(sub, 200);
+      if (!frames) continue;
+      dist::DecodeResult r = dist::decode_message(std::move(*frames), false);
+      QVERIFY2(r.message, r.error.c_str());
+      if (r.message->header.kind() == wire::HEARTBEAT) {
+        heartbeat = true;
+        QCOMPARE(dist::status_from_json(r.message->header.text(), "heartbeat").role, std::string("ps"));
+      } else if (r.message->header.kind() == wire::STEP_EVENT) {
+        QVERIFY(r.message->header.step() > last_step);  // global steps only go up
+        last_step = r.message->header.step();
+      }
+    }
+    QVERIFY(heartbeat);
+    QVERIFY2(last_step >= 5, qPrintable(QString::number(last_step)));
   }
 
   void waits_time_out_naming_who_is_missing() {
