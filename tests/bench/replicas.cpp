@@ -15,53 +15,9 @@
 #include <cstring>
 
 #include "bench_util.h"
-#include "mlp_bench_model.h"
-#include "exec/session.h"
-#include "graph/variable_initializers.h"
-#include "io/graph_io.h"
-#include "ops/op_registry.h"
-#include "transform/gradients.h"
-#include "transform/optimizers.h"
-#include "transform/replicate_in_graph.h"
+#include "mlp_trainer.h"
 
 using namespace flowlens;
-
-namespace {
-
-struct Trainer {
-  std::unique_ptr<Session> session;
-  std::string train_op;
-  void step() { session->run({}, {"loss"}, {train_op}); }
-};
-
-Trainer make_trainer(Graph g, int replicas) {
-  const OpRegistry& registry = OpRegistry::global();
-  std::string train_op;
-  OptimizerOptions sgd;
-  sgd.learning_rate = 0.05f;
-  if (replicas == 1) {
-    const std::vector<std::string>& vars = bench::mlp_variables();
-    std::vector<std::string> grads = add_gradients(g, {"loss"}, vars, registry);
-    std::vector<std::pair<std::string, std::string>> pairs;
-    for (size_t i = 0; i < vars.size(); ++i) pairs.emplace_back(vars[i], grads[i]);
-    train_op = add_optimizer(g, pairs, sgd);
-  } else {
-    ReplicateOptions r;
-    r.replicas = replicas;
-    r.devices.assign(static_cast<size_t>(replicas), "/cpu:0");
-    r.split_inputs = {"features", "labels"};
-    r.loss = "loss";
-    r.optimizer = sgd;
-    ReplicationResult result = replicate_in_graph(g, r, registry);
-    g = std::move(result.graph);
-    train_op = result.train_op;
-  }
-  Trainer t{std::make_unique<Session>(std::move(g)), train_op};
-  t.session->run({}, {}, variable_initializers(t.session->graph()));
-  return t;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   const char* blas_threads = std::getenv("OPENBLAS_NUM_THREADS");
@@ -74,7 +30,7 @@ int main(int argc, char** argv) {
   const bool smoke = bench::smoke_mode(argc, argv);
   const int batch = smoke ? 64 : 4096;
   Graph model = smoke ? bench::scaled_mlp_model(batch, 16, 32, 4) : bench::scaled_mlp_model(batch, 256, 2048, 32);
-  Trainer one = make_trainer(model, 1), two = make_trainer(model, 2);
+  bench::Trainer one = bench::make_trainer(model, {"/cpu:0"}), two = bench::make_trainer(model, {"/cpu:0", "/cpu:0"});
   one.step();
   two.step();
   const int steps = smoke ? 1 : 5;
