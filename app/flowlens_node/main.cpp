@@ -1,5 +1,6 @@
 // flowlens-node: ps and worker processes of between-graph training over
 // ZeroMQ, plus the tools to watch and steer a running cluster.
+#include <cstdio>
 #include <iostream>
 
 #include "commands.h"
@@ -14,7 +15,8 @@ int main(int argc, char** argv) {
       "  flowlens-node ps 0 | worker 1 ...      (cluster and task from TF_CONFIG)\n"
       "  flowlens-node launch|status|stop|pause|resume|step|profile|fetch ... (see SUBCOMMAND --help)"};
   app.set_version_flag("--version", "flowlens-node 0.1.0");
-  app.fallthrough();  // `flowlens-node worker 1 --graph G` reads the top-level options too
+  app.fallthrough();
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // whole loss lines when a launch's nodes share a pipe  // `flowlens-node worker 1 --graph G` reads the top-level options too
 
   int exit_code = 0;
   NodeOptions node;

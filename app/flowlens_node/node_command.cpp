@@ -77,12 +77,12 @@ int run_node(NodeOptions o) {
     po.checkpoint_every = o.checkpoint_every;
     po.wait_timeout = timeout;
     dist::PsServer server(po);
-    std::cerr << "ps " << *o.task << ": serving on " << server.endpoint() << ", events on " << server.events_endpoint()
-              << "\n";
+    std::cerr << ("ps " + std::to_string(*o.task) + ": serving on " + server.endpoint() + ", events on " +
+                  server.events_endpoint() + "\n");
     const std::string reason = server.run(&g_interrupted);
-    std::cerr << "ps " << *o.task << ": " << reason << " at global step " << server.global_step();
-    if (!o.checkpoint_dir.empty()) std::cerr << "; checkpoint " << dist::checkpoint_path(o.checkpoint_dir, *o.task);
-    std::cerr << "\n";
+    std::string line = "ps " + std::to_string(*o.task) + ": " + reason + " at global step " + std::to_string(server.global_step());
+    if (!o.checkpoint_dir.empty()) line += "; checkpoint " + dist::checkpoint_path(o.checkpoint_dir, *o.task);
+    std::cerr << line + "\n";  // one write: other nodes of a launch share the terminal
     return 0;
   }
 

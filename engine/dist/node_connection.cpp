@@ -12,6 +12,11 @@ std::string waiting_message(const std::string& peer, const std::string& address,
   return "waiting for " + peer + " at " + address + " for " + secs + " s";
 }
 
+void log_line(const std::string& text) {
+  const std::string line = text + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+}
+
 wire::Header reply_header(const wire::Header& request, wire::ReplyCode code, std::string text) {
   wire::Header h;
   h.set_kind(wire::REPLY);

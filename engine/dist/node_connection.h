@@ -55,6 +55,10 @@ class NodeConnection {
 // "waiting for ps 0 at 127.0.0.1:2222 for 10 s"
 std::string waiting_message(const std::string& peer, const std::string& address, std::chrono::milliseconds waited);
 
+// Writes `text` and a newline to stderr in one write, so the lines of the
+// nodes a launch runs on one terminal do not interleave.
+void log_line(const std::string& text);
+
 // Reply header for `request` with the given code and text.
 wire::Header reply_header(const wire::Header& request, wire::ReplyCode code, std::string text = {});
 

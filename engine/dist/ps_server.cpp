@@ -45,8 +45,8 @@ PsServer::PsServer(PsOptions options)
       state_ = read_checkpoint(path);
       restored_ = true;
       last_checkpoint_step_ = state_.global_step;
-      std::cerr << "ps " << options_.task << ": restored " << state_.variables.size() << " variable(s) at global step "
-                << state_.global_step << " from " << path << "\n";
+      log_line("ps " + std::to_string(options_.task) + ": restored " + std::to_string(state_.variables.size()) +
+               " variable(s) at global step " + std::to_string(state_.global_step) + " from " + path);
     }
   }
 }
@@ -72,7 +72,7 @@ std::string PsServer::run(const std::atomic<bool>* interrupted) {
       DecodeResult r = decode_message(std::move(*frames), true);
       traffic_.bytes_in += r.bytes;
       if (!r.message) {
-        std::cerr << "ps " << options_.task << ": dropped a malformed message: " << r.error << "\n";
+        log_line("ps " + std::to_string(options_.task) + ": dropped a malformed message: " + r.error);
         // Answer when the peer can be told why; a header that did not parse
         // has no request id worth echoing, so the sender just times out.
         if (!r.identity.empty() && r.request_id != 0) {
@@ -156,7 +156,7 @@ void PsServer::serve_pending_pulls() {
       const std::string text = missing_workers_text() + " (ps " + std::to_string(options_.task) + " is at global step " +
                                std::to_string(state_.global_step) + ", " + std::to_string(round_.by_worker.size()) +
                                " gradient set(s) collected)";
-      std::cerr << "ps " << options_.task << ": " << text << "\n";
+      log_line("ps " + std::to_string(options_.task) + ": " + text);
       reply(it->request, reply_header(it->request.header, wire::FAILED, text));
     } else {
       ++it;

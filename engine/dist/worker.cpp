@@ -67,7 +67,7 @@ Worker::Worker(WorkerOptions options) : options_(std::move(options)), context_(1
   }
   options_.split = split;
   if (!options_.loss.empty() && !graph.find(options_.loss)) {
-    std::cerr << "worker " << options_.task << ": note: no loss node '" << options_.loss << "'; loss is not reported\n";
+    log_line("worker " + std::to_string(options_.task) + ": note: no loss node '" + options_.loss + "'; loss is not reported");
     options_.loss.clear();
   }
 
@@ -130,7 +130,7 @@ void Worker::initialize_ps_variables() {
     h.set_kind(wire::INIT);
     WireMessage r = ps_[i]->request(h, values, options_.wait_timeout);
     if (r.header.code() != wire::OK) throw Error(ps_[i]->peer() + " refused INIT: " + r.header.text());
-    std::cerr << "worker " << options_.task << " (chief): " << ps_[i]->peer() << ": " << r.header.text() << "\n";
+    log_line("worker " + std::to_string(options_.task) + " (chief): " + ps_[i]->peer() + ": " + r.header.text());
   }
 }
 
@@ -207,7 +207,7 @@ void Worker::push(int i, const std::vector<NamedTensor>& grads, int64_t step) {
     next_pull_step_[static_cast<size_t>(i)] = options_.sync ? step + 1 : 0;
   } else if (r.header.code() == wire::STALE) {
     next_pull_step_[static_cast<size_t>(i)] = r.header.step();
-    std::cerr << "worker " << options_.task << ": " << r.header.text() << "\n";
+    log_line("worker " + std::to_string(options_.task) + ": " + r.header.text());
   } else {
     throw Error(ps_[static_cast<size_t>(i)]->peer() + " rejected PUSH: " + r.header.text());
   }
@@ -220,7 +220,7 @@ void Worker::finish() {
     try {
       c->request(h, {}, std::chrono::milliseconds(2000));
     } catch (const TimeoutError& e) {
-      std::cerr << "worker " << options_.task << ": " << e.what() << " (ps may have stopped already)\n";
+      log_line("worker " + std::to_string(options_.task) + ": " + e.what() + " (ps may have stopped already)");
     }
   }
 }
@@ -236,7 +236,7 @@ int Worker::run(const std::atomic<bool>* interrupted) {
   connect_to_ps();
   if (rank_ == 0) initialize_ps_variables();
   evaluate_hyperparameters();
-  std::cerr << "worker " << options_.task << ": " << plan_.summary << "; " << status_.mode << "\n";
+  log_line("worker " + std::to_string(options_.task) + ": " + plan_.summary + "; " + status_.mode);
 
   const auto start = std::chrono::steady_clock::now();
   std::optional<double> first_loss, last_loss;
@@ -293,10 +293,12 @@ int Worker::run(const std::atomic<bool>* interrupted) {
   set_state("done", stop_reason_);
   finish();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::fprintf(stderr, "worker %d: %d steps in %.2f s (%.1f examples/s)", options_.task, done_steps, seconds,
-               seconds > 0 ? static_cast<double>(examples) / seconds : 0.0);
-  if (first_loss && last_loss) std::fprintf(stderr, "; loss %.6f -> %.6f", *first_loss, *last_loss);
-  std::fprintf(stderr, "%s%s\n", stop_reason_.empty() ? "" : "; ", stop_reason_.c_str());
+  char line[512];
+  int n = std::snprintf(line, sizeof line, "worker %d: %d steps in %.2f s (%.1f examples/s)", options_.task, done_steps,
+                        seconds, seconds > 0 ? static_cast<double>(examples) / seconds : 0.0);
+  if (first_loss && last_loss && n > 0 && n < static_cast<int>(sizeof line))
+    n += std::snprintf(line + n, sizeof line - static_cast<size_t>(n), "; loss %.6f -> %.6f", *first_loss, *last_loss);
+  log_line(std::string(line) + (stop_reason_.empty() ? "" : "; " + stop_reason_));
   control_running_ = false;
   control_thread_.join();
   return code;

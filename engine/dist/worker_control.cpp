@@ -174,7 +174,7 @@ void Worker::control_loop() {
       if (r.message) {
         handle_control_message(router, *r.message);
       } else {
-        std::cerr << "worker " << options_.task << ": dropped a malformed control message: " << r.error << "\n";
+        log_line("worker " + std::to_string(options_.task) + ": dropped a malformed control message: " + r.error);
         if (r.request_id != 0) {
           wire::Header req;
           req.set_request_id(r.request_id);
