@@ -2,6 +2,7 @@
 // samples/mlp_model.pbtxt scaled to benchmark sizes, shared by the training
 // benchmarks so they measure the same model.
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,14 @@ inline void set_variable_shape(Graph& g, const std::string& var, const std::vect
   set_int_list(g, var + "/shape", std::vector<int32_t>(dims.begin(), dims.end()));
 }
 
+// FLOWLENS_SAMPLES_DIR in the environment wins (a bundle run elsewhere).
+inline std::string samples_dir() {
+  const char* dir = std::getenv("FLOWLENS_SAMPLES_DIR");
+  return dir && *dir ? dir : FLOWLENS_SAMPLES_DIR;
+}
+
 inline Graph scaled_mlp_model(int batch, int features, int hidden, int classes) {
-  Graph g = load_graph(FLOWLENS_SAMPLES_DIR "/mlp_model.pbtxt");
+  Graph g = load_graph(samples_dir() + "/mlp_model.pbtxt");
   Node* data = g.find("data");
   data->attrs["batch_size"] = int64_t{batch};
   data->attrs["num_features"] = int64_t{features};

@@ -5,6 +5,7 @@
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -14,6 +15,13 @@
 #include "transform/graph_builder.h"
 
 namespace flowlens::testing {
+
+// The samples folder: FLOWLENS_SAMPLES_DIR when set (a bundle run on another
+// machine, see device-check.sh), else the source tree's.
+inline std::string sample_path(const std::string& file) {
+  const char* dir = std::getenv("FLOWLENS_SAMPLES_DIR");
+  return std::string(dir && *dir ? dir : FLOWLENS_SAMPLES) + "/" + file;
+}
 
 inline int gpu_count(std::string* status = nullptr) {
   auto devices = DeviceSet::local();

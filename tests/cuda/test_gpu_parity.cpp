@@ -197,7 +197,7 @@ class TestGpuParity : public QObject {
   }
 
   void ops_without_a_gpu_kernel_move_to_the_cpu() {
-    Graph g = load_graph(FLOWLENS_SAMPLES "/mlp_model.pbtxt");
+    Graph g = load_graph(sample_path("mlp_model.pbtxt"));
     for (Node& n : g.mutable_nodes()) n.device = "/gpu:0";
     Session s(std::move(g));
     QCOMPARE(s.device_of("data"), std::string("/cpu:0"));  // SyntheticClassification: CPU only
@@ -209,7 +209,7 @@ class TestGpuParity : public QObject {
 
   void mlp_training_matches_the_cpu_step_by_step() {
     auto losses = [](bool gpu) {
-      Graph g = load_graph(FLOWLENS_SAMPLES "/mlp_train.pbtxt");
+      Graph g = load_graph(sample_path("mlp_train.pbtxt"));
       SessionOptions options;
       options.use_gpus = gpu;
       Session s(std::move(g), options);
@@ -227,7 +227,7 @@ class TestGpuParity : public QObject {
 
   void in_graph_towers_on_logical_gpus_match_the_cpu() {
     auto train = [](bool gpu) {
-      Graph model = load_graph(FLOWLENS_SAMPLES "/mlp_model.pbtxt");
+      Graph model = load_graph(sample_path("mlp_model.pbtxt"));
       ReplicateOptions r;
       r.replicas = 2;
       r.devices = gpu ? std::vector<std::string>{"/gpu:0", "/gpu:1"} : std::vector<std::string>{"/cpu:0", "/cpu:0"};
@@ -252,7 +252,7 @@ class TestGpuParity : public QObject {
 
   void no_device_allocation_after_the_first_steps() {
     SessionOptions options;
-    Session s(load_graph(FLOWLENS_SAMPLES "/mlp_train.pbtxt"), options);
+    Session s(load_graph(sample_path("mlp_train.pbtxt")), options);
     s.run({}, {}, variable_initializers(s.graph()));
     for (int i = 0; i < 3; ++i) s.run({}, {"loss"}, {"train"});
     cuda::CachingDeviceAllocator& memory = cuda::logical_gpu(0, 0, 1).memory();

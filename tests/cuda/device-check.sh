@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The GPU check, in two halves, because the GPU machine has the CUDA toolkit
+# but none of FlowLens's Debian libraries (Qt, protobuf, OpenBLAS ...) and no
+# network:
+#
+#   tests/cuda/device-check.sh --bundle   on the development machine:
+#       configures and builds (Release, CUDA arch 90, no GUI) the parity suite
+#       and the GPU benchmarks, and packs them with the shared libraries `ldd`
+#       lists into device-bundle/bundle.tar.xz (git-ignored, ~30 MB). CUDA's
+#       own libraries and glibc are left out: the GPU machine provides them.
+#
+#   tests/cuda/device-check.sh            on the GPU machine, in a copy of the
+#       repository that carries device-bundle/ (the device tool's
+#       carry: ["device-bundle"]): unpacks, runs the parity suite and the
+#       benchmarks with LD_LIBRARY_PATH set, and prints a summary. Each step
+#       has a time limit; the whole run stays well inside 8 minutes.
+#
+# Environment: BUILD_DIR (default build-device) to bundle from another build,
+# CUDA_HOME (default /usr/local/cuda).
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BUNDLE_DIR="$ROOT/device-bundle"
+CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
+PROGRAMS=(test_gpu_parity bench_gpu_gemm bench_gpu_replicas)
+
+usage() {
+  sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+}
+
+bundle() {
+  local build="${BUILD_DIR:-$ROOT/build-device}"
+  set -e
+  if [[ ! -f "$build/CMakeCache.txt" ]]; then
+    cmake -S "$ROOT" -B "$build" -DCMAKE_BUILD_TYPE=Release -DFLOWLENS_CUDA=ON -DFLOWLENS_BUILD_UI=OFF \
+      -DCMAKE_CUDA_ARCHITECTURES=90
+  fi
+  cmake --build "$build" -j"$(nproc)" --target "${PROGRAMS[@]}"
+  rm -rf "$BUNDLE_DIR/stage"
+  mkdir -p "$BUNDLE_DIR/stage/bin" "$BUNDLE_DIR/stage/lib"
+  for p in "${PROGRAMS[@]}"; do
+    cp "$build/bin/$p" "$BUNDLE_DIR/stage/bin/"
+    strip --strip-debug "$BUNDLE_DIR/stage/bin/$p"
+    # Every library the loader resolves, except glibc's, the loader itself
+    # and CUDA's (the GPU machine's toolkit and driver must provide those).
+    ldd "$build/bin/$p" | awk '/=> \// {print $3}' | while read -r lib; do
+      case "$(basename "$lib")" in
+        libc.so.*|libm.so.*|libdl.so.*|librt.so.*|libpthread.so.*|ld-linux*|libcuda.so*|libcublas*|libcudart*) ;;
+        *) cp -Ln "$lib" "$BUNDLE_DIR/stage/lib/" ;;
+      esac
+    done
+  done
+  tar -C "$BUNDLE_DIR/stage" -cJf "$BUNDLE_DIR/bundle.tar.xz" bin lib
+  rm -rf "$BUNDLE_DIR/stage"
+  echo "device-check: wrote $BUNDLE_DIR/bundle.tar.xz ($(du -h "$BUNDLE_DIR/bundle.tar.xz" | cut -f1)); run it with"
+  echo "  device tool: command 'bash tests/cuda/device-check.sh', carry ['device-bundle']"
+}
+
+# Runs one step under a time limit and keeps its output for the summary.
+step() {
+  local name="$1" limit="$2"
+  shift 2
+  echo "=== $name (limit ${limit}s)"
+  local start=$SECONDS
+  timeout "$limit" "$@" 2>&1 | tee "$WORK/$name.log"
+  local rc=${PIPESTATUS[0]}
+  echo "=== $name: exit $rc in $((SECONDS - start))s"
+  echo "$name: exit $rc in $((SECONDS - start))s" >> "$WORK/summary"
+  return "$rc"
+}
+
+run() {
+  if [[ ! -f "$BUNDLE_DIR/bundle.tar.xz" ]]; then
+    echo "device-check: $BUNDLE_DIR/bundle.tar.xz is missing; make it with '$0 --bundle' on the build machine" >&2
+    exit 2
+  fi
+  WORK="$(mktemp -d)"
+  tar -C "$WORK" -xJf "$BUNDLE_DIR/bundle.tar.xz"
+  export LD_LIBRARY_PATH="$WORK/lib:$CUDA_HOME/lib64:$CUDA_HOME/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export FLOWLENS_SAMPLES_DIR="$ROOT/samples"
+  export QT_QPA_PLATFORM=offscreen
+  : > "$WORK/summary"
+  command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  local missing
+  missing="$(ldd "$WORK/bin/test_gpu_parity" | grep 'not found' || true)"
+  if [[ -n "$missing" ]]; then
+    echo "device-check: libraries not found on this machine:" >&2
+    echo "$missing" >&2
+    exit 2
+  fi
+  local failed=0
+  step parity 240 "$WORK/bin/test_gpu_parity" || failed=1
+  step gpu_gemm 150 "$WORK/bin/bench_gpu_gemm" || failed=1
+  step gpu_replicas 90 "$WORK/bin/bench_gpu_replicas" || failed=1
+  echo
+  echo "=== summary"
+  cat "$WORK/summary"
+  grep -h -E '^(Totals|FAIL|SKIP)' "$WORK/parity.log" || true
+  grep -h -E '^gpu_' "$WORK/gpu_gemm.log" "$WORK/gpu_replicas.log" || true
+  rm -rf "$WORK"
+  exit "$failed"
+}
+
+case "${1:-}" in
+  --bundle) bundle ;;
+  "") run ;;
+  -h|--help) usage ;;
+  *) echo "device-check: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
+esac
