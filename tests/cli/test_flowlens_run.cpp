@@ -42,6 +42,23 @@ class TestFlowlensRun : public QObject {
     QVERIFY(r.out.contains("validation: ok"));
   }
 
+  void device_flags_report_gpus_and_refuse_bad_values() {
+    CliResult r = flowlens_run({"info", sample("matmul_baseline.pbtxt"), "--virtual-gpus", "2", "--gpu-math", "tf32"});
+    QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+    // Either the GPUs found or why there are none, on every machine.
+    QVERIFY2(r.out.contains(QRegularExpression("this machine: 1 CPU, \\d+ GPU; (no GPU|\\d+ GPUs?)")), qPrintable(r.out));
+    r = flowlens_run({"info", sample("matmul_baseline.pbtxt"), "--cpu-only"});
+    QVERIFY2(r.out.contains("0 GPU; GPUs not used"), qPrintable(r.out));
+    r = flowlens_run({"run", sample("matmul_baseline.pbtxt"), "--fetch", "output", "--cpu-only"});
+    QVERIFY2(r.code == 0 && r.out.contains("[[9],[21],[33],[45]]"), qPrintable(r.out + r.err));
+    r = flowlens_run({"run", sample("matmul_baseline.pbtxt"), "--fetch", "output", "--gpu-math", "fp64"});
+    QVERIFY(r.code != 0);
+    QVERIFY2(r.err.contains("--gpu-math"), qPrintable(r.err));
+    r = flowlens_run({"train", sample("mlp_train.pbtxt"), "--virtual-gpus", "0"});
+    QVERIFY(r.code != 0);
+    QVERIFY2(r.err.contains("--virtual-gpus"), qPrintable(r.err));
+  }
+
   void convert_round_trip_runs_the_same() {
     QTemporaryDir dir;
     QString pb = dir.filePath("g.pb"), text = dir.filePath("g.pbtxt"), dot = dir.filePath("g.dot");
