@@ -74,8 +74,8 @@ std::string human_bytes(uint64_t bytes) {
 std::string format_status_table(const std::vector<StatusRow>& rows) {
   std::string out;
   char line[512];
-  std::snprintf(line, sizeof line, "%-10s %-21s %-9s %8s %10s %8s %10s %10s %s\n", "node", "address", "state", "step",
-                "loss", "steps/s", "in", "out", "variables");
+  std::snprintf(line, sizeof line, "%-10s %-21s %-9s %-7s %8s %10s %8s %10s %10s %s\n", "node", "address", "state", "mode",
+                "step", "loss", "steps/s", "in", "out", "variables");
   out += line;
   for (const StatusRow& r : rows) {
     if (!r.status) {
@@ -90,8 +90,9 @@ std::string format_status_table(const std::vector<StatusRow>& rows) {
     char loss[32] = "-";
     if (s.loss) std::snprintf(loss, sizeof loss, "%.6f", *s.loss);
     const std::string vars = std::to_string(s.variables.size()) + " (" + human_bytes(static_cast<uint64_t>(var_bytes)) + ")";
-    std::snprintf(line, sizeof line, "%-10s %-21s %-9s %8lld %10s %8.1f %10s %10s %s%s%s\n", r.node.c_str(),
-                  r.address.c_str(), s.state.c_str(), static_cast<long long>(s.step), loss, s.steps_per_second,
+    std::snprintf(line, sizeof line, "%-10s %-21s %-9s %-7s %8lld %10s %8.1f %10s %10s %s%s%s\n", r.node.c_str(),
+                  r.address.c_str(), s.state.c_str(), s.mode.empty() ? "-" : s.mode.c_str(),
+                  static_cast<long long>(s.step), loss, s.steps_per_second,
                   human_bytes(s.bytes_in).c_str(), human_bytes(s.bytes_out).c_str(), vars.c_str(),
                   s.detail.empty() ? "" : "  ", s.detail.c_str());
     out += line;

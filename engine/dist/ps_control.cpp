@@ -19,7 +19,9 @@ NodeStatus PsServer::status() const {
   s.bytes_out = traffic_.bytes_out;
   s.events = events_endpoint_;
   s.profiling = profiling_;
-  s.mode = round_.by_worker.empty() ? "" : "sync";
+  s.mode = last_replicas_to_aggregate_ < 0   ? ""
+           : last_replicas_to_aggregate_ == 0 ? "async"
+                                              : "sync " + std::to_string(last_replicas_to_aggregate_);
   for (const auto& [name, var] : state_.variables)
     s.variables.push_back({name, dtype_name(var.value.dtype()), var.value.shape().to_string(),
                            static_cast<int64_t>(var.value.byte_size())});

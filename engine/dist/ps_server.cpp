@@ -199,6 +199,7 @@ void PsServer::handle_push(WireMessage& m) {
     reply(m, reply_header(m.header, wire::BAD_REQUEST, problem));
     return;
   }
+  last_replicas_to_aggregate_ = m.header.replicas_to_aggregate();
   if (m.header.replicas_to_aggregate() > 0) {
     const int worker = worker_of_sender(m.header.sender());
     if (worker < 0) {

@@ -107,6 +107,7 @@ class PsServer {
   std::deque<PendingPull> pending_pulls_;
   std::deque<WireMessage> paused_pushes_;
   bool paused_ = false;
+  int last_replicas_to_aggregate_ = -1;  // of the last Push: 0 async, K sync, -1 none yet
   int step_budget_ = 0;  // pushes to apply while paused ("step" command)
   std::set<int> done_workers_;
   std::string stop_reason_;

@@ -89,7 +89,7 @@ class TestNodeCli : public QObject {
     const QStringList lines = st.out.split('\n', Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 4);
     QVERIFY(lines[0].contains("node") && lines[0].contains("steps/s") && lines[0].contains("variables"));
-    QVERIFY2(lines[1].startsWith("ps 0") && lines[1].contains(c.ps_address(0)) && lines[1].contains("serving") &&
+    QVERIFY2(lines[1].startsWith("ps 0") && lines[1].contains(c.ps_address(0)) && lines[1].contains("serving") && lines[1].contains("async") &&
                  lines[1].contains("4 (848 B)"),
              qPrintable(lines[1]));
     for (int w = 0; w < 2; ++w) {
