@@ -35,6 +35,9 @@ pid_t spawn(const std::vector<std::string>& args) {
   pid_t pid = fork();
   if (pid < 0) throw Error(std::string("launch: fork failed: ") + std::strerror(errno));
   if (pid == 0) {
+    // Own process group: a Ctrl-C at the terminal reaches launch only, which
+    // then stops workers before their ps (see launch_command).
+    setpgid(0, 0);
     execv("/proc/self/exe", argv.data());
     std::fprintf(stderr, "flowlens-node launch: cannot exec %s: %s\n", args[0].c_str(), std::strerror(errno));
     _exit(127);
@@ -61,11 +64,6 @@ std::vector<std::string> child_args(const NodeOptions& o, const std::string& job
   return a;
 }
 
-void signal_all(std::vector<Child>& children, int sig) {
-  for (Child& c : children)
-    if (c.exit_code < 0) kill(c.pid, sig);
-}
-
 // Reaps finished children; returns false when none is left running.
 bool reap(std::vector<Child>& children) {
   bool running = false;
@@ -79,11 +77,34 @@ bool reap(std::vector<Child>& children) {
   return running;
 }
 
+void signal_all(std::vector<Child>& children, int sig) {
+  for (Child& c : children)
+    if (c.exit_code < 0) kill(c.pid, sig);
+}
+
 void wait_all(std::vector<Child>& children, std::chrono::milliseconds grace) {
   const auto until = std::chrono::steady_clock::now() + grace;
   while (reap(children) && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   signal_all(children, SIGKILL);
   while (reap(children)) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
+// Workers first, then (once they are gone or the grace is over) the ps tasks:
+// a ps stopping under a worker's in-flight request would leave it waiting.
+void stop_in_order(std::vector<Child>& children, std::chrono::milliseconds grace) {
+  for (Child& c : children)
+    if (c.is_worker && c.exit_code < 0) kill(c.pid, SIGTERM);
+  const auto until = std::chrono::steady_clock::now() + grace;
+  auto workers_running = [&] {
+    reap(children);
+    for (const Child& c : children)
+      if (c.is_worker && c.exit_code < 0) return true;
+    return false;
+  };
+  while (workers_running() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  signal_all(children, SIGTERM);
+  wait_all(children, grace);
 }
 
 int launch_command(const LaunchOptions& lo) {
@@ -105,15 +126,13 @@ int launch_command(const LaunchOptions& lo) {
   while (reap(children)) {
     if (g_interrupted) {
       std::cerr << "launch: interrupted; forwarding to the nodes\n";
-      signal_all(children, SIGTERM);
-      wait_all(children, ps_grace);
+      stop_in_order(children, ps_grace);
       return 130;
     }
     for (const Child& c : children)
       if (c.exit_code > 0) {
         std::cerr << "launch: " << c.label << " failed (exit code " << c.exit_code << "); stopping the others\n";
-        signal_all(children, SIGTERM);
-        wait_all(children, ps_grace);
+        stop_in_order(children, ps_grace);
         return 1;
       }
     bool workers_running = false;

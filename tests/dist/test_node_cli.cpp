@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "dist/checkpoint.h"
 #include "dist/cluster_client.h"
 #include "dist/node_runner.h"
 #include "dist/wire_codec.h"
@@ -203,6 +204,19 @@ class TestNodeCli : public QObject {
                               "--batch", "7", "--timeout", "2"});
     QCOMPARE(bad.code, 1);
     QVERIFY2(bad.err.contains("not divisible by 2 workers") && bad.err.contains("failed (exit code 1)"), qPrintable(bad.err));
+  }
+
+  void launch_forwards_sigterm_and_the_ps_checkpoints() {
+    LocalCluster c(1, 2);
+    const QString ckpt = c.path("ckpt");
+    NodeProcess launch({"launch", "--cluster", c.file, "--graph", sample("mlp_train.pbtxt"), "--steps", "100000000",
+                        "--print-every", "0", "--threads", "1", "--checkpoint-dir", ckpt, "--checkpoint-every", "0"});
+    QVERIFY(launch.wait_for_stderr("worker 0: 4 variable(s)"));
+    QVERIFY(launch.wait_for_stderr("worker 1: 4 variable(s)"));
+    launch.terminate();
+    RunResult r = launch.wait(30000);
+    QVERIFY2(r.code == 130 && r.err.contains("forwarding to the nodes"), qPrintable(r.err));
+    QVERIFY2(std::filesystem::exists(dist::checkpoint_path(ckpt.toStdString(), 0)), qPrintable(r.err));
   }
 };
 
