@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
 #include <QProcessEnvironment>
@@ -79,15 +80,19 @@ class NodeProcess {
     return {process_.exitStatus() == QProcess::NormalExit ? process_.exitCode() : -2, out_, err_};
   }
   // Waits until stderr contains `text` (or the process ends / time runs out).
-  bool wait_for_stderr(const QString& text, int timeout_ms = 20000) {
+  // Generous timeout: sanitizer builds on a loaded 2-core machine start slowly.
+  bool wait_for_stderr(const QString& text, int timeout_ms = 60000) {
     QElapsedTimer t;
     t.start();
     while (t.elapsed() < timeout_ms) {
       err_ += QString::fromUtf8(process_.readAllStandardError());
       if (err_.contains(text)) return true;
-      if (process_.state() == QProcess::NotRunning) return false;
+      if (process_.state() == QProcess::NotRunning) break;
       process_.waitForReadyRead(50);
     }
+    err_ += QString::fromUtf8(process_.readAllStandardError());
+    qWarning("did not see \"%s\" on stderr after %lld ms (%s); stderr so far:\n%s", qPrintable(text),
+             static_cast<long long>(t.elapsed()), running() ? "still running" : "exited", qPrintable(err_));
     return false;
   }
   void terminate() { process_.terminate(); }  // SIGTERM
