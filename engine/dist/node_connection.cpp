@@ -44,7 +44,7 @@ WireMessage NodeConnection::request(wire::Header header, const std::vector<Named
   const uint64_t id = next_request_id_++;
   header.set_request_id(id);
   header.set_sender(sender_);
-  const std::string what = kind_name(header.kind());
+  const wire::Kind kind = header.kind();
   std::size_t sent = send_message(*socket_, {}, std::move(header), tensors);
   if (counters_) counters_->bytes_out += sent;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -53,7 +53,7 @@ WireMessage NodeConnection::request(wire::Header header, const std::vector<Named
     if (left.count() <= 0) {
       // The socket may hold the unanswered request; a fresh one starts clean.
       reconnect();
-      throw TimeoutError(waiting_message(peer_, address_, timeout) + " (no reply to " + what + ")");
+      throw TimeoutError(waiting_message(peer_, address_, timeout) + " (no reply to " + kind_name(kind) + ")");
     }
     auto frames = receive_frames(*socket_, static_cast<int>(left.count()));
     if (!frames) continue;  // timed out (checked above) or a signal interrupted the wait

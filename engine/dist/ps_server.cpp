@@ -67,28 +67,7 @@ std::string PsServer::run(const std::atomic<bool>* interrupted) {
       stop_reason_ = "interrupted";
       break;
     }
-    if (auto frames = receive_frames(router_, 100)) {
-      const auto start = std::chrono::steady_clock::now();
-      DecodeResult r = decode_message(std::move(*frames), true);
-      traffic_.bytes_in += r.bytes;
-      if (!r.message) {
-        log_line("ps " + std::to_string(options_.task) + ": dropped a malformed message: " + r.error);
-        // Answer when the peer can be told why; a header that did not parse
-        // has no request id worth echoing, so the sender just times out.
-        if (!r.identity.empty() && r.request_id != 0) {
-          wire::Header req;
-          req.set_request_id(r.request_id);
-          WireMessage fake;
-          fake.identity = r.identity;
-          reply(fake, reply_header(req, wire::BAD_REQUEST, r.error));
-        }
-        continue;
-      }
-      wire::Header request_header = r.message->header;
-      request_header.clear_tensors();
-      handle(std::move(*r.message));
-      if (profiling_) record_profile(request_header, start);
-    }
+    if (auto frames = receive_frames(router_, 100)) handle_frames(std::move(*frames));
     serve_pending_pulls();
     if (std::chrono::steady_clock::now() - last_heartbeat_ > std::chrono::seconds(1)) publish_heartbeat();
   }
@@ -98,6 +77,34 @@ std::string PsServer::run(const std::atomic<bool>* interrupted) {
   save_checkpoint();
   publish_heartbeat();
   return stop_reason_;
+}
+
+void PsServer::handle_frames(std::vector<zmq::message_t> frames) {
+  const auto start = std::chrono::steady_clock::now();
+  DecodeResult r = decode_message(std::move(frames), true);
+  traffic_.bytes_in += r.bytes;
+  if (!r.message) {
+    log_line("ps " + std::to_string(options_.task) + ": dropped a malformed message: " + r.error);
+    // Answer when the peer can be told why; a header that did not parse
+    // has no request id worth echoing, so the sender just times out.
+    if (!r.identity.empty() && r.request_id != 0) {
+      wire::Header req;
+      req.set_request_id(r.request_id);
+      WireMessage fake;
+      fake.identity = r.identity;
+      reply(fake, reply_header(req, wire::BAD_REQUEST, r.error));
+    }
+    return;
+  }
+  if (!profiling_) {
+    handle(std::move(*r.message));
+    return;
+  }
+  wire::Header request_header;  // only what the profile needs; copying the whole header costs
+  request_header.set_kind(r.message->header.kind());
+  request_header.set_sender(r.message->header.sender());
+  handle(std::move(*r.message));
+  record_profile(request_header, start);
 }
 
 void PsServer::reply(const WireMessage& request, wire::Header header, const std::vector<NamedTensor>& tensors) {

@@ -70,6 +70,7 @@ class PsServer {
     std::map<int, WireMessage> by_worker;  // worker task -> its Push
   };
 
+  void handle_frames(std::vector<zmq::message_t> frames);  // decode, answer bad ones, dispatch
   void handle(WireMessage message);
   void handle_pull(WireMessage& m);
   void answer_pull(const WireMessage& m);
