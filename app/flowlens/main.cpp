@@ -160,7 +160,8 @@ int main(int argc, char** argv) {
   flowlens::ui::DebugWorkbench* debug = window.debug_workbench();
   if (loaded) {
     for (const std::string& node : split_list(parser.value(break_option))) {
-      if (!window.document()->graph->find(node)) return fail(QStringLiteral("--break: no node named '%1'").arg(QString::fromStdString(node)), 2);
+      if (!window.document()->graph->find(node))
+        return fail(QStringLiteral("--break: no node named '%1'").arg(QString::fromStdString(node)), 2);
       debug->breakpoints()->add(QString::fromStdString(node));
     }
     debug->set_check_numerics(parser.isSet(numerics_option));
@@ -168,7 +169,8 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(dock_option)) {
     const QString name = parser.value(dock_option);
-    QDockWidget* dock = debug->dock(name == QLatin1String("log") ? QStringLiteral("runLogDock") : name + QStringLiteral("Dock"));
+    QDockWidget* dock =
+        debug->dock(name == QLatin1String("log") ? QStringLiteral("runLogDock") : name + QStringLiteral("Dock"));
     if (!dock) return fail(QStringLiteral("--dock: no dock called '%1'").arg(name), 2);
     dock->show();
     dock->raise();

@@ -8,6 +8,7 @@
 #include <QPlainTextEdit>
 #include <QStatusBar>
 #include <algorithm>
+#include <memory>
 #include <set>
 
 #include "tensor/tensor_format.h"
@@ -250,6 +251,15 @@ void DebugWorkbench::on_paused(const DebugStop& stop) {
   w_->graph_view()->graph_scene()->set_current_node(doc->graph->index_of(stop.node));
   // Selecting reveals the node (expanding its scope), centres it and shows its details.
   w_->select_node(QString::fromStdString(stop.node));
+  GraphView* view = w_->graph_view();
+  const QString node = QString::fromStdString(stop.node);
+  if (!view->focus_node(node)) {  // its scope is being expanded: once laid out
+    auto once = std::make_shared<QMetaObject::Connection>();
+    *once = connect(view, &GraphView::layout_finished, this, [view, node, once] {
+      QObject::disconnect(*once);
+      view->focus_node(node);
+    });
+  }
 
   // Copies, taken while the worker is blocked: a later step may update a
   // variable's buffer in place while the viewer still shows it.

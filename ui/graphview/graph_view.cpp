@@ -282,6 +282,15 @@ void GraphView::fit_to_graph() {
   minimap_->update_frame();
 }
 
+bool GraphView::focus_node(const QString& name) {
+  NodeItem* item = doc_ && !job_->running() ? scene_->item_for_node(doc_->graph->index_of(name.toStdString())) : nullptr;
+  if (!item) return false;
+  const double current = transform().m11();
+  if (current > 0 && current < NodeItem::kTextLevelOfDetail) zoom_by(NodeItem::kTextLevelOfDetail * 1.6 / current);
+  centerOn(item);
+  return true;
+}
+
 void GraphView::zoom_by(double factor) {
   const double current = transform().m11();
   const double target = std::clamp(current * factor, kMinScale, kMaxScale);

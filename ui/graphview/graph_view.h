@@ -47,6 +47,10 @@ class GraphView : public QGraphicsView {
   // node_selected(). False when there is no such node.
   bool select_node(const QString& name);
   QString selected_node() const;  // empty unless a node (not a group) is selected
+  // Zooms in (never out) until labels are readable and centres the node's
+  // box, as the debugger wants for the paused-at node. False while its box
+  // is not laid out yet.
+  bool focus_node(const QString& name);
 
   bool expand_scope(const QString& scope);
   bool collapse_scope(const QString& scope);

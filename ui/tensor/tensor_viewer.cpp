@@ -234,7 +234,8 @@ bool TensorViewer::save_npy(const QString& path, QString* error) const {
 
 void TensorViewer::save_npy_dialog() {
   if (!slice_.tensor().valid()) return;
-  QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Save Tensor"), safe_file_name(label_) + QStringLiteral(".npy"),
+  QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Save Tensor"),
+                                              safe_file_name(label_) + QStringLiteral(".npy"),
                                               QStringLiteral("NumPy arrays (*.npy)"));
   if (path.isEmpty()) return;
   if (!path.endsWith(QLatin1String(".npy"))) path += QStringLiteral(".npy");
