@@ -108,6 +108,7 @@ void add_short_node_commands(CLI::App& app, NodeOptions& o, int& exit_code) {
   for (const char* job : {"ps", "worker"}) {
     auto* cmd = app.add_subcommand(job, std::string("Run ") + job + " task I of the cluster in --cluster or $TF_CONFIG");
     cmd->add_option("task", o.task, "Task index (default: TF_CONFIG task.index)")->check(CLI::NonNegativeNumber);
+    cmd->footer("Every option of `flowlens-node --help` (--graph, --steps, --sync, --checkpoint-dir, ...) works here too.");
     cmd->callback([&o, &exit_code, job] {
       o.job = job;
       exit_code = run_node(o);

@@ -143,6 +143,32 @@ class TestNodeCli : public QObject {
     QCOMPARE(after.out.count("unreachable"), 3);
   }
 
+  void paused_ps_holds_pushes_until_step_or_resume() {
+    LocalCluster c(1, 1);
+    NodeProcess ps(c.ps_args(0));
+    NodeProcess worker(c.worker_args(0, sample("mlp_train.pbtxt"), 100000000, {"--print-every", "0"}));
+    QVERIFY(worker.wait_for_stderr("worker 0: 4 variable(s)"));
+    dist::ClusterClient client(load_cluster_spec(c.file.toStdString()));
+    const dist::NodeRef node = client.node("ps", 0);
+    auto global_step = [&] { return client.status(node, std::chrono::seconds(5)).step; };
+    QVERIFY(QString::fromStdString(client.control(node, "pause", "", std::chrono::seconds(5))).contains("paused at global step"));
+    QTest::qWait(200);
+    const int64_t held = global_step();
+    QTest::qWait(300);
+    QCOMPARE(global_step(), held);
+    QCOMPARE(client.status(node, std::chrono::seconds(5)).state, std::string("paused"));
+    client.control(node, "step", "", std::chrono::seconds(5));
+    QCOMPARE(global_step(), held + 1);  // the held push, applied; the next one waits again
+    QTest::qWait(200);
+    QCOMPARE(global_step(), held + 1);
+    client.control(node, "resume", "", std::chrono::seconds(5));
+    QTRY_VERIFY_WITH_TIMEOUT(global_step() > held + 10, 5000);
+    QVERIFY(worker.running());
+    QCOMPARE(run_node({"stop", "--cluster", c.file}).code, 0);
+    QCOMPARE(worker.wait(20000).code, 0);
+    QCOMPARE(ps.wait(20000).code, 0);
+  }
+
   void ps_publishes_heartbeats_and_step_events() {
     LocalCluster c(1, 1);
     NodeProcess ps(c.ps_args(0));
