@@ -29,11 +29,14 @@ WatchesPanel::WatchesPanel(Debugger* debugger, QWidget* parent) : QWidget(parent
   add_button_ = new QPushButton(QStringLiteral("Watch"), this);
   add_selected_button_ = new QPushButton(QStringLiteral("Watch Selected Node"), this);
   remove_button_ = new QPushButton(QStringLiteral("Remove"), this);
+  // Two rows: a dock on the side is too narrow for the name box and three buttons.
+  auto* name_row = new QHBoxLayout;
+  name_row->addWidget(name_edit_, 1);
+  name_row->addWidget(add_button_);
   auto* buttons = new QHBoxLayout;
-  buttons->addWidget(name_edit_, 1);
-  buttons->addWidget(add_button_);
   buttons->addWidget(add_selected_button_);
   buttons->addWidget(remove_button_);
+  buttons->addStretch();
 
   table_ = new QTableWidget(0, kColumns, this);
   table_->setObjectName(QStringLiteral("watchTable"));
@@ -51,6 +54,7 @@ WatchesPanel::WatchesPanel(Debugger* debugger, QWidget* parent) : QWidget(parent
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
+  layout->addLayout(name_row);
   layout->addLayout(buttons);
   layout->addWidget(split, 1);
 
