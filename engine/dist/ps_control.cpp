@@ -93,12 +93,7 @@ void PsServer::handle_control(WireMessage& m) {
       paused_pushes_.pop_front();
       apply_async(push);
     }
-    if (!round_.by_worker.empty() &&
-        static_cast<int>(round_.by_worker.size()) >= round_.by_worker.begin()->second.header.replicas_to_aggregate() &&
-        (!paused_ || step_budget_ > 0)) {
-      if (step_budget_ > 0) --step_budget_;
-      finish_sync_round();
-    }
+    finish_sync_round_if_complete();
     text = (paused_ ? "stepped to global step " : "resumed at global step ") + std::to_string(state_.global_step);
   } else if (cmd == "profile_start") {
     profiling_ = true;

@@ -255,15 +255,40 @@ void PsServer::handle_sync_push(WireMessage& m, int worker) {
                                                            " already pushed gradients for step " + std::to_string(step)));
     return;
   }
+  if (!round_.by_worker.empty() && static_cast<int>(round_.by_worker.size()) >= sync_round_target()) {
+    // Like TF's gradient accumulator: a step takes the first K sets (the
+    // round is only waiting for a paused ps to apply it).
+    wire::Header h = reply_header(m.header, wire::STALE, "gradients of step " + std::to_string(step) +
+                                                             " dropped: that step already has its gradient sets");
+    h.set_step(state_.global_step);
+    reply(m, h);
+    return;
+  }
   wire::Header h = reply_header(m.header, wire::OK);
   h.set_step(state_.global_step);
   reply(m, h);
   round_.by_worker.emplace(worker, std::move(m));
+  finish_sync_round_if_complete();
+}
+
+int PsServer::sync_round_target() const {
+  if (round_.by_worker.empty()) return 0;
   const int k = round_.by_worker.begin()->second.header.replicas_to_aggregate();
-  if (static_cast<int>(round_.by_worker.size()) >= k && (!paused_ || step_budget_ > 0)) {
-    if (step_budget_ > 0) --step_budget_;
-    finish_sync_round();
-  }
+  // Workers that finished push no more: with K < N the last ones standing
+  // would otherwise wait forever for gradients that cannot come. A finished
+  // worker whose last gradients are in this round still counts, or its DONE
+  // would close the round before the others' gradients for that step.
+  int active = static_cast<int>(options_.cluster.task_indices("worker").size());
+  for (int w : done_workers_)
+    if (!round_.by_worker.count(w)) --active;
+  return std::max(1, std::min(k, active));
+}
+
+void PsServer::finish_sync_round_if_complete() {
+  if (round_.by_worker.empty() || static_cast<int>(round_.by_worker.size()) < sync_round_target()) return;
+  if (paused_ && step_budget_ == 0) return;
+  if (step_budget_ > 0) --step_budget_;
+  finish_sync_round();
 }
 
 void PsServer::finish_sync_round() {
@@ -315,6 +340,7 @@ void PsServer::handle_done(const WireMessage& m) {
   }
   done_workers_.insert(worker);
   reply(m, reply_header(m.header, wire::OK));
+  finish_sync_round_if_complete();
   std::size_t all = options_.cluster.task_indices("worker").size();
   if (options_.exit_when_workers_done && all > 0 && done_workers_.size() >= all) stop_reason_ = "all workers finished";
 }

@@ -78,6 +78,8 @@ class PsServer {
   void apply_async(const WireMessage& m);
   void handle_sync_push(WireMessage& m, int worker);
   void finish_sync_round();
+  void finish_sync_round_if_complete();
+  int sync_round_target() const;  // K, or fewer once workers have finished
   void handle_init(const WireMessage& m);
   void handle_done(const WireMessage& m);
   void handle_fetch(const WireMessage& m);

@@ -69,7 +69,8 @@ class NodeProcess {
   NodeProcess& operator=(const NodeProcess&) = delete;
 
   RunResult wait(int timeout_ms = 60000) {
-    if (!process_.waitForFinished(timeout_ms)) {
+    // waitForFinished() is false for a process that already ended, too.
+    if (process_.state() != QProcess::NotRunning && !process_.waitForFinished(timeout_ms)) {
       process_.kill();
       process_.waitForFinished(5000);
       return {-1, out_ + QString::fromUtf8(process_.readAllStandardOutput()),

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "dist/checkpoint.h"
+#include "dist/cluster_client.h"
 #include "dist/node_runner.h"
 #include "exec/session.h"
 #include "graph/variable_initializers.h"
@@ -111,6 +112,40 @@ class TestDistTraining : public QObject {
       QVERIFY2(local->value.equals(var.value),
                qPrintable(QString("%1 differs by up to %2").arg(name.c_str()).arg(max_abs_diff(local->value, var.value))));
     }
+  }
+
+  // K = 2 of 3 workers, made deterministic by a paused ps: all three push for
+  // step 0, the first two sets make the step, the third is stale (twice: it
+  // pulls step 0 again and is refused again) and that worker finishes. On
+  // resume step 0 is applied, and with one worker gone step 1 needs the
+  // remaining two, which both send: 2 global steps, 2 stale pushes.
+  void sync_takes_the_first_k_gradient_sets_and_drops_stale_ones() {
+    LocalCluster c(1, 3);
+    const QString ckpt = c.path("ckpt");
+    NodeProcess ps(c.ps_args(0, {"--checkpoint-dir", ckpt, "--checkpoint-every", "0"}));
+    QVERIFY(ps.wait_for_stderr("serving on"));
+    dist::ClusterClient client(load_cluster_spec(c.file.toStdString()));
+    client.control(client.node("ps", 0), "pause", "", std::chrono::seconds(5));
+    std::vector<std::unique_ptr<NodeProcess>> workers;
+    for (int w = 0; w < 3; ++w)
+      workers.push_back(std::make_unique<NodeProcess>(c.worker_args(
+          w, sample("mlp_train.pbtxt"), 2, {"--sync", "--replicas-to-aggregate", "2", "--batch", "60"})));
+    auto someone_finished = [&] {
+      for (auto& w : workers)
+        if (!w->running()) return true;
+      return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(someone_finished(), 20000);
+    client.control(client.node("ps", 0), "resume", "", std::chrono::seconds(5));
+    int stale = 0;
+    for (auto& w : workers) {
+      RunResult r = w->wait();
+      QVERIFY2(r.code == 0, qPrintable(r.err));
+      stale += static_cast<int>(r.err.count("dropped: that step already has its gradient sets"));
+    }
+    QVERIFY2(ps.wait(20000).code == 0, "ps");
+    QCOMPARE(stale, 2);
+    QCOMPARE(dist::read_checkpoint(dist::checkpoint_path(ckpt.toStdString(), 0)).global_step, int64_t{2});
   }
 
   void eight_workers_pushing_known_gradients_lose_no_update() {
