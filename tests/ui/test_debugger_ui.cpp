@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "ui/debugger/breakpoint_store.h"
+#include "ui/debugger/breakpoints_panel.h"
 #include "ui/debugger/debug_workbench.h"
 #include "ui/debugger/run_controller.h"
 #include "ui/debugger/watches_panel.h"
@@ -121,6 +122,8 @@ class DebuggerUiTest : public QObject {
     QVERIFY(bench()->breakpoints()->has_breakpoint(QStringLiteral("neg")));
     QVERIFY(item("neg")->has_breakpoint());
     QVERIFY(!item("sq")->has_breakpoint());
+    QCOMPARE(bench()->breakpoints_panel()->table()->rowCount(), 1);
+    QVERIFY(bench()->breakpoints_panel()->table()->item(0, 1)->toolTip().contains(QStringLiteral("always")));
 
     window_->select_node(QStringLiteral("x"));  // the pause must move the selection to the node
     action("actionRunContinue")->trigger();

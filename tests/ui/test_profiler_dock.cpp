@@ -111,6 +111,7 @@ class ProfilerDockTest : public QObject {
     TimelineView* timeline = panel()->timeline();
     QVERIFY(timeline->events().size() >= 3);  // the reads and the MatMul; initializers are not profiled
     QVERIFY(timeline->lanes().contains(QStringLiteral("/cpu:0")));
+    QVERIFY(panel()->info_text().contains(QStringLiteral("%1 node executions").arg(timeline->events().size())));
     std::set<QString> nodes;
     for (const TimelineEvent& e : timeline->events()) nodes.insert(e.node);
     QVERIFY(nodes.contains(QStringLiteral("output")));

@@ -81,7 +81,11 @@ void BreakpointsPanel::rebuild() {
     on->setFlags(Qt::ItemIsUserCheckable | Qt::ItemIsEnabled | Qt::ItemIsSelectable);
     on->setCheckState(e.enabled ? Qt::Checked : Qt::Unchecked);
     table_->setItem(row, kEnabled, on);
-    table_->setItem(row, kNode, new QTableWidgetItem(e.node));
+    auto* node = new QTableWidgetItem(e.node);
+    node->setToolTip(QStringLiteral("Stops after '%1' runs: %2%3")
+                         .arg(e.node, BreakpointStore::condition_text(e),
+                              e.enabled ? QString() : QStringLiteral(" (disabled)")));
+    table_->setItem(row, kNode, node);
 
     auto* condition = new QComboBox;
     condition->addItem(QStringLiteral("always"), static_cast<int>(Breakpoint::Condition::Always));

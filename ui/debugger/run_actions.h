@@ -22,8 +22,6 @@ class RunActions : public QObject {
  public:
   RunActions(MainWindow* window, DebugWorkbench* workbench);
 
-  QMenu* run_menu() const { return menu_; }
-  QToolBar* toolbar() const { return toolbar_; }
   QLineEdit* fetch_edit() const { return fetch_edit_; }
   QAction* time_overlay_action() const { return overlay_; }
   QAction* check_numerics_action() const { return numerics_; }
