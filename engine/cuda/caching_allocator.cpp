@@ -37,10 +37,11 @@ void* CachingDeviceAllocator::allocate(std::size_t bytes) {
   void* p = nullptr;
   cudaError_t status = cudaMalloc(&p, size);
   if (status == cudaErrorMemoryAllocation) {
-    // Cached blocks of other sizes may be what stands in the way.
+    // Cached blocks of other sizes, here or in the other logical GPUs of the
+    // same card, may be what stands in the way.
     cudaGetLastError();
-    std::lock_guard lock(mu_);
-    release_cache_locked();
+    release_caches_on_physical(gpu_.physical());
+    gpu_.make_current();
     status = cudaMalloc(&p, size);
   }
   if (status != cudaSuccess) {
@@ -75,6 +76,12 @@ void CachingDeviceAllocator::copy_2d(void* dst, std::size_t dst_pitch, const voi
                                      std::size_t width, std::size_t rows) {
   if (width == 0 || rows == 0) return;
   gpu_.make_current();
+  // One contiguous run (clone, Concat/Split with nothing outside the axis):
+  // a plain copy, which has no pitch limit (cudaMemcpy2D's is below 2 GiB).
+  if (rows == 1 || (dst_pitch == width && src_pitch == width)) {
+    check_cuda(cudaMemcpyAsync(dst, src, width * rows, cudaMemcpyDeviceToDevice, gpu_.stream()), "cudaMemcpyAsync");
+    return;
+  }
   check_cuda(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, rows, cudaMemcpyDeviceToDevice, gpu_.stream()),
              "cudaMemcpy2DAsync");
 }
@@ -99,6 +106,8 @@ void CachingDeviceAllocator::release_cache_locked() {
       stats_.cached_bytes -= size;
     }
   free_.clear();
+  // A failure here must not be reported later against an unrelated kernel.
+  cudaGetLastError();
 }
 
 }  // namespace flowlens::cuda

@@ -13,7 +13,8 @@ namespace flowlens {
 namespace {
 
 // Cast from an integer (host memory) or to its own type reads no device
-// memory, so the CPU kernel serves; a float result moves to the device after.
+// memory, so the CPU kernel serves, writing on the host; the executor moves a
+// float result to the device.
 bool is_cast_without_device_reads(const Node& n) {
   const DType src = dtype_base(n.attr_type("SrcT", DType::Invalid));
   const DType dst = dtype_base(n.attr_type("DstT", DType::Invalid));
@@ -63,11 +64,11 @@ void register_accelerator_kernels(OpRegistry& r) {
   // Kernels that only move bytes (copy_rows, shared buffers) or read shapes
   // work on device memory unchanged.
   for (const char* op : {"Const", "Identity", "StopGradient", "Placeholder", "PlaceholderWithDefault", "Reshape",
-                         "Concat", "ConcatV2", "Pack", "Split", "SplitV", "Unpack", "Slice", "Variable",
-                         "VariableV2", "Assign"})
+                         "Concat", "ConcatV2", "Pack", "Split", "SplitV", "Unpack", "Slice"})
     share_cpu_kernel(op, cuda::is_device_or_host_memory_node);
+  for (const char* op : {"Variable", "VariableV2", "Assign"}) share_cpu_kernel(op, cuda::is_gpu_variable_node);
   for (const char* op : {"Shape", "Size", "Rank", "NoOp", "ConcatOffset", "ReducedShape"}) share_cpu_kernel(op, nullptr);
-  share_cpu_kernel("Cast", is_cast_without_device_reads);
+  if (r.find("Cast")) r.add_kernel("Cast", "GPU", cuda::run_cpu_kernel_on_host, is_cast_without_device_reads);
 
   cuda::register_gpu_math_kernels(r);
   cuda::register_gpu_reduction_kernels(r);

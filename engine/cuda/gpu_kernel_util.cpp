@@ -67,8 +67,29 @@ bool ran_on_host(KernelContext& ctx) {
   const OpDef* def = OpRegistry::global().find(ctx.node().op);
   KernelFn cpu = def ? def->kernel("CPU") : nullptr;
   if (!cpu) ops::fail(ctx.node().op + ": no host kernel for an integer node on a GPU");
-  cpu(ctx);
+  KernelContext host = ctx.host_memory_view();
+  cpu(host);
   return true;
+}
+
+void run_cpu_kernel_on_host(KernelContext& ctx) {
+  const OpDef* def = OpRegistry::global().find(ctx.node().op);
+  KernelFn cpu = def ? def->kernel("CPU") : nullptr;
+  if (!cpu) ops::fail(ctx.node().op + ": no CPU kernel to run on the host");
+  KernelContext host = ctx.host_memory_view();
+  cpu(host);
+}
+
+bool is_gpu_variable_node(const Node& n) {
+  if (is_host_memory_node(n)) return true;
+  bool any = false;
+  for (const char* key : {"T", "dtype"}) {
+    const DType t = dtype_base(n.attr_type(key, DType::Invalid));
+    if (t == DType::Invalid) continue;
+    if (t != DType::Float && t != DType::BFloat16) return false;
+    any = true;
+  }
+  return any;
 }
 
 const float* device_scalar(const KernelContext& ctx, int i, const char* what) {

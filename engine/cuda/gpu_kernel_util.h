@@ -34,6 +34,14 @@ bool is_device_or_host_memory_node(const Node& n);
 // whether it did. GPU kernels registered for float and int nodes call it first.
 bool ran_on_host(KernelContext& ctx);
 
+// Runs the op's CPU kernel with outputs on the host (host_memory_view).
+void run_cpu_kernel_on_host(KernelContext& ctx);
+
+// Variables (and their Assign) on a GPU: float32 and bfloat16, whose
+// updates all have GPU kernels, or host-memory types. A float64 variable
+// stays on the CPU, where its CPU update kernels can read it.
+bool is_gpu_variable_node(const Node& n);
+
 // The input as a scalar in device memory, for kernels that read it there.
 const float* device_scalar(const KernelContext& ctx, int i, const char* what);
 

@@ -90,6 +90,10 @@ void xent_kernel(KernelContext& ctx) {
   GpuLaunch gpu(ctx);
   Tensor& loss = ctx.allocate_output(0, f.dtype(), Shape{batch});
   Tensor& back = ctx.allocate_output(1, f.dtype(), f.shape());
+  if (classes == 0 && batch > 0) {  // no classes: zero loss, as on the CPU
+    check_cuda(cudaMemsetAsync(loss.device_data(), 0, loss.byte_size(), gpu.stream), "cudaMemsetAsync");
+    return;
+  }
   launch_softmax_xent(gpu.stream, f32(f), f32(l), nullptr, f32(loss), f32(back), batch, classes);
   check_launch(ctx);
 }

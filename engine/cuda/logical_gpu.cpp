@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <vector>
 
 #include "cuda/cuda_check.h"
 
@@ -34,13 +35,37 @@ void LogicalGpu::synchronize() const {
   check_cuda(cudaStreamSynchronize(stream_), ("a kernel queued on " + short_name() + " failed").c_str());
 }
 
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::map<std::tuple<int, int, int>, std::unique_ptr<LogicalGpu>> gpus;  // (physical, share, shares)
+};
+
+Registry& registry() {
+  static auto* r = new Registry;  // leaked on purpose: tensors may be freed during static destruction
+  return *r;
+}
+
+}  // namespace
+
 LogicalGpu& logical_gpu(int physical, int share, int shares) {
-  static std::mutex mu;
-  static auto* gpus = new std::map<std::tuple<int, int, int>, std::unique_ptr<LogicalGpu>>;  // leaked on purpose
-  std::lock_guard lock(mu);
-  auto& slot = (*gpus)[{physical, share, shares}];
+  Registry& r = registry();
+  std::lock_guard lock(r.mu);
+  auto& slot = r.gpus[{physical, share, shares}];
   if (!slot) slot = std::make_unique<LogicalGpu>(physical * shares + share, physical, share, shares);
   return *slot;
+}
+
+void release_caches_on_physical(int physical) {
+  std::vector<LogicalGpu*> on_card;
+  {
+    Registry& r = registry();
+    std::lock_guard lock(r.mu);
+    for (auto& [key, gpu] : r.gpus)
+      if (gpu->physical() == physical) on_card.push_back(gpu.get());
+  }
+  for (LogicalGpu* gpu : on_card) gpu->memory().release_cache();
 }
 
 }  // namespace flowlens::cuda

@@ -51,5 +51,7 @@ class LogicalGpu {
 // The process's logical GPUs for a given number of shares per physical
 // device, created on first use. Throws Error if CUDA fails on the way.
 LogicalGpu& logical_gpu(int physical, int share, int shares);
+// Returns the cached blocks of every logical GPU created on `physical`.
+void release_caches_on_physical(int physical);
 
 }  // namespace flowlens::cuda

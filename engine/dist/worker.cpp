@@ -124,7 +124,7 @@ void Worker::initialize_ps_variables() {
     for (const std::string& name : vars_on_ps_[i]) {
       Variable* v = session_->find_variable(name);
       if (!v || !v->value.valid()) throw Error("variable '" + name + "' has no initial value (no initializer ran)");
-      values.push_back({name, v->value});
+      values.push_back({name, v->value.to_host()});  // the initializer may have run on a GPU
     }
     wire::Header h;
     h.set_kind(wire::INIT);

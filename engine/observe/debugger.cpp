@@ -8,6 +8,15 @@
 namespace flowlens {
 namespace {
 
+// A stop's tensors as host tensors (shared when already on the host): the UI
+// and the CLI read them after the device has moved on.
+std::vector<Tensor> host_tensors(std::span<const Tensor> tensors) {
+  std::vector<Tensor> out;
+  out.reserve(tensors.size());
+  for (const Tensor& t : tensors) out.push_back(t.valid() ? t.to_host() : t);
+  return out;
+}
+
 constexpr const char* kStopped = "stopped by the debugger";
 
 std::string output_name(const std::string& node, size_t port) {
@@ -287,7 +296,7 @@ void Debugger::on_node_start(int64_t run_id, const NodeEvent& event) {
     s.device = event.device.short_name();
     s.before_node = true;
     s.input_names = data_input_names(event.node);
-    s.inputs.assign(event.inputs.begin(), event.inputs.end());
+    s.inputs = host_tensors(event.inputs);
     s.message = "paused before '" + event.node.name + "'";
     stop_here(lock, std::move(s));
   }
@@ -305,7 +314,8 @@ void Debugger::capture_watches(int64_t run_id, const NodeEvent& event, std::span
     if (!outputs[i].valid() || !watches_.contains(name)) continue;
     // A deep copy: later runs (and in-place updates of variables) must not
     // change what was captured for this run.
-    watched_[run_id][name] = outputs[i].clone();
+    // A copy of its own on the host: GPU tensors are read by the UI later.
+    watched_[run_id][name] = outputs[i].on_host() ? outputs[i].clone() : outputs[i].to_host();
   }
   while (static_cast<int>(watched_.size()) > max_watched_runs_) watched_.erase(watched_.begin());
 }
@@ -360,8 +370,8 @@ void Debugger::on_node_end(int64_t run_id, const NodeEvent& event, std::span<con
   s.op = event.node.op;
   s.device = event.device.short_name();
   s.input_names = data_input_names(event.node);
-  s.inputs.assign(event.inputs.begin(), event.inputs.end());
-  s.outputs.assign(outputs.begin(), outputs.end());
+  s.inputs = host_tensors(event.inputs);
+  s.outputs = host_tensors(outputs);
   s.message = std::move(*why);
   stop_here(lock, std::move(s));
 }

@@ -32,9 +32,10 @@ bool any_non_finite(const Tensor& t) {
 
 }  // namespace
 
-TensorStats tensor_stats(const Tensor& t) {
+TensorStats tensor_stats(const Tensor& tensor) {
   TensorStats s;
-  if (!t.valid()) return s;
+  if (!tensor.valid()) return s;
+  const Tensor t = tensor.to_host();  // a GPU output is read through a host copy
   s.elements = t.num_elements();
   s.numeric = true;
   switch (t.dtype()) {
@@ -49,8 +50,9 @@ TensorStats tensor_stats(const Tensor& t) {
   return s;
 }
 
-bool has_non_finite(const Tensor& t) {
-  if (!t.valid()) return false;
+bool has_non_finite(const Tensor& tensor) {
+  if (!tensor.valid()) return false;
+  const Tensor t = tensor.to_host();
   if (t.dtype() == DType::Float) return any_non_finite<float>(t);
   if (t.dtype() == DType::Double) return any_non_finite<double>(t);
   return false;

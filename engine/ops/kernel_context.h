@@ -43,6 +43,15 @@ class KernelContext {
   Device* device() const { return device_; }
   // The device's memory, nullptr for host memory.
   AcceleratorMemory* memory() const { return memory_; }
+  // The same node, inputs and outputs with outputs allocated on the host: a
+  // device running a CPU kernel on host-memory inputs (int32 shape math, a
+  // Cast from int32) hands it this view; the executor moves float results
+  // into device memory afterwards.
+  KernelContext host_memory_view() const {
+    KernelContext view = *this;
+    view.memory_ = nullptr;
+    return view;
+  }
 
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   void set_output(int i, Tensor t) { outputs_[static_cast<size_t>(i)] = std::move(t); }
