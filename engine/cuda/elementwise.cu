@@ -2,16 +2,10 @@
 // activation gradients, fill, accumulate and bias add. Grid-stride loops, so
 // any n works with a bounded grid.
 #include "cuda/gpu_launch.h"
+#include "cuda/grid.cuh"
 
 namespace flowlens::cuda {
 namespace {
-
-constexpr int kThreads = 256;
-
-int blocks_for(int64_t n) {
-  const int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(b < 65535 * 8 ? (b > 0 ? b : 1) : 65535 * 8);
-}
 
 __device__ float apply_unary(UnaryOp op, float x) {
   switch (op) {
@@ -49,12 +43,12 @@ __device__ float apply_binary(BinaryOp op, float a, float b) {
 }
 
 __global__ void unary_kernel(UnaryOp op, const float* x, float* out, int64_t n) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x)
+  FLOWLENS_GRID_LOOP(i, n)
     out[i] = apply_unary(op, x[i]);
 }
 
 __global__ void binary_same_kernel(BinaryOp op, const float* a, const float* b, float* out, int64_t n) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x)
+  FLOWLENS_GRID_LOOP(i, n)
     out[i] = apply_binary(op, a[i], b[i]);
 }
 
@@ -74,17 +68,17 @@ __global__ void binary_broadcast_kernel(BinaryOp op, const float* a, const float
 
 __global__ void fill_kernel(float* out, int64_t n, float value, const float* device_value) {
   const float v = device_value ? *device_value : value;
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x)
+  FLOWLENS_GRID_LOOP(i, n)
     out[i] = v;
 }
 
 __global__ void accumulate_kernel(float* out, const float* in, int64_t n) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x)
+  FLOWLENS_GRID_LOOP(i, n)
     out[i] += in[i];
 }
 
 __global__ void bias_add_kernel(const float* x, const float* bias, float* out, int64_t n, int64_t channels) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x)
+  FLOWLENS_GRID_LOOP(i, n)
     out[i] = x[i] + bias[i % channels];
 }
 

@@ -4,6 +4,7 @@
 #include "cuda/gpu_kernels.h"
 #include "cuda/gpu_kernel_util.h"
 #include "ops/broadcast.h"
+#include "ops/kernel_checks.h"
 
 namespace flowlens::cuda {
 namespace {
@@ -75,18 +76,9 @@ void activation_grad_kernel(KernelContext& ctx) {
 
 void addn_kernel(KernelContext& ctx) {
   if (ran_on_host(ctx)) return;
-  ops::check_min_inputs(ctx, 1);
-  const Tensor& first = input(ctx, 0);
+  ops::check_add_n_inputs(ctx);
+  const Tensor& first = ctx.input(0);
   const int n = ctx.num_inputs();
-  for (int i = 1; i < n; ++i) {
-    const Tensor& t = input(ctx, i);
-    if (!(t.shape() == first.shape()))
-      fail("Inputs to operation AddN must have the same size and shape.  Input 0: " + shape_str(first.shape()) +
-           " != input " + std::to_string(i) + ": " + shape_str(t.shape()));
-    if (t.dtype() != first.dtype())
-      fail("AddN: all inputs must have the same dtype, got " + dtype_name(first.dtype()) + " and " +
-           dtype_name(t.dtype()));
-  }
   check_float(ctx, first);
   if (n == 1) {
     ctx.set_output(0, first);
@@ -101,19 +93,9 @@ void addn_kernel(KernelContext& ctx) {
 }
 
 void bias_add_kernel(KernelContext& ctx) {
-  ops::check_num_inputs(ctx, 2);
-  const Tensor& x = input(ctx, 0);
-  const Tensor& b = input(ctx, 1);
-  const std::string format = ctx.node().attr_string("data_format", "NHWC");
-  if (!format.empty() && format != "NHWC") fail(ctx.node().op + ": data_format " + format + " is not supported (only NHWC)");
-  if (x.shape().rank() < 2) fail("Input tensor must be at least 2D: " + shape_str(x.shape()));
-  if (b.shape().rank() != 1) fail("Biases must be 1D: " + shape_str(b.shape()));
-  const int64_t c = x.shape().dim(x.shape().rank() - 1);
-  if (b.shape().dim(0) != c)
-    fail("Must provide as many biases as the last dimension of the input tensor: " + shape_str(b.shape()) +
-         " vs. " + shape_str(x.shape()));
-  if (x.dtype() != b.dtype())
-    fail("BiasAdd: value is " + dtype_name(x.dtype()) + " but bias is " + dtype_name(b.dtype()));
+  const int64_t c = ops::bias_add_channels(ctx);
+  const Tensor& x = ctx.input(0);
+  const Tensor& b = ctx.input(1);
   check_float(ctx, x);
   GpuLaunch gpu(ctx);
   Tensor& out = ctx.allocate_output(0, x.dtype(), x.shape());

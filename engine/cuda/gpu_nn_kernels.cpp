@@ -5,6 +5,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/gpu_kernels.h"
 #include "cuda/gpu_kernel_util.h"
+#include "ops/kernel_checks.h"
 
 namespace flowlens::cuda {
 namespace {
@@ -31,19 +32,13 @@ cublasComputeType_t compute_type(DType dt, MatmulMath math) {
 // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the
 // operands swap places and no data moves.
 void matmul_kernel(KernelContext& ctx) {
-  ops::check_num_inputs(ctx, 2);
-  const Tensor& a = input(ctx, 0);
-  const Tensor& b = input(ctx, 1);
-  const Node& node = ctx.node();
-  const bool ta = node.attr_bool("transpose_a", false), tb = node.attr_bool("transpose_b", false);
+  const ops::MatmulDims d = ops::matmul_dims(ctx);
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
   const Shape& sa = a.shape();
   const Shape& sb = b.shape();
-  if (sa.rank() != 2) fail("MatMul: In[0] is not a matrix. Instead it has shape " + shape_str(sa));
-  if (sb.rank() != 2) fail("MatMul: In[1] is not a matrix. Instead it has shape " + shape_str(sb));
-  ops::check_same_dtype("MatMul", a.dtype(), b.dtype());
-  const int64_t m = sa.dim(ta ? 1 : 0), k = sa.dim(ta ? 0 : 1);
-  const int64_t k1 = sb.dim(tb ? 1 : 0), n = sb.dim(tb ? 0 : 1);
-  if (k != k1) fail("Matrix size-incompatible: In[0]: " + shape_str(sa) + ", In[1]: " + shape_str(sb));
+  const bool ta = d.transpose_a, tb = d.transpose_b;
+  const int64_t m = d.m, k = d.k, n = d.n;
   const DType dt = a.dtype();
   if (dt != DType::Float && dt != DType::BFloat16) ops::unsupported_dtype("MatMul", dt);
   GpuLaunch gpu(ctx);
@@ -76,15 +71,9 @@ void softmax_kernel(KernelContext& ctx) {
 }
 
 void xent_kernel(KernelContext& ctx) {
-  ops::check_num_inputs(ctx, 2);
-  const Tensor& f = input(ctx, 0);
-  const Tensor& l = input(ctx, 1);
-  if (f.shape().rank() != 2 || !(f.shape() == l.shape()))
-    fail("logits and labels must be same size: logits_size=" + shape_str(f.shape()) +
-         " labels_size=" + shape_str(l.shape()));
-  if (f.dtype() != l.dtype())
-    fail("SoftmaxCrossEntropyWithLogits: logits are " + dtype_name(f.dtype()) + " but labels are " +
-         dtype_name(l.dtype()));
+  ops::check_dense_xent_inputs(ctx);
+  const Tensor& f = ctx.input(0);
+  const Tensor& l = ctx.input(1);
   if (f.dtype() != DType::Float) ops::unsupported_dtype("SoftmaxCrossEntropyWithLogits", f.dtype());
   const int64_t batch = f.shape().dim(0), classes = f.shape().dim(1);
   GpuLaunch gpu(ctx);
@@ -99,26 +88,10 @@ void xent_kernel(KernelContext& ctx) {
 }
 
 void sparse_xent_kernel(KernelContext& ctx) {
-  ops::check_num_inputs(ctx, 2);
-  const Tensor& f = input(ctx, 0);
-  const Tensor& l = input(ctx, 1);  // int labels: host memory
-  if (f.shape().rank() != 2) fail("logits must be 2-D, but got shape " + shape_str(f.shape()));
-  if (l.shape().rank() != 1) fail("labels must be 1-D, but got shape " + shape_str(l.shape()));
-  const int64_t batch = f.shape().dim(0), classes = f.shape().dim(1);
-  if (l.shape().dim(0) != batch)
-    fail("logits and labels must have the same first dimension, got logits shape " + shape_str(f.shape()) +
-         " and labels shape " + shape_str(l.shape()));
-  if (!ops::is_index_type(l.dtype()))
-    fail("SparseSoftmaxCrossEntropyWithLogits: labels must be int32 or int64, got " + dtype_name(l.dtype()));
+  const std::vector<int64_t> labels = ops::sparse_xent_labels(ctx);  // int labels: host memory
+  const Tensor& f = ctx.input(0);
   if (f.dtype() != DType::Float) ops::unsupported_dtype("SparseSoftmaxCrossEntropyWithLogits", f.dtype());
-  const std::vector<int64_t> labels = ops::read_ints("SparseSoftmaxCrossEntropyWithLogits", "labels", l);
-  for (int64_t y : labels)
-    if (y < 0 || y >= classes) {
-      std::string all;
-      for (int64_t v : labels) all += (all.empty() ? "" : " ") + std::to_string(v);
-      fail("Received a label value of " + std::to_string(y) + " which is outside the valid range of [0, " +
-           std::to_string(classes) + ").  Label values: " + all);
-    }
+  const int64_t batch = f.shape().dim(0), classes = f.shape().dim(1);
   GpuLaunch gpu(ctx);
   Tensor& loss = ctx.allocate_output(0, f.dtype(), Shape{batch});
   Tensor& back = ctx.allocate_output(1, f.dtype(), f.shape());

@@ -8,50 +8,30 @@
 
 #include "cuda/gpu_kernels.h"
 #include "cuda/gpu_kernel_util.h"
+#include "ops/kernel_checks.h"
 
 namespace flowlens::cuda {
 namespace {
 
 using ops::fail;
 using ops::input;
-using ops::shape_str;
-
-Variable* ref_var(KernelContext& ctx, int i) {
-  Variable* v = ctx.ref_input(i);
-  if (!v) fail(ctx.node().op + ": input " + std::to_string(i) + " must be a reference to a variable");
-  return v;
-}
 
 // The variable's value in this GPU's memory; fails if uninitialized.
 Tensor value_on(GpuLaunch& gpu, Variable* v) {
-  if (!v->value.valid())
-    fail("Attempting to use uninitialized value " + (v->name.empty() ? std::string("variable") : v->name));
+  ops::check_initialized(v);
   if (v->value.dtype() != DType::Float) ops::unsupported_dtype("GPU variable update", v->value.dtype());
   return gpu.device.accept_input(v->value);
-}
-
-void check_like(KernelContext& ctx, const Tensor& var, const Tensor& other, const char* what) {
-  if (!(var.shape() == other.shape()))
-    fail(ctx.node().op + ": var and " + what + " do not have the same shape" + shape_str(var.shape()) + " " +
-         shape_str(other.shape()));
-  if (var.dtype() != other.dtype())
-    fail(ctx.node().op + ": var is " + dtype_name(var.dtype()) + " but " + what + " is " + dtype_name(other.dtype()));
 }
 
 template <BinaryOp Op>
 void assign_update_kernel(KernelContext& ctx) {
   ops::check_num_inputs(ctx, 2);
-  Variable* v = ref_var(ctx, 0);
+  Variable* v = ops::ref_variable_input(ctx, 0);
   const Tensor& delta = input(ctx, 1);
   GpuLaunch gpu(ctx);
   std::lock_guard lock(v->mu);
   const Tensor old = value_on(gpu, v);
-  if (!(old.shape() == delta.shape()))
-    fail("Cannot update variable with shape " + shape_str(old.shape()) + " using a Tensor with shape " +
-         shape_str(delta.shape()) + ", shapes must be equal.");
-  if (old.dtype() != delta.dtype())
-    fail(ctx.node().op + ": variable is " + dtype_name(old.dtype()) + " but the update is " +
-         dtype_name(delta.dtype()));
+  ops::check_assign_update(ctx, old, delta);
   Tensor out(old.dtype(), old.shape(), ctx.memory());
   launch_binary(gpu.stream, Op, f32(old), f32(delta), f32(out), out.num_elements(), BroadcastIndex{});
   check_launch(ctx);
@@ -61,13 +41,13 @@ void assign_update_kernel(KernelContext& ctx) {
 
 void apply_gd_kernel(KernelContext& ctx) {
   ops::check_num_inputs(ctx, 3);
-  Variable* v = ref_var(ctx, 0);
+  Variable* v = ops::ref_variable_input(ctx, 0);
   const Tensor& delta = input(ctx, 2);
   const float* alpha = device_scalar(ctx, 1, "alpha");
   GpuLaunch gpu(ctx);
   std::lock_guard lock(v->mu);
   const Tensor old = value_on(gpu, v);
-  check_like(ctx, old, delta, "delta");
+  ops::check_like_variable(ctx, old, delta, "delta");
   Tensor out(old.dtype(), old.shape(), ctx.memory());
   launch_apply_gradient_descent(gpu.stream, f32(old), alpha, f32(delta), f32(out), out.num_elements());
   check_launch(ctx);
@@ -77,8 +57,8 @@ void apply_gd_kernel(KernelContext& ctx) {
 
 void apply_momentum_kernel(KernelContext& ctx) {
   ops::check_num_inputs(ctx, 5);
-  Variable* v = ref_var(ctx, 0);
-  Variable* a = ref_var(ctx, 1);
+  Variable* v = ops::ref_variable_input(ctx, 0);
+  Variable* a = ops::ref_variable_input(ctx, 1);
   if (v == a) fail("ApplyMomentum: var and accum must be different variables");
   const Tensor& grad = input(ctx, 3);
   const float* lr = device_scalar(ctx, 2, "lr");
@@ -87,8 +67,8 @@ void apply_momentum_kernel(KernelContext& ctx) {
   GpuLaunch gpu(ctx);
   std::scoped_lock lock(v->mu, a->mu);
   const Tensor old = value_on(gpu, v), old_acc = value_on(gpu, a);
-  check_like(ctx, old, old_acc, "accum");
-  check_like(ctx, old, grad, "grad");
+  ops::check_like_variable(ctx, old, old_acc, "accum");
+  ops::check_like_variable(ctx, old, grad, "grad");
   Tensor out(old.dtype(), old.shape(), ctx.memory()), acc(old.dtype(), old.shape(), ctx.memory());
   launch_apply_momentum(gpu.stream, f32(old), f32(old_acc), lr, f32(grad), momentum, nesterov, f32(out), f32(acc),
                         out.num_elements());
@@ -100,9 +80,9 @@ void apply_momentum_kernel(KernelContext& ctx) {
 
 void apply_adam_kernel(KernelContext& ctx) {
   ops::check_num_inputs(ctx, 10);
-  Variable* var = ref_var(ctx, 0);
-  Variable* m = ref_var(ctx, 1);
-  Variable* v = ref_var(ctx, 2);
+  Variable* var = ops::ref_variable_input(ctx, 0);
+  Variable* m = ops::ref_variable_input(ctx, 1);
+  Variable* v = ops::ref_variable_input(ctx, 2);
   if (var == m || var == v || m == v) fail("ApplyAdam: var, m and v must be different variables");
   const Tensor& grad = input(ctx, 9);
   const AdamScalars s{device_scalar(ctx, 3, "beta1_power"), device_scalar(ctx, 4, "beta2_power"),
@@ -112,9 +92,9 @@ void apply_adam_kernel(KernelContext& ctx) {
   GpuLaunch gpu(ctx);
   std::scoped_lock lock(var->mu, m->mu, v->mu);
   const Tensor old = value_on(gpu, var), old_m = value_on(gpu, m), old_v = value_on(gpu, v);
-  check_like(ctx, old, old_m, "m");
-  check_like(ctx, old, old_v, "v");
-  check_like(ctx, old, grad, "grad");
+  ops::check_like_variable(ctx, old, old_m, "m");
+  ops::check_like_variable(ctx, old, old_v, "v");
+  ops::check_like_variable(ctx, old, grad, "grad");
   Tensor out(old.dtype(), old.shape(), ctx.memory()), m1(old.dtype(), old.shape(), ctx.memory()),
       v1(old.dtype(), old.shape(), ctx.memory());
   launch_apply_adam(gpu.stream, f32(old), f32(old_m), f32(old_v), s, f32(grad), nesterov, f32(out), f32(m1), f32(v1),

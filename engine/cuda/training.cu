@@ -1,19 +1,10 @@
 // The optimizers' update formulas, exactly as training_ops.cpp computes them
 // on the CPU; scalars are read from device memory where the graph left them.
 #include "cuda/gpu_launch.h"
+#include "cuda/grid.cuh"
 
 namespace flowlens::cuda {
 namespace {
-
-constexpr int kThreads = 256;
-
-int blocks_for(int64_t n) {
-  const int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(b < 65535 * 8 ? (b > 0 ? b : 1) : 65535 * 8);
-}
-
-#define FLOWLENS_GRID_LOOP(i, n) \
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < (n); i += int64_t(blockDim.x) * gridDim.x)
 
 __global__ void gd_kernel(const float* w, const float* alpha, const float* d, float* o, int64_t n) {
   const float a = *alpha;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ops/broadcast.h"
+#include "ops/kernel_checks.h"
 #include "ops/op_helpers.h"
 
 namespace flowlens::ops {
@@ -103,18 +104,9 @@ void addn_shape(ShapeContext& ctx) {
 }
 
 void addn_kernel(KernelContext& ctx) {
-  check_min_inputs(ctx, 1);
-  const Tensor& first = input(ctx, 0);
+  check_add_n_inputs(ctx);
+  const Tensor& first = ctx.input(0);
   const int n = ctx.num_inputs();
-  for (int i = 1; i < n; ++i) {
-    const Tensor& t = input(ctx, i);
-    if (!(t.shape() == first.shape()))
-      fail("Inputs to operation AddN must have the same size and shape.  Input 0: " + shape_str(first.shape()) +
-           " != input " + std::to_string(i) + ": " + shape_str(t.shape()));
-    if (t.dtype() != first.dtype())
-      fail("AddN: all inputs must have the same dtype, got " + dtype_name(first.dtype()) + " and " +
-           dtype_name(t.dtype()));
-  }
   if (n == 1) {
     ctx.set_output(0, first);
     return;

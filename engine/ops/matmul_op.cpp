@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "ops/kernel_checks.h"
 #include "ops/op_helpers.h"
 
 namespace flowlens::ops {
@@ -55,19 +56,13 @@ void int_matmul(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k, b
 }
 
 void matmul_kernel(KernelContext& ctx) {
-  check_num_inputs(ctx, 2);
-  const Tensor& a = input(ctx, 0);
-  const Tensor& b = input(ctx, 1);
-  const Node& node = ctx.node();
-  const bool ta = node.attr_bool("transpose_a", false), tb = node.attr_bool("transpose_b", false);
+  const MatmulDims d = matmul_dims(ctx);
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
   const Shape& sa = a.shape();
   const Shape& sb = b.shape();
-  if (sa.rank() != 2) fail("MatMul: In[0] is not a matrix. Instead it has shape " + shape_str(sa));
-  if (sb.rank() != 2) fail("MatMul: In[1] is not a matrix. Instead it has shape " + shape_str(sb));
-  check_same_dtype("MatMul", a.dtype(), b.dtype());
-  const int64_t m = sa.dim(ta ? 1 : 0), k = sa.dim(ta ? 0 : 1);
-  const int64_t k1 = sb.dim(tb ? 1 : 0), n = sb.dim(tb ? 0 : 1);
-  if (k != k1) size_incompatible(sa, sb);
+  const bool ta = d.transpose_a, tb = d.transpose_b;
+  const int64_t m = d.m, k = d.k, n = d.n;
   const DType dt = a.dtype();
   if (dt != DType::Float && dt != DType::Double && dt != DType::Int32 && dt != DType::Int64)
     unsupported_dtype("MatMul", dt);

@@ -2,20 +2,13 @@
 // SoftmaxCrossEntropyWithLogits, SparseSoftmaxCrossEntropyWithLogits.
 #include <cmath>
 
+#include "ops/kernel_checks.h"
 #include "ops/op_helpers.h"
 
 namespace flowlens::ops {
 namespace {
 
 // ---- BiasAdd ------------------------------------------------------------------
-
-void check_data_format(const Node& n) {
-  const AttrValue* v = n.find_attr("data_format");
-  if (!v) return;
-  const std::string* s = v->get_if<std::string>();
-  if (s && (*s == "NHWC" || s->empty())) return;
-  fail(n.op + ": data_format " + (s ? *s : v->to_string()) + " is not supported (only NHWC)");
-}
 
 void bias_add_shape(ShapeContext& ctx) {
   check_data_format(ctx.node());
@@ -35,18 +28,9 @@ void bias_add_shape(ShapeContext& ctx) {
 }
 
 void bias_add_kernel(KernelContext& ctx) {
-  check_num_inputs(ctx, 2);
-  check_data_format(ctx.node());
-  const Tensor& x = input(ctx, 0);
-  const Tensor& b = input(ctx, 1);
-  if (x.shape().rank() < 2) fail("Input tensor must be at least 2D: " + shape_str(x.shape()));
-  if (b.shape().rank() != 1) fail("Biases must be 1D: " + shape_str(b.shape()));
-  const int64_t c = x.shape().dim(x.shape().rank() - 1);
-  if (b.shape().dim(0) != c)
-    fail("Must provide as many biases as the last dimension of the input tensor: " + shape_str(b.shape()) +
-         " vs. " + shape_str(x.shape()));
-  if (x.dtype() != b.dtype())
-    fail("BiasAdd: value is " + dtype_name(x.dtype()) + " but bias is " + dtype_name(b.dtype()));
+  const int64_t c = bias_add_channels(ctx);
+  const Tensor& x = ctx.input(0);
+  const Tensor& b = ctx.input(1);
   Tensor& out = ctx.allocate_output(0, x.dtype(), x.shape());
   dispatch_numeric(x.dtype(), ctx.node().op.c_str(), [&](auto tag) {
     using T = decltype(tag);
@@ -126,15 +110,9 @@ void xent_shape(ShapeContext& ctx) {
 }
 
 void xent_kernel(KernelContext& ctx) {
-  check_num_inputs(ctx, 2);
-  const Tensor& f = input(ctx, 0);
-  const Tensor& l = input(ctx, 1);
-  if (f.shape().rank() != 2 || !(f.shape() == l.shape()))
-    fail("logits and labels must be same size: logits_size=" + shape_str(f.shape()) +
-         " labels_size=" + shape_str(l.shape()));
-  if (f.dtype() != l.dtype())
-    fail("SoftmaxCrossEntropyWithLogits: logits are " + dtype_name(f.dtype()) + " but labels are " +
-         dtype_name(l.dtype()));
+  check_dense_xent_inputs(ctx);
+  const Tensor& f = ctx.input(0);
+  const Tensor& l = ctx.input(1);
   const int64_t batch = f.shape().dim(0), classes = f.shape().dim(1);
   Tensor& loss = ctx.allocate_output(0, f.dtype(), Shape{batch});
   Tensor& back = ctx.allocate_output(1, f.dtype(), f.shape());
@@ -161,26 +139,9 @@ void xent_kernel(KernelContext& ctx) {
 }
 
 void sparse_xent_kernel(KernelContext& ctx) {
-  check_num_inputs(ctx, 2);
-  const Tensor& f = input(ctx, 0);
-  const Tensor& l = input(ctx, 1);
-  if (f.shape().rank() != 2) fail("logits must be 2-D, but got shape " + shape_str(f.shape()));
-  if (l.shape().rank() != 1) fail("labels must be 1-D, but got shape " + shape_str(l.shape()));
+  const std::vector<int64_t> labels = sparse_xent_labels(ctx);
+  const Tensor& f = ctx.input(0);
   const int64_t batch = f.shape().dim(0), classes = f.shape().dim(1);
-  if (l.shape().dim(0) != batch)
-    fail("logits and labels must have the same first dimension, got logits shape " + shape_str(f.shape()) +
-         " and labels shape " + shape_str(l.shape()));
-  if (!is_index_type(l.dtype()))
-    fail("SparseSoftmaxCrossEntropyWithLogits: labels must be int32 or int64, got " + dtype_name(l.dtype()));
-  const std::vector<int64_t> labels = read_ints("SparseSoftmaxCrossEntropyWithLogits", "labels", l);
-  for (int64_t i = 0; i < batch; ++i) {
-    if (labels[static_cast<size_t>(i)] < 0 || labels[static_cast<size_t>(i)] >= classes) {
-      std::string all;
-      for (int64_t v : labels) all += (all.empty() ? "" : " ") + std::to_string(v);
-      fail("Received a label value of " + std::to_string(labels[static_cast<size_t>(i)]) +
-           " which is outside the valid range of [0, " + std::to_string(classes) + ").  Label values: " + all);
-    }
-  }
   Tensor& loss = ctx.allocate_output(0, f.dtype(), Shape{batch});
   Tensor& back = ctx.allocate_output(1, f.dtype(), f.shape());
   dispatch_float(f.dtype(), "SparseSoftmaxCrossEntropyWithLogits", [&](auto tag) {

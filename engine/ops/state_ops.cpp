@@ -3,6 +3,7 @@
 // Identity, StopGradient, NoOp.
 #include <mutex>
 
+#include "ops/kernel_checks.h"
 #include "ops/op_helpers.h"
 
 namespace flowlens::ops {
@@ -139,14 +140,8 @@ void assign_update_kernel(KernelContext& ctx) {
   const Tensor& delta = input(ctx, 1);
   std::lock_guard<std::mutex> lock(v->mu);
   const Tensor& old = v->value;
-  if (!old.valid())
-    fail("Attempting to use uninitialized value " + (v->name.empty() ? std::string("variable") : v->name));
-  if (!(old.shape() == delta.shape()))
-    fail("Cannot update variable with shape " + shape_str(old.shape()) + " using a Tensor with shape " +
-         shape_str(delta.shape()) + ", shapes must be equal.");
-  if (old.dtype() != delta.dtype())
-    fail(ctx.node().op + ": variable is " + dtype_name(old.dtype()) + " but the update is " +
-         dtype_name(delta.dtype()));
+  check_initialized(v);
+  check_assign_update(ctx, old, delta);
   // A fresh tensor rather than an in-place update: tensors already handed out
   // (earlier reads of the variable) keep the value they had.
   Tensor out(old.dtype(), old.shape());

@@ -9,21 +9,11 @@
 #include <mutex>
 #include <random>
 
+#include "ops/kernel_checks.h"
 #include "ops/op_helpers.h"
 
 namespace flowlens::ops {
 namespace {
-
-Variable* ref_var(KernelContext& ctx, int i) {
-  Variable* v = ctx.ref_input(i);
-  if (!v) fail(ctx.node().op + ": input " + std::to_string(i) + " must be a reference to a variable");
-  return v;
-}
-
-void check_initialized(const Variable* v) {
-  if (!v->value.valid())
-    fail("Attempting to use uninitialized value " + (v->name.empty() ? std::string("variable") : v->name));
-}
 
 // A scalar input of the variable's dtype.
 template <class T>
@@ -37,25 +27,16 @@ T scalar_input(KernelContext& ctx, int i, const char* what) {
   return t.data<T>()[0];
 }
 
-void check_like(KernelContext& ctx, const Tensor& var, const Tensor& other, const char* what) {
-  if (!(var.shape() == other.shape()))
-    fail(ctx.node().op + ": var and " + what + " do not have the same shape" + shape_str(var.shape()) + " " +
-         shape_str(other.shape()));
-  if (var.dtype() != other.dtype())
-    fail(ctx.node().op + ": var is " + dtype_name(var.dtype()) + " but " + what + " is " +
-         dtype_name(other.dtype()));
-}
-
 // ---- ApplyGradientDescent(var, alpha, delta) --------------------------------
 
 void apply_gd_kernel(KernelContext& ctx) {
   check_num_inputs(ctx, 3);
-  Variable* v = ref_var(ctx, 0);
+  Variable* v = ref_variable_input(ctx, 0);
   const Tensor& delta = input(ctx, 2);
   std::lock_guard lock(v->mu);
   check_initialized(v);
   const Tensor old = v->value;
-  check_like(ctx, old, delta, "delta");
+  check_like_variable(ctx, old, delta, "delta");
   Tensor out(old.dtype(), old.shape());
   dispatch_float(old.dtype(), "ApplyGradientDescent", [&](auto tag) {
     using T = decltype(tag);
@@ -73,8 +54,8 @@ void apply_gd_kernel(KernelContext& ctx) {
 
 void apply_momentum_kernel(KernelContext& ctx) {
   check_num_inputs(ctx, 5);
-  Variable* v = ref_var(ctx, 0);
-  Variable* a = ref_var(ctx, 1);
+  Variable* v = ref_variable_input(ctx, 0);
+  Variable* a = ref_variable_input(ctx, 1);
   if (v == a) fail("ApplyMomentum: var and accum must be different variables");
   const Tensor& grad = input(ctx, 3);
   const bool nesterov = ctx.node().attr_bool("use_nesterov", false);
@@ -82,8 +63,8 @@ void apply_momentum_kernel(KernelContext& ctx) {
   check_initialized(v);
   check_initialized(a);
   const Tensor old = v->value, old_acc = a->value;
-  check_like(ctx, old, old_acc, "accum");
-  check_like(ctx, old, grad, "grad");
+  check_like_variable(ctx, old, old_acc, "accum");
+  check_like_variable(ctx, old, grad, "grad");
   Tensor out(old.dtype(), old.shape()), acc(old.dtype(), old.shape());
   dispatch_float(old.dtype(), "ApplyMomentum", [&](auto tag) {
     using T = decltype(tag);
@@ -108,9 +89,9 @@ void apply_momentum_kernel(KernelContext& ctx) {
 
 void apply_adam_kernel(KernelContext& ctx) {
   check_num_inputs(ctx, 10);
-  Variable* var = ref_var(ctx, 0);
-  Variable* m = ref_var(ctx, 1);
-  Variable* v = ref_var(ctx, 2);
+  Variable* var = ref_variable_input(ctx, 0);
+  Variable* m = ref_variable_input(ctx, 1);
+  Variable* v = ref_variable_input(ctx, 2);
   if (var == m || var == v || m == v) fail("ApplyAdam: var, m and v must be different variables");
   const Tensor& grad = input(ctx, 9);
   const bool nesterov = ctx.node().attr_bool("use_nesterov", false);
@@ -119,9 +100,9 @@ void apply_adam_kernel(KernelContext& ctx) {
   check_initialized(m);
   check_initialized(v);
   const Tensor old = var->value, old_m = m->value, old_v = v->value;
-  check_like(ctx, old, old_m, "m");
-  check_like(ctx, old, old_v, "v");
-  check_like(ctx, old, grad, "grad");
+  check_like_variable(ctx, old, old_m, "m");
+  check_like_variable(ctx, old, old_v, "v");
+  check_like_variable(ctx, old, grad, "grad");
   Tensor out(old.dtype(), old.shape()), m1(old.dtype(), old.shape()), v1(old.dtype(), old.shape());
   dispatch_float(old.dtype(), "ApplyAdam", [&](auto tag) {
     using T = decltype(tag);

@@ -1,0 +1,128 @@
+#include "ops/kernel_checks.h"
+
+#include "ops/op_helpers.h"
+
+namespace flowlens::ops {
+
+MatmulDims matmul_dims(const KernelContext& ctx) {
+  check_num_inputs(ctx, 2);
+  const Tensor& a = input(ctx, 0);
+  const Tensor& b = input(ctx, 1);
+  MatmulDims d;
+  d.transpose_a = ctx.node().attr_bool("transpose_a", false);
+  d.transpose_b = ctx.node().attr_bool("transpose_b", false);
+  const Shape& sa = a.shape();
+  const Shape& sb = b.shape();
+  if (sa.rank() != 2) fail("MatMul: In[0] is not a matrix. Instead it has shape " + shape_str(sa));
+  if (sb.rank() != 2) fail("MatMul: In[1] is not a matrix. Instead it has shape " + shape_str(sb));
+  check_same_dtype("MatMul", a.dtype(), b.dtype());
+  d.m = sa.dim(d.transpose_a ? 1 : 0);
+  d.k = sa.dim(d.transpose_a ? 0 : 1);
+  const int64_t k1 = sb.dim(d.transpose_b ? 1 : 0);
+  d.n = sb.dim(d.transpose_b ? 0 : 1);
+  if (d.k != k1) fail("Matrix size-incompatible: In[0]: " + shape_str(sa) + ", In[1]: " + shape_str(sb));
+  return d;
+}
+
+void check_data_format(const Node& n) {
+  const AttrValue* v = n.find_attr("data_format");
+  if (!v) return;
+  const std::string* s = v->get_if<std::string>();
+  if (s && (*s == "NHWC" || s->empty())) return;
+  fail(n.op + ": data_format " + (s ? *s : v->to_string()) + " is not supported (only NHWC)");
+}
+
+int64_t bias_add_channels(const KernelContext& ctx) {
+  check_num_inputs(ctx, 2);
+  check_data_format(ctx.node());
+  const Tensor& x = input(ctx, 0);
+  const Tensor& b = input(ctx, 1);
+  if (x.shape().rank() < 2) fail("Input tensor must be at least 2D: " + shape_str(x.shape()));
+  if (b.shape().rank() != 1) fail("Biases must be 1D: " + shape_str(b.shape()));
+  const int64_t c = x.shape().dim(x.shape().rank() - 1);
+  if (b.shape().dim(0) != c)
+    fail("Must provide as many biases as the last dimension of the input tensor: " + shape_str(b.shape()) +
+         " vs. " + shape_str(x.shape()));
+  if (x.dtype() != b.dtype())
+    fail("BiasAdd: value is " + dtype_name(x.dtype()) + " but bias is " + dtype_name(b.dtype()));
+  return c;
+}
+
+void check_add_n_inputs(const KernelContext& ctx) {
+  check_min_inputs(ctx, 1);
+  const Tensor& first = input(ctx, 0);
+  for (int i = 1; i < ctx.num_inputs(); ++i) {
+    const Tensor& t = input(ctx, i);
+    if (!(t.shape() == first.shape()))
+      fail("Inputs to operation AddN must have the same size and shape.  Input 0: " + shape_str(first.shape()) +
+           " != input " + std::to_string(i) + ": " + shape_str(t.shape()));
+    if (t.dtype() != first.dtype())
+      fail("AddN: all inputs must have the same dtype, got " + dtype_name(first.dtype()) + " and " +
+           dtype_name(t.dtype()));
+  }
+}
+
+void check_dense_xent_inputs(const KernelContext& ctx) {
+  check_num_inputs(ctx, 2);
+  const Tensor& f = input(ctx, 0);
+  const Tensor& l = input(ctx, 1);
+  if (f.shape().rank() != 2 || !(f.shape() == l.shape()))
+    fail("logits and labels must be same size: logits_size=" + shape_str(f.shape()) +
+         " labels_size=" + shape_str(l.shape()));
+  if (f.dtype() != l.dtype())
+    fail("SoftmaxCrossEntropyWithLogits: logits are " + dtype_name(f.dtype()) + " but labels are " +
+         dtype_name(l.dtype()));
+}
+
+std::vector<int64_t> sparse_xent_labels(const KernelContext& ctx) {
+  check_num_inputs(ctx, 2);
+  const Tensor& f = input(ctx, 0);
+  const Tensor& l = input(ctx, 1);
+  if (f.shape().rank() != 2) fail("logits must be 2-D, but got shape " + shape_str(f.shape()));
+  if (l.shape().rank() != 1) fail("labels must be 1-D, but got shape " + shape_str(l.shape()));
+  const int64_t batch = f.shape().dim(0), classes = f.shape().dim(1);
+  if (l.shape().dim(0) != batch)
+    fail("logits and labels must have the same first dimension, got logits shape " + shape_str(f.shape()) +
+         " and labels shape " + shape_str(l.shape()));
+  if (!is_index_type(l.dtype()))
+    fail("SparseSoftmaxCrossEntropyWithLogits: labels must be int32 or int64, got " + dtype_name(l.dtype()));
+  std::vector<int64_t> labels = read_ints("SparseSoftmaxCrossEntropyWithLogits", "labels", l);
+  for (int64_t y : labels)
+    if (y < 0 || y >= classes) {
+      std::string all;
+      for (int64_t v : labels) all += (all.empty() ? "" : " ") + std::to_string(v);
+      fail("Received a label value of " + std::to_string(y) + " which is outside the valid range of [0, " +
+           std::to_string(classes) + ").  Label values: " + all);
+    }
+  return labels;
+}
+
+Variable* ref_variable_input(const KernelContext& ctx, int i) {
+  Variable* v = ctx.ref_input(i);
+  if (!v) fail(ctx.node().op + ": input " + std::to_string(i) + " must be a reference to a variable");
+  return v;
+}
+
+void check_initialized(const Variable* v) {
+  if (!v->value.valid())
+    fail("Attempting to use uninitialized value " + (v->name.empty() ? std::string("variable") : v->name));
+}
+
+void check_like_variable(const KernelContext& ctx, const Tensor& var, const Tensor& other, const char* what) {
+  if (!(var.shape() == other.shape()))
+    fail(ctx.node().op + ": var and " + what + " do not have the same shape" + shape_str(var.shape()) + " " +
+         shape_str(other.shape()));
+  if (var.dtype() != other.dtype())
+    fail(ctx.node().op + ": var is " + dtype_name(var.dtype()) + " but " + what + " is " + dtype_name(other.dtype()));
+}
+
+void check_assign_update(const KernelContext& ctx, const Tensor& old, const Tensor& delta) {
+  if (!(old.shape() == delta.shape()))
+    fail("Cannot update variable with shape " + shape_str(old.shape()) + " using a Tensor with shape " +
+         shape_str(delta.shape()) + ", shapes must be equal.");
+  if (old.dtype() != delta.dtype())
+    fail(ctx.node().op + ": variable is " + dtype_name(old.dtype()) + " but the update is " +
+         dtype_name(delta.dtype()));
+}
+
+}  // namespace flowlens::ops

@@ -1,0 +1,43 @@
+#pragma once
+// Argument checks shared by the CPU kernels (ops/) and the GPU kernels
+// (engine/cuda): one place decides what a valid MatMul, BiasAdd, AddN,
+// cross-entropy or variable update is, and words the error, so every device
+// refuses the same inputs with the same message (TensorFlow's wording).
+#include <cstdint>
+#include <vector>
+
+#include "ops/kernel_context.h"
+
+namespace flowlens::ops {
+
+struct MatmulDims {
+  int64_t m = 0, k = 0, n = 0;
+  bool transpose_a = false, transpose_b = false;
+};
+// Two matrices of the same dtype whose inner dimensions agree.
+MatmulDims matmul_dims(const KernelContext& ctx);
+
+// BiasAdd's data_format: NHWC (or unset) is the only layout supported.
+void check_data_format(const Node& n);
+// BiasAdd's value (>= 2-D, NHWC) and 1-D bias of its last dimension; returns
+// the number of channels.
+int64_t bias_add_channels(const KernelContext& ctx);
+
+// AddN: at least one input, all of one shape and dtype.
+void check_add_n_inputs(const KernelContext& ctx);
+
+// SoftmaxCrossEntropyWithLogits: 2-D logits and labels of the same shape and dtype.
+void check_dense_xent_inputs(const KernelContext& ctx);
+// SparseSoftmaxCrossEntropyWithLogits: 2-D logits, 1-D int labels of the
+// batch size, each in [0, classes); returns the labels.
+std::vector<int64_t> sparse_xent_labels(const KernelContext& ctx);
+
+// The variable bound to ref input i.
+Variable* ref_variable_input(const KernelContext& ctx, int i);
+void check_initialized(const Variable* v);
+// An optimizer's var and one of its slots or its gradient.
+void check_like_variable(const KernelContext& ctx, const Tensor& var, const Tensor& other, const char* what);
+// AssignAdd/AssignSub: an update of the variable's shape and dtype.
+void check_assign_update(const KernelContext& ctx, const Tensor& old, const Tensor& delta);
+
+}  // namespace flowlens::ops
