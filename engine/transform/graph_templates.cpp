@@ -1,0 +1,174 @@
+#include "transform/graph_templates.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.h"
+#include "ops/op_registry.h"
+#include "transform/gradients.h"
+#include "transform/graph_builder.h"
+#include "transform/optimizers.h"
+#include "transform/replicate_in_graph.h"
+
+namespace flowlens {
+namespace {
+
+// tf.Variable(initial_value, name=...) as TensorFlow 1 exports it: the
+// VariableV2, its `v/Assign` initializer and the `v/read` snapshot. Returns
+// the read (what the model consumes).
+std::string add_variable(GraphBuilder& b, const std::string& name, const Shape& shape, const std::string& initial) {
+  Graph& g = b.graph();
+  const std::string var = b.add("VariableV2", name, {},
+                                {{"dtype", AttrValue(DType::Float)},
+                                 {"shape", AttrValue(shape)},
+                                 {"container", AttrValue("")},
+                                 {"shared_name", AttrValue("")}});
+  AttrList colocate;
+  colocate.s.push_back("loc:@" + var);
+  GraphBuilder in_var(g, var, b.device());
+  in_var.add("Assign", "Assign", {var, initial},
+             {{"T", AttrValue(DType::Float)},
+              {"_class", AttrValue(colocate)},
+              {"use_locking", AttrValue(true)},
+              {"validate_shape", AttrValue(true)}});
+  return in_var.add("Identity", "read", {var}, {{"T", AttrValue(DType::Float)}, {"_class", AttrValue(colocate)}});
+}
+
+// Weights [in, out] drawn from a truncated normal scaled by 1/sqrt(in), biases
+// zero; then x·W + b and the activation (none for the logits).
+std::string add_dense_layer(Graph& g, const std::string& scope, const std::string& x, int in, int out,
+                            const std::string& activation, int seed) {
+  GraphBuilder layer(g, scope);
+  GraphBuilder w(g, scope + "/weights");
+  const std::string w_shape = w.int32_vector("shape", {in, out});
+  const std::string draw = w.add("TruncatedNormal", "TruncatedNormal", {w_shape},
+                                 {{"dtype", AttrValue(DType::Float)},
+                                  {"T", AttrValue(DType::Int32)},
+                                  {"seed", AttrValue(int64_t{seed})},
+                                  {"seed2", AttrValue(int64_t{1})}});
+  const std::string stddev = w.scalar("stddev", DType::Float, 1.0 / std::sqrt(static_cast<double>(in)));
+  const std::string w_init = w.add("Mul", "initial_value", {draw, stddev}, {{"T", AttrValue(DType::Float)}});
+  const std::string weights = add_variable(layer, "weights", Shape{in, out}, w_init);
+
+  GraphBuilder bias(g, scope + "/biases");
+  const std::string b_shape = bias.int32_vector("shape", {out});
+  const std::string zero = bias.scalar("zero", DType::Float, 0.0);
+  const std::string b_init = bias.add("Fill", "initial_value", {b_shape, zero}, {{"T", AttrValue(DType::Float)}});
+  const std::string biases = add_variable(layer, "biases", Shape{out}, b_init);
+
+  const std::string mm = layer.add("MatMul", "MatMul", {x, weights},
+                                   {{"T", AttrValue(DType::Float)},
+                                    {"transpose_a", AttrValue(false)},
+                                    {"transpose_b", AttrValue(false)}});
+  const std::string sum = layer.add("BiasAdd", "BiasAdd", {mm, biases}, {{"T", AttrValue(DType::Float)}});
+  if (activation.empty()) return sum;
+  return layer.add(activation, activation, {sum}, {{"T", AttrValue(DType::Float)}});
+}
+
+void check_positive(const char* what, int value) {
+  if (value < 1) throw Error(std::string("MLP template: ") + what + " must be at least 1, got " + std::to_string(value));
+}
+
+void check_mlp_options(const MlpTemplateOptions& o) {
+  check_positive("batch", o.batch);
+  check_positive("features", o.features);
+  check_positive("classes", o.classes);
+  for (int h : o.hidden) check_positive("a hidden layer size", h);
+  const auto& known = mlp_template_activations();
+  if (std::find(known.begin(), known.end(), o.activation) == known.end())
+    throw Error("MLP template: activation must be Relu, Tanh or Sigmoid, got '" + o.activation + "'");
+  if (!(o.learning_rate > 0)) throw Error("MLP template: the learning rate must be positive");
+}
+
+// The forward model, ending in `loss` (mean sparse softmax cross-entropy).
+Graph mlp_model(const MlpTemplateOptions& o) {
+  Graph g;
+  g.versions.producer = 27;
+  g.versions.present = true;
+  GraphBuilder root(g);
+  const std::string data = root.add("SyntheticClassification", "data", {},
+                                    {{"batch_size", AttrValue(int64_t{o.batch})},
+                                     {"num_features", AttrValue(int64_t{o.features})},
+                                     {"num_classes", AttrValue(int64_t{o.classes})},
+                                     {"seed", AttrValue(int64_t{o.seed})}});
+  std::string x = root.add("Identity", "features", {data}, {{"T", AttrValue(DType::Float)}});
+  const std::string labels = root.add("Identity", "labels", {tensor_name(data, 1)}, {{"T", AttrValue(DType::Int32)}});
+  int width = o.features;
+  for (std::size_t i = 0; i < o.hidden.size(); ++i) {
+    x = add_dense_layer(g, "layer" + std::to_string(i + 1), x, width, o.hidden[i], o.activation,
+                        o.seed + static_cast<int>(i) + 1);
+    width = o.hidden[i];
+  }
+  const std::string logits = add_dense_layer(g, "logits", x, width, o.classes, "", o.seed + 100);
+  const std::string xent = root.add("SparseSoftmaxCrossEntropyWithLogits", "xent", {logits, labels},
+                                    {{"T", AttrValue(DType::Float)}, {"Tlabels", AttrValue(DType::Int32)}});
+  const std::string axes = root.int32_vector("loss/axes", {0});
+  root.add("Mean", "loss", {xent, axes},
+           {{"T", AttrValue(DType::Float)}, {"Tidx", AttrValue(DType::Int32)}, {"keep_dims", AttrValue(false)}});
+  return g;
+}
+
+std::vector<std::string> model_variables(const Graph& g) {
+  std::vector<std::string> vars;
+  for (const Node& n : g.nodes())
+    if (n.op == "VariableV2") vars.push_back(n.name);
+  return vars;
+}
+
+}  // namespace
+
+const std::vector<std::string>& mlp_template_activations() {
+  static const std::vector<std::string> names = {"Relu", "Tanh", "Sigmoid"};
+  return names;
+}
+
+Graph matmul_example_graph() {
+  Graph g;
+  g.versions.producer = 27;
+  g.versions.present = true;
+  GraphBuilder cpu(g, "", "/cpu:0");
+  std::vector<float> values(12);
+  for (int i = 0; i < 12; ++i) values[static_cast<std::size_t>(i)] = static_cast<float>(i + 1);
+  const std::string data_init = cpu.constant("input_data/initial_value", Tensor::from_vector<float>(Shape{4, 3}, values));
+  const std::string data = add_variable(cpu, "input_data", Shape{4, 3}, data_init);
+  const std::string b_init = cpu.constant("b/initial_value", Tensor::from_vector<float>(Shape{3, 1}, {1, 1, 2}));
+  const std::string b = add_variable(cpu, "b", Shape{3, 1}, b_init);
+  GraphBuilder gpu(g, "", "/gpu:0");
+  gpu.add("MatMul", "output", {data, b},
+          {{"T", AttrValue(DType::Float)}, {"transpose_a", AttrValue(false)}, {"transpose_b", AttrValue(false)}});
+  GraphBuilder(g).no_op("init", {"input_data/Assign", "b/Assign"});
+  return g;
+}
+
+Graph mlp_classifier_graph(const MlpTemplateOptions& options) {
+  check_mlp_options(options);
+  Graph g = mlp_model(options);
+  if (!options.training) return g;
+  const std::vector<std::string> vars = model_variables(g);
+  const std::vector<std::string> grads = add_gradients(g, {"loss"}, vars, OpRegistry::global());
+  std::vector<std::pair<std::string, std::string>> var_grads;
+  for (std::size_t i = 0; i < vars.size(); ++i)
+    if (!grads[i].empty()) var_grads.emplace_back(vars[i], grads[i]);
+  OptimizerOptions sgd;
+  sgd.learning_rate = options.learning_rate;
+  add_optimizer(g, var_grads, sgd, "train");
+  return g;
+}
+
+Graph two_tower_training_graph(const TwoTowerTemplateOptions& options, const OpRegistry& registry) {
+  check_mlp_options(options.model);
+  if (options.model.batch % 2 != 0)
+    throw Error("2-tower template: the batch (" + std::to_string(options.model.batch) +
+                ") must be even so each tower gets the same number of rows");
+  if (options.devices.size() != 2)
+    throw Error("2-tower template: expected 2 devices, got " + std::to_string(options.devices.size()));
+  ReplicateOptions r;
+  r.replicas = 2;
+  r.devices = options.devices;
+  r.split_inputs = {"features", "labels"};
+  r.loss = "loss";
+  r.optimizer.learning_rate = options.model.learning_rate;
+  return replicate_in_graph(mlp_model(options.model), r, registry).graph;
+}
+
+}  // namespace flowlens
