@@ -1,5 +1,5 @@
-// flowlens-node stop / pause / resume / step / profile: commands to one node
-// or (stop, pause, resume) every node of the cluster.
+// flowlens-node stop / pause / resume / step / profile / break / clear-break:
+// commands to one node or (stop, pause, resume) every node of the cluster.
 #include <iostream>
 #include <thread>
 
@@ -14,7 +14,7 @@ struct ControlOptions {
   std::string job;
   std::optional<int> task;
   std::string action;  // profile: start or stop
-  std::string output;  // profile stop: trace path on the node's machine
+  std::string output;  // the request's argument: profile stop's trace path, break's node
   double timeout_s = 5;
 };
 
@@ -107,6 +107,18 @@ void add_control_commands(CLI::App& app, int& exit_code) {
   add_target_options(cmd, *o, "required");
   cmd->add_option("-o,--output", o->output, "profile stop: trace file (default: <job>-<task>-profile.json in the node's directory)");
   cmd->callback([o, &exit_code] { exit_code = control_command("profile_" + o->action, *o, false); });
+
+  // The argument travels in the request's text, like profile stop's output.
+  auto b = std::make_shared<ControlOptions>();
+  auto* brk = app.add_subcommand("break", "Set a breakpoint on a worker's node: the worker pauses after the step in which it hits");
+  brk->add_option("node", b->output, "Node name, optionally with a condition: \"x\", \"x nonfinite\", \"x max>10\"")->required();
+  add_target_options(brk, *b, "required");
+  brk->callback([b, &exit_code] { exit_code = control_command("break", *b, false); });
+  auto c = std::make_shared<ControlOptions>();
+  auto* clear = app.add_subcommand("clear-break", "Remove a worker's breakpoint (all of them without a node name)");
+  clear->add_option("node", c->output, "Node name");
+  add_target_options(clear, *c, "required");
+  clear->callback([c, &exit_code] { exit_code = control_command("clear_break", *c, false); });
 }
 
 }  // namespace flowlens::node

@@ -28,6 +28,9 @@ std::string status_to_json(const NodeStatus& s) {
   for (const auto& v : s.variables)
     vars.push_back({{"name", v.name}, {"dtype", v.dtype}, {"shape", v.shape}, {"bytes", v.bytes}});
   j["variables"] = vars;
+  nlohmann::json links = nlohmann::json::array();
+  for (const auto& l : s.links) links.push_back({{"peer", l.peer}, {"bytes_in", l.bytes_in}, {"bytes_out", l.bytes_out}});
+  j["links"] = links;
   return j.dump();
 }
 
@@ -56,6 +59,8 @@ NodeStatus status_from_json(const std::string& text, const std::string& source) 
     for (const auto& v : field("variables"))
       s.variables.push_back({v.at("name").get<std::string>(), v.at("dtype").get<std::string>(),
                              v.at("shape").get<std::string>(), v.at("bytes").get<int64_t>()});
+    for (const auto& l : field("links"))
+      s.links.push_back({l.at("peer").get<std::string>(), l.at("bytes_in").get<uint64_t>(), l.at("bytes_out").get<uint64_t>()});
     return s;
   } catch (const nlohmann::json::exception& e) {
     throw Error(source + ": malformed status: " + e.what());

@@ -19,6 +19,13 @@ struct VariableInfo {
   int64_t bytes = 0;
 };
 
+// Traffic between this node and one peer ("worker:1", "client"), as the node
+// counted it: what the peer sent (in) and what it was answered (out).
+struct LinkTraffic {
+  std::string peer;
+  uint64_t bytes_in = 0, bytes_out = 0;
+};
+
 struct NodeStatus {
   std::string role;     // "ps" or "worker"
   int task = 0;
@@ -29,6 +36,7 @@ struct NodeStatus {
   double steps_per_second = 0;
   uint64_t bytes_in = 0, bytes_out = 0;
   std::vector<VariableInfo> variables;
+  std::vector<LinkTraffic> links;  // ps: per peer; workers: empty (their ps links are in bytes_in/out)
   std::string events;  // PUB endpoint: "tcp://127.0.0.1:40123"
   std::string mode;    // "async" or "sync K"
   std::string detail;  // what it is waiting for, the last error...

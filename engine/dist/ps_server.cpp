@@ -96,6 +96,7 @@ void PsServer::handle_frames(std::vector<zmq::message_t> frames) {
     }
     return;
   }
+  if (!r.message->header.sender().empty()) link(r.message->header.sender()).bytes_in += r.bytes;
   if (!profiling_) {
     handle(std::move(*r.message));
     return;
@@ -107,8 +108,16 @@ void PsServer::handle_frames(std::vector<zmq::message_t> frames) {
   record_profile(request_header, start);
 }
 
+LinkTraffic& PsServer::link(const std::string& peer) {
+  auto it = links_.find(peer);
+  if (it == links_.end()) it = links_.emplace(peer, LinkTraffic{peer}).first;
+  return it->second;
+}
+
 void PsServer::reply(const WireMessage& request, wire::Header header, const std::vector<NamedTensor>& tensors) {
-  traffic_.bytes_out += send_message(router_, request.identity, std::move(header), tensors);
+  const std::size_t sent = send_message(router_, request.identity, std::move(header), tensors);
+  traffic_.bytes_out += sent;
+  if (!request.header.sender().empty()) link(request.header.sender()).bytes_out += sent;
 }
 
 void PsServer::handle(WireMessage m) {
@@ -151,7 +160,7 @@ void PsServer::answer_pull(const WireMessage& m) {
   }
   wire::Header h = reply_header(m.header, wire::OK);
   h.set_step(state_.global_step);
-  reply(m, h, out);  // zero-copy: the frames share the variables' buffers
+  reply(m, std::move(h), out);  // zero-copy: the frames share the variables' buffers
 }
 
 void PsServer::serve_pending_pulls() {

@@ -92,6 +92,7 @@ class PsServer {
 
   NodeStatus status() const;
   void publish_heartbeat();
+  LinkTraffic& link(const std::string& peer);  // traffic with one sender, created on first use
   void reply(const WireMessage& request, wire::Header header, const std::vector<NamedTensor>& tensors = {});
   void record_profile(const wire::Header& request, std::chrono::steady_clock::time_point start);
   void write_profile(const std::string& path);
@@ -116,6 +117,7 @@ class PsServer {
   std::string stop_reason_;
 
   TrafficCounters traffic_;
+  std::map<std::string, LinkTraffic> links_;  // by sender; the serving thread only
   StepRate rate_;
   std::chrono::steady_clock::time_point last_heartbeat_;
   struct ProfileEvent {

@@ -15,6 +15,7 @@
 #include <condition_variable>
 #include <deque>
 #include <future>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -27,6 +28,8 @@
 #include "dist/node_status.h"
 #include "dist/worker_plan.h"
 #include "exec/session.h"
+#include "observe/debugger.h"
+#include "observe/node_timer.h"
 #include "observe/profiler.h"
 
 namespace flowlens::dist {
@@ -84,6 +87,12 @@ class Worker {
 
   void control_loop();
   void handle_control_message(zmq::socket_t& router, WireMessage& m);
+  // Remote inspection commands of handle_control_message; each returns the
+  // reply (text, tensors) or throws Error with the reason for refusing.
+  std::string set_breakpoint(const std::string& spec);
+  std::string clear_breakpoint(const std::string& node);
+  std::string take_node_times();
+  void on_breakpoint(const DebugStop& stop);
   NodeStatus snapshot_status();
   void set_state(const std::string& state, const std::string& detail = {});
 
@@ -114,6 +123,13 @@ class Worker {
   std::vector<NamedTensor> last_pulled_;
   FeedList last_feeds_;
   std::unique_ptr<Profiler> profiler_;
+  // Remote breakpoints: the debugger records a hit and lets the step finish
+  // (its gradients are pushed, so sync peers are not held at the barrier);
+  // the worker then pauses before its next step. Attached on first use.
+  std::unique_ptr<Debugger> debugger_;
+  std::map<std::string, int> breakpoint_ids_;  // node -> debugger id
+  std::atomic<bool> serving_fetch_{false};      // fetch re-runs do not hit breakpoints
+  std::unique_ptr<NodeTimer> node_timer_;       // attached by the first node_times request
 
   std::atomic<bool> control_running_{false};
   std::string control_endpoint_, events_endpoint_;

@@ -1,11 +1,91 @@
 // The worker's control side: its control endpoint and PUB stream (served by
 // the control thread) and the between-steps hook where the training thread
 // honours pause/step/stop and answers fetches.
+#include <cstring>
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
 #include "dist/worker.h"
+#include "io/graph_io.h"
 
 namespace flowlens::dist {
+namespace {
+
+// "node", "node nonfinite" or "node max>2.5" -> a Breakpoint.
+Breakpoint parse_breakpoint(const std::string& spec) {
+  const std::size_t space = spec.find(' ');
+  Breakpoint b;
+  b.node = spec.substr(0, space);
+  if (b.node.empty()) throw Error("break needs a node name (\"node\", \"node nonfinite\" or \"node max>V\")");
+  if (space == std::string::npos) return b;
+  const std::string condition = spec.substr(space + 1);
+  if (condition == "nonfinite") {
+    b.condition = Breakpoint::Condition::NonFinite;
+  } else if (condition.rfind("max>", 0) == 0) {
+    char* end = nullptr;
+    const std::string number = condition.substr(4);
+    b.threshold = std::strtod(number.c_str(), &end);
+    if (number.empty() || *end != '\0') throw Error("break: '" + number + "' after max> is not a number");
+    b.condition = Breakpoint::Condition::MaxAbsAbove;
+  } else {
+    throw Error("break: unknown condition '" + condition + "' (expected nonfinite or max>V)");
+  }
+  return b;
+}
+
+}  // namespace
+
+std::string Worker::set_breakpoint(const std::string& spec) {
+  const Breakpoint b = parse_breakpoint(spec);
+  if (!session_->graph().find(b.node))
+    throw Error("worker " + std::to_string(options_.task) + " runs no node '" + b.node + "'");
+  if (!debugger_) {
+    debugger_ = std::make_unique<Debugger>();
+    debugger_->set_on_stop([this](const DebugStop& stop) { on_breakpoint(stop); });
+    session_->add_observer(debugger_.get());
+  }
+  if (auto old = breakpoint_ids_.find(b.node); old != breakpoint_ids_.end()) debugger_->remove_breakpoint(old->second);
+  breakpoint_ids_[b.node] = debugger_->add_breakpoint(b);
+  return "breakpoint at '" + spec + "'; the worker pauses after the step in which it hits";
+}
+
+std::string Worker::clear_breakpoint(const std::string& node) {
+  if (node.empty()) {
+    if (debugger_) debugger_->clear_breakpoints();
+    const std::size_t n = breakpoint_ids_.size();
+    breakpoint_ids_.clear();
+    return "cleared " + std::to_string(n) + " breakpoint(s)";
+  }
+  auto it = breakpoint_ids_.find(node);
+  if (it == breakpoint_ids_.end()) throw Error("no breakpoint at '" + node + "'");
+  debugger_->remove_breakpoint(it->second);
+  breakpoint_ids_.erase(it);
+  return "cleared the breakpoint at '" + node + "'";
+}
+
+// On the executor thread that hit the breakpoint: note it, ask for a pause
+// at the next step boundary, and let this step run on.
+void Worker::on_breakpoint(const DebugStop& stop) {
+  if (!serving_fetch_) {
+    std::lock_guard lock(mu_);
+    paused_ = true;
+    step_budget_ = 0;
+    status_.detail = "breakpoint at '" + stop.node + "' in step " + std::to_string(status_.step + 1) + ": " + stop.message;
+  }
+  debugger_->continue_run();
+}
+
+std::string Worker::take_node_times() {
+  if (!node_timer_) {
+    node_timer_ = std::make_unique<NodeTimer>();
+    session_->add_observer(node_timer_.get());
+  }
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [node, t] : node_timer_->take())
+    j[node] = {{"count", t.count}, {"total_ms", static_cast<double>(t.total_ns) / 1e6}};
+  return j.dump();
+}
 
 NodeStatus Worker::snapshot_status() {
   std::lock_guard lock(mu_);
@@ -48,6 +128,7 @@ void Worker::serve_fetches() {
     todo.swap(fetches_);
     feeds = last_feeds_;
   }
+  serving_fetch_ = !todo.empty();
   for (auto& request : todo) {
     try {
       std::vector<Tensor> values = session_->run(feeds, request->names);
@@ -58,6 +139,7 @@ void Worker::serve_fetches() {
       request->result.set_exception(std::current_exception());
     }
   }
+  serving_fetch_ = false;
 }
 
 void Worker::handle_control_message(zmq::socket_t& router, WireMessage& m) {
@@ -93,12 +175,28 @@ void Worker::handle_control_message(zmq::socket_t& router, WireMessage& m) {
                                  "a worker's control endpoint does not accept " + kind_name(m.header.kind())));
   }
   const std::string& cmd = m.header.command();
+  // Inspection commands: the debugger and timer are thread-safe and the
+  // session's graph is fixed, so these run here without the training lock.
+  try {
+    if (cmd == "graph") {
+      const std::string bytes = graph_to_binary(plan_.worker_partition);
+      Tensor t(DType::UInt8, Shape{static_cast<int64_t>(bytes.size())});
+      if (!bytes.empty()) std::memcpy(t.raw_data(), bytes.data(), bytes.size());
+      return answer(reply_header(m.header, wire::OK, "worker " + std::to_string(options_.task) + " partition"),
+                    {{"graph", t}});
+    }
+    if (cmd == "break") return answer(reply_header(m.header, wire::OK, set_breakpoint(m.header.text())));
+    if (cmd == "clear_break") return answer(reply_header(m.header, wire::OK, clear_breakpoint(m.header.text())));
+    if (cmd == "node_times") return answer(reply_header(m.header, wire::OK, take_node_times()));
+  } catch (const Error& e) {
+    return answer(reply_header(m.header, wire::FAILED, e.what()));
+  }
   std::string text;
   {
     std::lock_guard lock(mu_);
     if (cmd == "pause") paused_ = true, text = "pausing after step " + std::to_string(status_.step);
     else if (cmd == "step") step_budget_ += 1, text = "running one step after step " + std::to_string(status_.step);
-    else if (cmd == "resume") paused_ = false, step_budget_ = 0, text = "resumed";
+    else if (cmd == "resume") paused_ = false, step_budget_ = 0, status_.detail.clear(), text = "resumed";
     else if (cmd == "stop") {
       stop_requested_ = true;
       stop_reason_ = "stopped by " + (m.header.sender().empty() ? std::string("a client") : m.header.sender());
@@ -127,7 +225,9 @@ void Worker::handle_control_message(zmq::socket_t& router, WireMessage& m) {
       profiler_->clear();
     } else {
       return answer(reply_header(m.header, wire::BAD_REQUEST,
-                                 "unknown command '" + cmd + "' (expected pause, step, resume, profile_start, profile_stop or stop)"));
+                                 "unknown command '" + cmd +
+                                     "' (expected pause, step, resume, stop, profile_start, profile_stop, break, "
+                                     "clear_break, node_times or graph)"));
     }
   }
   cv_.notify_all();

@@ -75,7 +75,7 @@ TrainingPlan plan_training(const Graph& graph, const ClusterSpec& cluster, int w
   PartitionOptions po;
   po.default_device = setter.worker_device;
   PartitionResult parts = partition_graph(placed, registry, po);
-  for (const GraphPartition& p : parts.partitions) {
+  for (GraphPartition& p : parts.partitions) {
     if (p.device.find("/job:worker") == std::string::npos) continue;
     for (const Node& n : p.graph.nodes()) {
       const bool recv = n.op == "_Recv", send = n.op == "_Send";
@@ -84,6 +84,8 @@ TrainingPlan plan_training(const Graph& graph, const ClusterSpec& cluster, int w
       if (other.find("/job:ps") == std::string::npos) continue;
       (recv ? plan.recvs_from_ps : plan.sends_to_ps) += 1;
     }
+    // A worker with GPUs has a partition per device; the GUI shows the largest.
+    if (p.graph.size() > plan.worker_partition.size()) plan.worker_partition = std::move(p.graph);
   }
   plan.summary = std::to_string(plan.variables.size()) + " variable(s) on " + std::to_string(report.ps_tasks.size()) +
                  " ps task(s) (" + std::to_string(report.total_ps_bytes()) + " bytes); worker partition: " +

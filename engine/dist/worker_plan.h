@@ -38,6 +38,10 @@ struct TrainingPlan {
   int recvs_from_ps = 0;  // _Recv nodes in the worker partition whose sender is a ps device
   int sends_to_ps = 0;    // _Send nodes in the worker partition to a ps device
   std::string summary;    // one line for the log
+  // The worker's own partition (its largest, with GPUs), as placed and partitioned: what the GUI shows
+  // as "the graph this worker runs", its _Recv/_Send nodes naming the ps
+  // devices and byte sizes (attr _bytes) of what travels.
+  Graph worker_partition;
 };
 
 // Throws Error when the graph has no Apply op on a ps-resident variable, when

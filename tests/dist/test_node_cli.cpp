@@ -8,6 +8,7 @@
 #include "dist/cluster_client.h"
 #include "dist/node_runner.h"
 #include "dist/wire_codec.h"
+#include "io/graph_io.h"
 
 using namespace flowlens;
 using namespace flowlens::testing;
@@ -33,7 +34,8 @@ class TestNodeCli : public QObject {
     RunResult top = run_node({"--help"});
     QCOMPARE(top.code, 0);
     QVERIFY(top.out.contains("--job") && top.out.contains("--replicas-to-aggregate"));
-    for (const char* sub : {"ps", "worker", "launch", "status", "stop", "pause", "resume", "step", "profile", "fetch"}) {
+    for (const char* sub : {"ps", "worker", "launch", "status", "stop", "pause", "resume", "step", "profile", "fetch",
+                            "break", "clear-break"}) {
       RunResult r = run_node({sub, "--help"});
       QVERIFY2(r.code == 0 && r.out.contains("Usage"), sub);
     }
@@ -141,6 +143,66 @@ class TestNodeCli : public QObject {
     RunResult after = run_node({"status", "--cluster", c.file, "--once", "--node-timeout", "200"});
     QCOMPARE(after.code, 1);
     QCOMPARE(after.out.count("unreachable"), 3);
+  }
+
+  void remote_breakpoints_graph_and_node_times() {
+    LocalCluster c(1, 1);
+    NodeProcess ps(c.ps_args(0));
+    NodeProcess w0(c.worker_args(0, sample("mlp_train.pbtxt"), 1000000, {"--print-every", "0"}));
+    QVERIFY(w0.wait_for_stderr("worker 0: 4 variable(s)"));
+    dist::ClusterClient client(load_cluster_spec(c.file.toStdString()));
+    const dist::NodeRef worker = client.node("worker", 0);
+
+    // A breakpoint on the loss: the worker finishes that step, then parks.
+    RunResult brk = run_node({"break", "loss", "--cluster", c.file, "--job", "worker", "--task", "0"});
+    QVERIFY2(brk.code == 0 && brk.out.contains("breakpoint at 'loss'"), qPrintable(brk.out + brk.err));
+    QTRY_COMPARE_WITH_TIMEOUT(client.status(worker, std::chrono::seconds(5)).state, std::string("paused"), 10000);
+    QTest::qWait(300);  // "paused" shows as soon as it is asked for; the step it hit in ends first
+    const dist::NodeStatus paused = client.status(worker, std::chrono::seconds(5));
+    QVERIFY2(paused.detail.find("breakpoint at 'loss' in step") != std::string::npos, paused.detail.c_str());
+    QTest::qWait(300);
+    QCOMPARE(client.status(worker, std::chrono::seconds(5)).step, paused.step);
+    // The ps kept the step's push: its global step equals the worker's.
+    QCOMPARE(client.status(client.node("ps", 0), std::chrono::seconds(5)).step, paused.step);
+    // A condition that never holds does not stop it.
+    QCOMPARE(run_node({"clear-break", "--cluster", c.file, "--job", "worker", "--task", "0"}).code, 0);
+    QCOMPARE(run_node({"break", "loss max>1e30", "--cluster", c.file, "--job", "worker", "--task", "0"}).code, 0);
+    QCOMPARE(run_node({"resume", "--cluster", c.file, "--job", "worker", "--task", "0"}).code, 0);
+    QTRY_VERIFY_WITH_TIMEOUT(client.status(worker, std::chrono::seconds(5)).step > paused.step + 20, 10000);
+    QCOMPARE(client.status(worker, std::chrono::seconds(5)).state, std::string("training"));
+    // Bad breakpoints are refused with the reason.
+    RunResult unknown = run_node({"break", "no_such_node", "--cluster", c.file, "--job", "worker", "--task", "0"});
+    QVERIFY2(unknown.code == 1 && unknown.err.contains("runs no node 'no_such_node'"), qPrintable(unknown.err));
+    RunResult bad = run_node({"break", "loss sometimes", "--cluster", c.file, "--job", "worker", "--task", "0"});
+    QVERIFY2(bad.code == 1 && bad.err.contains("unknown condition 'sometimes'"), qPrintable(bad.err));
+    RunResult none = run_node({"clear-break", "logits", "--cluster", c.file, "--job", "worker", "--task", "0"});
+    QVERIFY2(none.code == 1 && none.err.contains("no breakpoint at 'logits'"), qPrintable(none.err));
+
+    // The partition the worker runs: every variable arrives by _Recv from the ps.
+    wire::Header h;
+    h.set_kind(wire::CONTROL);
+    h.set_command("graph");
+    zmq::context_t context(1);
+    dist::NodeConnection conn(context, "worker 0", c.worker_address(0).toStdString(), "test");
+    dist::WireMessage g = conn.request(h, {}, std::chrono::seconds(5));
+    QCOMPARE(g.header.code(), wire::OK);
+    QCOMPARE(g.num_tensors(), std::size_t{1});
+    Graph partition = parse_graph_binary(std::string_view(static_cast<const char*>(g.frames[0].data()), g.frames[0].size()), "reply");
+    int recvs = 0, sends = 0;
+    for (const Node& n : partition.nodes()) {
+      QVERIFY2(n.device.find("/job:worker") != std::string::npos, n.device.c_str());
+      if (n.op == "_Recv" && n.attr_string("send_device", "").find("/job:ps") != std::string::npos) ++recvs;
+      if (n.op == "_Send" && n.attr_string("recv_device", "").find("/job:ps") != std::string::npos) ++sends;
+    }
+    QVERIFY(recvs >= 4);
+    QCOMPARE(sends, 4);  // one gradient per variable
+
+    // Node times: the first request starts timing, later ones return a window.
+    QString first = QString::fromStdString(client.control(worker, "node_times", "", std::chrono::seconds(5)));
+    QCOMPARE(first, QString("{}"));
+    QTest::qWait(300);
+    const QString times = QString::fromStdString(client.control(worker, "node_times", "", std::chrono::seconds(5)));
+    QVERIFY2(times.contains("\"loss\":{\"count\":") && times.contains("total_ms"), qPrintable(times.left(300)));
   }
 
   void paused_ps_holds_pushes_until_step_or_resume() {
