@@ -25,6 +25,8 @@ bench: build
 	$(BUILD_DIR)/bin/bench_dispatch
 	$(BUILD_DIR)/bin/bench_replicas
 	$(BUILD_DIR)/bin/bench_observe
+	$(BUILD_DIR)/bin/bench_transport
+	$(BUILD_DIR)/bin/bench_attach
 
 clean:
 	rm -rf $(BUILD_DIR)

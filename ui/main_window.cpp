@@ -15,6 +15,7 @@
 #include <QTableView>
 
 #include "ui/app_info.h"
+#include "ui/cluster/cluster_workbench.h"
 #include "ui/compare/compare_view.h"
 #include "ui/compare/replica_comparison.h"
 #include "ui/debugger/debug_workbench.h"
@@ -70,6 +71,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   actions_ = new MainWindowActions(this);
   actions_->view_menu()->addAction(graph_view_->minimap_action());
   debug_ = new DebugWorkbench(this);
+  cluster_ = new ClusterWorkbench(this);
 
   summary_label_ = new QLabel(QStringLiteral("No graph loaded"), this);
   summary_label_->setObjectName(QStringLiteral("summaryLabel"));

@@ -10,7 +10,8 @@
 // View menu. Graph → Replicate… swaps the centre for a CompareView
 // (original | replicated); menus and toolbar live in MainWindowActions.
 // Running and debugging (Run menu, Breakpoints/Watches/Tensor/Profiler
-// docks) live in DebugWorkbench.
+// docks) live in DebugWorkbench; attaching to a cluster (Cluster menu and
+// docks) in ClusterWorkbench.
 #include <QMainWindow>
 #include <QString>
 #include <memory>
@@ -28,6 +29,7 @@ class QTableView;
 namespace flowlens::ui {
 
 struct GraphDocument;
+class ClusterWorkbench;
 class CompareView;
 class DebugWorkbench;
 class DiagnosticsPanel;
@@ -80,6 +82,7 @@ class MainWindow : public QMainWindow {
   RecentFiles* recent_files() const;
   MainWindowActions* actions() const { return actions_; }
   DebugWorkbench* debug_workbench() const { return debug_; }
+  ClusterWorkbench* cluster_workbench() const { return cluster_; }
 
   // Adds a dock and its show/hide toggle to the View menu.
   void add_view_dock(QDockWidget* dock, Qt::DockWidgetArea area);
@@ -152,6 +155,7 @@ class MainWindow : public QMainWindow {
   CompareView* compare_ = nullptr;
   MainWindowActions* actions_ = nullptr;
   DebugWorkbench* debug_ = nullptr;
+  ClusterWorkbench* cluster_ = nullptr;
   bool shown_once_ = false;
   bool settings_enabled_ = false;
 };

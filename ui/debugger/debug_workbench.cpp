@@ -19,6 +19,7 @@
 #include "ui/graph_document.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
+#include "ui/graphview/node_heat.h"
 #include "ui/main_window.h"
 #include "ui/profiler/profiler_panel.h"
 #include "ui/profiler/timeline_view.h"
@@ -35,13 +36,6 @@ const QString kWatchGroup = QStringLiteral("watches");
 QString tensor_name(const std::string& node, std::size_t port) {
   const QString n = QString::fromStdString(node);
   return port == 0 ? n : QStringLiteral("%1:%2").arg(n).arg(port);
-}
-
-// Cold (pale yellow) to hot (red), darker as it gets hotter: the scene
-// shows a collapsed group in its hottest member's colour by lightness.
-QColor heat_color(double fraction) {
-  const double f = std::clamp(fraction, 0.0, 1.0);
-  return QColor::fromHsvF(static_cast<float>(0.16 * (1 - f)), static_cast<float>(0.15 + 0.8 * f), 1.0f);
 }
 
 }  // namespace
@@ -326,14 +320,7 @@ void DebugWorkbench::update_time_overlay() {
     return;
   }
   double slowest = 0;
-  for (const auto& [node, ms] : times) slowest = std::max(slowest, ms);
-  // Nodes that did not run are greyed, so the ones that did stand out.
-  std::vector<QColor> heat(doc->graph->size(), QColor(0xEE, 0xEE, 0xEE));
-  for (const auto& [node, ms] : times) {
-    const int index = doc->graph->index_of(node.toStdString());
-    if (index >= 0) heat[static_cast<std::size_t>(index)] = heat_color(slowest > 0 ? ms / slowest : 0);
-  }
-  scene->set_node_heat(std::move(heat));
+  scene->set_node_heat(node_heat(*doc->graph, times, &slowest));
   set_status(QStringLiteral("Colour by time: red is the slowest node (%1 ms), grey did not run").arg(slowest, 0, 'f', 3));
 }
 

@@ -1,6 +1,7 @@
 #include "ui/graphview/graph_scene.h"
 
 #include <QGraphicsSceneMouseEvent>
+#include <QLocale>
 #include <algorithm>
 
 #include "tensor/dtype.h"
@@ -23,6 +24,26 @@ QString node_count_text(int n) {
   return QStringLiteral("%1 node%2").arg(n).arg(n == 1 ? QString() : QStringLiteral("s"));
 }
 
+// "job:ps/task:0" from a canonical device name; the whole name otherwise.
+std::string job_and_task(const std::string& device) {
+  const auto job = device.find("/job:"), task = device.find("/task:");
+  if (job == std::string::npos || task == std::string::npos) return device;
+  const auto job_end = device.find('/', job + 5), task_end = device.find('/', task + 6);
+  return device.substr(job + 5, job_end - job - 5) + " " + device.substr(task + 6, task_end - task - 6);
+}
+
+// A partition's _Send/_Recv says what crosses to which task and how many
+// bytes ("_Recv 848 B from ps 0"); other nodes show their op.
+QString transfer_subtitle(const Node& n) {
+  const bool recv = n.op == "_Recv";
+  if ((!recv && n.op != "_Send") || !n.attrs.count("_bytes")) return qs(n.op);
+  const int64_t bytes = n.attr_int("_bytes", 0);
+  const std::string peer = job_and_task(n.attr_string(recv ? "send_device" : "recv_device", ""));
+  const QString size = bytes >= 0 ? QLocale::system().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat)
+                                  : QStringLiteral("? bytes");
+  return QStringLiteral("%1 %2 %3 %4").arg(qs(n.op), size, recv ? QStringLiteral("from") : QStringLiteral("to"), qs(peer));
+}
+
 Labels labels_of(const VisibleGraph::Unit& u, const Graph& graph) {
   if (u.is_group())
     return {qs(last_name_component(u.scope)),
@@ -30,7 +51,7 @@ Labels labels_of(const VisibleGraph::Unit& u, const Graph& graph) {
                          : node_count_text(u.member_count),
             NodeItem::Style::Group};
   const Node& n = graph.nodes()[static_cast<std::size_t>(u.node)];
-  return {qs(last_name_component(n.name)), qs(n.op), NodeItem::style_for_op(n.op)};
+  return {qs(last_name_component(n.name)), transfer_subtitle(n), NodeItem::style_for_op(n.op)};
 }
 
 // "float32 [4,3]"-style text for one tensor, or "" when inference knows nothing.

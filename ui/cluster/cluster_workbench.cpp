@@ -1,0 +1,419 @@
+#include "ui/cluster/cluster_workbench.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QCoreApplication>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QInputDialog>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTimer>
+
+#include "io/graph_io.h"
+#include "ui/cluster/attach_dialog.h"
+#include "ui/cluster/cluster_charts.h"
+#include "ui/cluster/cluster_panel.h"
+#include "ui/cluster/cluster_session.h"
+#include "ui/cluster/cluster_tree_model.h"
+#include "ui/cluster/local_cluster_launcher.h"
+#include "ui/debugger/debug_workbench.h"
+#include "ui/graph_document.h"
+#include "ui/graphview/graph_scene.h"
+#include "ui/graphview/graph_view.h"
+#include "ui/graphview/node_heat.h"
+#include "ui/main_window.h"
+#include "ui/tensor/tensor_catalog.h"
+#include "ui/tensor/tensor_viewer.h"
+
+namespace flowlens::ui {
+namespace {
+
+const QString kCatalogGroup = QStringLiteral("cluster");
+constexpr int kMaxReads = 32;  // remote reads kept in the catalog
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+// The default training graph for Launch Local Cluster: the bundled sample,
+// found beside the build tree or the installed share folder.
+QString default_training_graph() {
+  const QString app = QCoreApplication::applicationDirPath();
+  for (const QString& candidate : {QDir(app).filePath(QStringLiteral("../../samples/mlp_train.pbtxt")),
+                                   QDir(app).filePath(QStringLiteral("../share/flowlens/samples/mlp_train.pbtxt")),
+                                   QDir::current().filePath(QStringLiteral("samples/mlp_train.pbtxt"))})
+    if (QFileInfo::exists(candidate)) return QDir::cleanPath(candidate);
+  return {};
+}
+
+}  // namespace
+
+ClusterWorkbench::ClusterWorkbench(MainWindow* window) : QObject(window), w_(window) {
+  session_ = new ClusterSession(this);
+  model_ = new ClusterTreeModel(session_, this);
+  launcher_ = new LocalClusterLauncher(this);
+  timings_timer_ = new QTimer(this);
+  timings_timer_->setInterval(1000);
+  connect(timings_timer_, &QTimer::timeout, this, &ClusterWorkbench::request_timings);
+  build_actions();
+  build_docks();
+  connect(session_, &ClusterSession::attached_changed, this, &ClusterWorkbench::update_enabled);
+  connect(session_, &ClusterSession::command_failed, panel_, &ClusterPanel::set_message);
+  connect(session_, &ClusterSession::liveness_changed, this, [this](int i) {
+    const ClusterNodeState& n = session_->nodes()[static_cast<std::size_t>(i)];
+    if (n.liveness == ClusterNodeState::Liveness::Down)
+      panel_->set_message(tr("%1 is down: %2").arg(n.label, n.last_error.isEmpty() ? tr("no answer") : n.last_error));
+    else if (n.liveness == ClusterNodeState::Liveness::Up)
+      panel_->set_message(tr("%1 is up").arg(n.label));
+  });
+  connect(panel_, &ClusterPanel::selection_changed, this, &ClusterWorkbench::update_enabled);
+  connect(launcher_, &LocalClusterLauncher::finished, this,
+          [this](int code) { panel_->set_message(tr("The local cluster exited (code %1)").arg(code)); });
+  // A different graph in the window ends the remote graph's live colouring.
+  connect(w_, &MainWindow::document_changed, this, [this] {
+    const auto& doc = w_->document();
+    if (!doc || doc->path != graph_path_) {
+      graph_node_.clear();
+      set_live_timings(false);
+    }
+  });
+  update_enabled();
+}
+
+ClusterWorkbench::~ClusterWorkbench() {
+  timings_timer_->stop();
+  session_->detach();
+  launcher_->stop();
+}
+
+QAction* ClusterWorkbench::action(const QString& object_name) const {
+  auto it = actions_.find(object_name);
+  return it == actions_.end() ? nullptr : it->second;
+}
+
+void ClusterWorkbench::build_actions() {
+  menu_ = new QMenu(tr("&Cluster"), w_);
+  menu_->setObjectName(QStringLiteral("menuCluster"));
+  QAction* help = w_->menuBar()->actions().isEmpty() ? nullptr : w_->menuBar()->actions().last();
+  w_->menuBar()->insertMenu(help, menu_);
+  auto add = [this](const QString& name, const QString& text, auto slot, const QString& tip = {}) {
+    auto* a = menu_->addAction(text);
+    a->setObjectName(name);
+    if (!tip.isEmpty()) a->setStatusTip(tip), a->setToolTip(tip);
+    connect(a, &QAction::triggered, this, slot);
+    actions_[name] = a;
+    return a;
+  };
+  add(QStringLiteral("actionClusterAttach"), tr("&Attach…"), [this] { attach_dialog(); },
+      tr("Attach to a running cluster by its cluster file or addresses"));
+  add(QStringLiteral("actionClusterLaunch"), tr("&Launch Local Cluster…"), [this] { launch_dialog(); },
+      tr("Start flowlens-node launch on this machine and attach to it"));
+  add(QStringLiteral("actionClusterDetach"), tr("&Detach"), [this] { detach(); });
+  menu_->addSeparator();
+  add(QStringLiteral("actionClusterPause"), tr("&Pause"), [this] { control(target_node(), QStringLiteral("pause")); },
+      tr("Pause the selected node after its current step"));
+  add(QStringLiteral("actionClusterStep"), tr("&Step"), [this] { control(target_node(), QStringLiteral("step")); },
+      tr("Let the selected paused node run one step"));
+  add(QStringLiteral("actionClusterResume"), tr("&Resume"), [this] { control(target_node(), QStringLiteral("resume")); },
+      tr("Resume the selected node"));
+  add(QStringLiteral("actionClusterPauseAll"), tr("Pause &All Workers"),
+      [this] { session_->send_to_all(QStringLiteral("worker"), QStringLiteral("pause")); });
+  add(QStringLiteral("actionClusterResumeAll"), tr("Resume All &Workers"),
+      [this] { session_->send_to_all(QStringLiteral("worker"), QStringLiteral("resume")); });
+  menu_->addSeparator();
+  add(QStringLiteral("actionClusterBreakpoint"), tr("Set Remote &Breakpoint…"), [this] { breakpoint_dialog(); },
+      tr("Pause the selected worker after a step in which a node hits a condition"));
+  add(QStringLiteral("actionClusterClearBreakpoints"), tr("&Clear Remote Breakpoints"),
+      [this] { control(target_node(), QStringLiteral("clear_break")); });
+  add(QStringLiteral("actionClusterFetch"), tr("&Fetch…"), [this] { fetch_dialog(); },
+      tr("Fetch a tensor or variable from the selected node into the Tensor dock"));
+  add(QStringLiteral("actionClusterGraph"), tr("Open Worker &Graph"), [this] { open_worker_graph(target_node()); },
+      tr("Show the partition the selected worker runs, with its Send/Recv to the ps tasks"));
+  QAction* timings = add(QStringLiteral("actionClusterLiveTimings"), tr("Live &Op Timings"),
+                         [this](bool on) { set_live_timings(on); },
+                         tr("Colour the open worker graph by the worker's node times, every second"));
+  timings->setCheckable(true);
+}
+
+void ClusterWorkbench::build_docks() {
+  const QList<QAction*> bar = {action(QStringLiteral("actionClusterPause")), action(QStringLiteral("actionClusterStep")),
+                               action(QStringLiteral("actionClusterResume")), nullptr,
+                               action(QStringLiteral("actionClusterFetch")), action(QStringLiteral("actionClusterGraph")),
+                               action(QStringLiteral("actionClusterBreakpoint"))};
+  panel_ = new ClusterPanel(model_, bar);
+  dock_ = new QDockWidget(tr("Cluster"), w_);
+  dock_->setObjectName(QStringLiteral("clusterDock"));
+  dock_->setWidget(panel_);
+  w_->add_view_dock(dock_, Qt::RightDockWidgetArea);
+  charts_ = new ClusterCharts(session_);
+  charts_dock_ = new QDockWidget(tr("Cluster Charts"), w_);
+  charts_dock_->setObjectName(QStringLiteral("clusterChartsDock"));
+  charts_dock_->setWidget(charts_);
+  w_->add_view_dock(charts_dock_, Qt::RightDockWidgetArea);
+  // Out of the way until a cluster is attached.
+  dock_->hide();
+  charts_dock_->hide();
+}
+
+void ClusterWorkbench::update_enabled() {
+  const bool on = session_->attached();
+  const QString node = target_node();
+  const bool worker = node.startsWith(QLatin1String("worker"));
+  for (const char* name : {"actionClusterDetach", "actionClusterPauseAll", "actionClusterResumeAll"})
+    action(QLatin1String(name))->setEnabled(on);
+  for (const char* name : {"actionClusterPause", "actionClusterStep", "actionClusterResume", "actionClusterFetch"})
+    action(QLatin1String(name))->setEnabled(on && !node.isEmpty());
+  for (const char* name : {"actionClusterBreakpoint", "actionClusterClearBreakpoints", "actionClusterGraph"})
+    action(QLatin1String(name))->setEnabled(on && worker);
+  action(QStringLiteral("actionClusterLiveTimings"))->setEnabled(on && !graph_node_.isEmpty());
+}
+
+QString ClusterWorkbench::target_node() const {
+  const QString selected = panel_ ? panel_->selected_node() : QString();
+  return selected.isEmpty() ? graph_node_ : selected;
+}
+
+bool ClusterWorkbench::attach_file(const QString& path, QString* error) {
+  try {
+    attach(load_cluster_spec(path.toStdString()));
+    return true;
+  } catch (const Error& e) {
+    if (error) *error = qs(e.what());
+    return false;
+  }
+}
+
+void ClusterWorkbench::attach(const ClusterSpec& cluster) {
+  session_->attach(cluster);
+  dock_->show();
+  charts_dock_->show();
+  dock_->raise();
+  panel_->set_message(tr("Attached to %n node(s)", nullptr, static_cast<int>(session_->nodes().size())));
+  update_enabled();
+}
+
+bool ClusterWorkbench::launch_local(const LocalClusterOptions& options, QString* error) {
+  if (!launcher_->start(options, error)) return false;
+  return attach_file(launcher_->cluster_file(), error);
+}
+
+void ClusterWorkbench::detach() {
+  set_live_timings(false);
+  session_->detach();
+  launcher_->stop();
+  panel_->set_message(tr("Detached"));
+  update_enabled();
+}
+
+void ClusterWorkbench::control(const QString& node, const QString& command, const QString& argument) {
+  if (node.isEmpty()) {
+    panel_->set_message(tr("Select a node in the Cluster dock first"));
+    return;
+  }
+  NodeCommand c;
+  c.command = command;
+  c.argument = argument;
+  session_->send(node, c, [this, command](const NodeCommandResult& r) {
+    panel_->set_message(r.ok ? QStringLiteral("%1: %2").arg(r.node, r.text)
+                             : tr("%1 refused %2: %3").arg(r.node, command, r.text));
+    emit command_answered(r.node, command, r.ok, r.text);
+  });
+}
+
+void ClusterWorkbench::fetch(const QString& node, const QStringList& names) {
+  NodeCommand c;
+  c.kind = NodeCommand::Kind::Fetch;
+  c.names = names;
+  session_->send(node, c, [this](const NodeCommandResult& r) {
+    if (!r.ok) {
+      panel_->set_message(tr("Fetch from %1 failed: %2").arg(r.node, r.text));
+      emit command_answered(r.node, QStringLiteral("fetch"), false, r.text);
+      return;
+    }
+    const ClusterNodeState* n = session_->node(r.node);
+    const int64_t step = r.step > 0 || !n || !n->status ? r.step : n->status->step;
+    DebugWorkbench* debug = w_->debug_workbench();
+    QString shown, previous;
+    for (const dist::NamedTensor& t : r.tensors) {
+      const QString name = qs(t.name);
+      const QString label = tr("%1 @ %2, step %3").arg(name, r.node).arg(step);
+      auto last = last_read_.find(name);
+      previous = last == last_read_.end() ? QString() : last->second;
+      last_read_[name] = label;
+      reads_.removeAll(label);
+      reads_ << label;
+      remote_tensors_[label] = t.value;
+      shown = label;
+    }
+    while (reads_.size() > kMaxReads) remote_tensors_.erase(reads_.takeFirst());
+    QList<NamedTensor> group;
+    for (const QString& label : reads_) group.append({label, remote_tensors_[label]});
+    debug->catalog()->set_group(kCatalogGroup, group);
+    if (shown.isEmpty()) return;
+    debug->tensor_viewer()->set_tensor(shown, remote_tensors_[shown]);
+    QString compared;
+    if (!previous.isEmpty() && previous != shown && remote_tensors_.count(previous) &&
+        debug->tensor_viewer()->compare_with(previous, remote_tensors_[previous]))
+      compared = tr("; compared with %1: max |a-b| = %2").arg(previous).arg(debug->tensor_viewer()->max_abs_difference(), 0, 'g', 6);
+    if (QDockWidget* dock = debug->dock(QStringLiteral("tensorDock"))) {
+      dock->show();
+      dock->raise();
+    }
+    panel_->set_message(tr("Fetched %1").arg(shown) + compared);
+    emit fetched(r.node, shown);
+  });
+}
+
+void ClusterWorkbench::open_worker_graph(const QString& node) {
+  NodeCommand c;
+  c.kind = NodeCommand::Kind::Graph;
+  session_->send(node, c, [this](const NodeCommandResult& r) {
+    QString error = r.text;
+    if (r.ok && r.tensors.size() == 1) {
+      try {
+        const Tensor& bytes = r.tensors[0].value;
+        Graph g = parse_graph_binary(
+            std::string_view(static_cast<const char*>(bytes.raw_data()), bytes.byte_size()), r.node.toStdString());
+        const QString dir = QStandardPaths::writableLocation(QStandardPaths::TempLocation) + QStringLiteral("/flowlens-cluster");
+        QDir().mkpath(dir);
+        const QString path = QStringLiteral("%1/%2.pbtxt").arg(dir, QString(r.node).replace(QLatin1Char(' '), QLatin1Char('-')));
+        save_graph(g, path.toStdString());
+        graph_path_ = QFileInfo(path).absoluteFilePath();
+        if (w_->open_file(path, &error)) {
+          graph_node_ = r.node;
+          panel_->set_message(tr("Showing the partition %1 runs (%2)").arg(r.node, path));
+          update_enabled();
+          emit worker_graph_opened(r.node);
+          return;
+        }
+      } catch (const Error& e) {
+        error = qs(e.what());
+      }
+    }
+    panel_->set_message(tr("Cannot open the graph of %1: %2").arg(r.node, error));
+  });
+}
+
+void ClusterWorkbench::set_live_timings(bool on) {
+  QAction* a = action(QStringLiteral("actionClusterLiveTimings"));
+  if (a->isChecked() != on) a->setChecked(on);
+  if (on && !graph_node_.isEmpty()) {
+    request_timings();
+    timings_timer_->start();
+    return;
+  }
+  timings_timer_->stop();
+  if (!on && w_->graph_view()) w_->graph_view()->graph_scene()->set_node_heat({});
+}
+
+void ClusterWorkbench::request_timings() {
+  if (graph_node_.isEmpty()) return;
+  NodeCommand c;
+  c.kind = NodeCommand::Kind::NodeTimes;
+  session_->send(graph_node_, c, [this](const NodeCommandResult& r) {
+    const auto& doc = w_->document();
+    if (!timings_timer_->isActive() || r.node != graph_node_ || !doc) return;
+    if (!r.ok) {
+      panel_->set_message(tr("Timings of %1: %2").arg(r.node, r.text));
+      return;
+    }
+    std::map<QString, double> ms;
+    const QJsonObject times = QJsonDocument::fromJson(r.text.toUtf8()).object();
+    for (auto it = times.begin(); it != times.end(); ++it) ms[it.key()] = it.value().toObject().value(QStringLiteral("total_ms")).toDouble();
+    if (ms.empty()) return;  // no step ran in this window (paused, or the first request)
+    double slowest = 0;
+    w_->graph_view()->graph_scene()->set_node_heat(node_heat(*doc->graph, ms, &slowest));
+    panel_->set_message(tr("Live timings of %1: red is the slowest node (%2 ms in the last second)").arg(r.node).arg(slowest, 0, 'f', 2));
+    emit timings_applied(r.node);
+  });
+}
+
+void ClusterWorkbench::attach_dialog() {
+  AttachDialog dialog(w_);
+  if (dialog.exec() != QDialog::Accepted) return;
+  ClusterSpec spec;
+  QString error;
+  if (!dialog.cluster(&spec, &error)) return w_->show_error(tr("Attach to Cluster"), error);
+  attach(spec);
+}
+
+void ClusterWorkbench::launch_dialog() {
+  QDialog dialog(w_);
+  dialog.setWindowTitle(tr("Launch Local Cluster"));
+  auto* form = new QFormLayout(&dialog);
+  auto* graph = new QLineEdit(default_training_graph());
+  auto* browse = new QPushButton(tr("Browse…"));
+  auto* row = new QHBoxLayout;
+  row->addWidget(graph, 1);
+  row->addWidget(browse);
+  auto* workers = new QSpinBox;
+  workers->setRange(1, 16);
+  workers->setValue(2);
+  auto* steps = new QSpinBox;
+  steps->setRange(1, 100000000);
+  steps->setValue(100000);
+  auto* sync = new QCheckBox(tr("Synchronous (average every worker's gradients per step)"));
+  form->addRow(tr("Training graph:"), row);
+  form->addRow(tr("Workers:"), workers);
+  form->addRow(tr("Steps per worker:"), steps);
+  form->addRow(QString(), sync);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+  buttons->button(QDialogButtonBox::Ok)->setText(tr("Launch"));
+  form->addRow(buttons);
+  connect(browse, &QPushButton::clicked, &dialog, [&] {
+    const QString path = QFileDialog::getOpenFileName(&dialog, tr("Training Graph"), graph->text(), MainWindow::kOpenFilter);
+    if (!path.isEmpty()) graph->setText(path);
+  });
+  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  if (dialog.exec() != QDialog::Accepted) return;
+  LocalClusterOptions o;
+  o.graph = graph->text();
+  o.workers = workers->value();
+  o.steps = steps->value();
+  o.sync = sync->isChecked();
+  QString error;
+  if (!launch_local(o, &error)) w_->show_error(tr("Launch Local Cluster"), error);
+}
+
+void ClusterWorkbench::fetch_dialog() {
+  const QString node = target_node();
+  if (node.isEmpty()) return;
+  QString names = panel_->selected_variable();
+  if (names.isEmpty()) {
+    bool ok = false;
+    names = QInputDialog::getText(w_, tr("Fetch from %1").arg(node),
+                                  tr("Tensors or variables (commas between names; a worker computes them with its "
+                                     "last step's inputs):"),
+                                  QLineEdit::Normal, w_->current_node_name(), &ok);
+    if (!ok) return;
+  }
+  QStringList list;
+  for (const QString& n : names.split(QLatin1Char(','), Qt::SkipEmptyParts)) list << n.trimmed();
+  if (!list.isEmpty()) fetch(node, list);
+}
+
+void ClusterWorkbench::breakpoint_dialog() {
+  const QString node = target_node();
+  if (node.isEmpty()) return;
+  bool ok = false;
+  const QString spec = QInputDialog::getText(
+      w_, tr("Remote Breakpoint on %1").arg(node),
+      tr("Node, optionally with a condition: \"x\", \"x nonfinite\" or \"x max>10\".\n"
+         "The worker pauses after the step in which it hits (its gradients are still pushed)."),
+      QLineEdit::Normal, graph_node_ == node ? w_->current_node_name() : QString(), &ok);
+  if (ok && !spec.trimmed().isEmpty()) control(node, QStringLiteral("break"), spec.trimmed());
+}
+
+}  // namespace flowlens::ui

@@ -1,0 +1,96 @@
+#pragma once
+// Attaching the main window to a running cluster: the Cluster menu (Attach…,
+// Launch Local Cluster…, Detach, remote controls), the Cluster dock (live
+// tree) and the Cluster Charts dock. Remote fetches land in the Tensor dock's
+// catalog ("w @ ps 0, step 120"), each compared with the previous read of the
+// same name (two ps reads of a variable, or a gradient on two workers). Open
+// Worker Graph shows the partition a worker runs; Live Op Timings colours it
+// by the worker's own node times, refreshed every second.
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <map>
+
+#include "dist/cluster_spec.h"
+#include "tensor/tensor.h"
+
+class QAction;
+class QDockWidget;
+class QMenu;
+class QTimer;
+
+namespace flowlens::ui {
+
+class ClusterCharts;
+class ClusterPanel;
+class ClusterSession;
+class ClusterTreeModel;
+class LocalClusterLauncher;
+struct LocalClusterOptions;
+class MainWindow;
+
+class ClusterWorkbench : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit ClusterWorkbench(MainWindow* window);
+  ~ClusterWorkbench() override;
+
+  ClusterSession* session() const { return session_; }
+  ClusterTreeModel* model() const { return model_; }
+  ClusterPanel* panel() const { return panel_; }
+  ClusterCharts* charts() const { return charts_; }
+  LocalClusterLauncher* launcher() const { return launcher_; }
+  QAction* action(const QString& object_name) const;
+  QDockWidget* dock() const { return dock_; }
+  QDockWidget* charts_dock() const { return charts_dock_; }
+
+  // No dialogs: failures come back in `error`.
+  bool attach_file(const QString& path, QString* error = nullptr);
+  void attach(const ClusterSpec& cluster);
+  bool launch_local(const LocalClusterOptions& options, QString* error = nullptr);
+  void detach();
+
+  // Remote commands to one node ("worker 1"); answers show in the panel.
+  void control(const QString& node, const QString& command, const QString& argument = {});
+  void fetch(const QString& node, const QStringList& names);
+  void open_worker_graph(const QString& node);
+  void set_live_timings(bool on);
+  QString graph_node() const { return graph_node_; }  // whose graph is open ("" if none)
+
+ signals:
+  void fetched(const QString& node, const QString& label);  // a tensor is in the catalog
+  void worker_graph_opened(const QString& node);
+  void timings_applied(const QString& node);
+  void command_answered(const QString& node, const QString& command, bool ok, const QString& text);
+
+ private:
+  void build_actions();
+  void build_docks();
+  void update_enabled();
+  QString target_node() const;  // the selected task, or the open graph's worker
+  void attach_dialog();
+  void launch_dialog();
+  void fetch_dialog();
+  void breakpoint_dialog();
+  void request_timings();
+
+  MainWindow* w_;
+  ClusterSession* session_;
+  ClusterTreeModel* model_ = nullptr;
+  ClusterPanel* panel_ = nullptr;
+  ClusterCharts* charts_ = nullptr;
+  LocalClusterLauncher* launcher_ = nullptr;
+  QDockWidget* dock_ = nullptr;
+  QDockWidget* charts_dock_ = nullptr;
+  QMenu* menu_ = nullptr;
+  std::map<QString, QAction*> actions_;
+  QTimer* timings_timer_ = nullptr;
+  QString graph_node_;  // the worker whose partition the main window shows
+  QString graph_path_;
+  std::map<QString, QString> last_read_;    // tensor name -> catalog label of its latest read
+  QStringList reads_;                       // catalog labels, oldest first (bounded)
+  std::map<QString, Tensor> remote_tensors_;  // by catalog label
+};
+
+}  // namespace flowlens::ui

@@ -1,0 +1,100 @@
+#include "ui/cluster/node_poller.h"
+
+#include <QTimer>
+
+namespace flowlens::ui {
+namespace {
+
+// A status poll that takes longer than this counts as a miss; the cluster
+// session declares a node down after about a second of misses.
+constexpr std::chrono::milliseconds kStatusTimeout{400};
+// Commands may wait longer: a worker answers fetches between steps.
+constexpr std::chrono::milliseconds kCommandTimeout{5000};
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+}  // namespace
+
+NodePoller::NodePoller(zmq::context_t* context, dist::NodeRef node, int interval_ms, QObject* parent)
+    : QObject(parent), context_(context), node_(std::move(node)), interval_ms_(interval_ms) {}
+
+NodePoller::~NodePoller() = default;
+
+dist::NodeConnection& NodePoller::connection() {
+  if (!connection_)
+    connection_ = std::make_unique<dist::NodeConnection>(*context_, node_.label(), node_.address, "viewer");
+  return *connection_;
+}
+
+void NodePoller::start() {
+  if (interval_ms_ <= 0) return;
+  timer_ = new QTimer(this);
+  timer_->setInterval(interval_ms_);
+  connect(timer_, &QTimer::timeout, this, &NodePoller::poll);
+  timer_->start();
+  poll();
+}
+
+void NodePoller::set_interval(int interval_ms) {
+  interval_ms_ = interval_ms;
+  if (timer_) timer_->setInterval(interval_ms);
+}
+
+void NodePoller::poll() {
+  const QString label = qs(node_.label());
+  wire::Header h;
+  h.set_kind(wire::STATUS);
+  try {
+    dist::WireMessage r = connection().request(h, {}, kStatusTimeout);
+    if (r.header.code() != wire::OK) {
+      emit unreachable(label, qs(r.header.text()));
+      return;
+    }
+    auto status = std::make_shared<const dist::NodeStatus>(
+        dist::status_from_json(r.header.text(), node_.label() + " at " + node_.address));
+    emit status_received(label, std::move(status));
+  } catch (const dist::TimeoutError& e) {
+    emit unreachable(label, qs(e.what()));
+  } catch (const std::exception& e) {
+    emit unreachable(label, qs(e.what()));
+  }
+}
+
+void NodePoller::run_command(int id, const NodeCommand& command) {
+  auto result = std::make_shared<NodeCommandResult>();
+  result->id = id;
+  result->node = qs(node_.label());
+  wire::Header h;
+  switch (command.kind) {
+    case NodeCommand::Kind::Control:
+      h.set_kind(wire::CONTROL);
+      h.set_command(command.command.toStdString());
+      h.set_text(command.argument.toStdString());
+      break;
+    case NodeCommand::Kind::Fetch:
+      h.set_kind(wire::FETCH);
+      for (const QString& n : command.names) h.add_names(n.toStdString());
+      break;
+    case NodeCommand::Kind::Graph:
+      h.set_kind(wire::CONTROL);
+      h.set_command("graph");
+      break;
+    case NodeCommand::Kind::NodeTimes:
+      h.set_kind(wire::CONTROL);
+      h.set_command("node_times");
+      break;
+  }
+  try {
+    dist::WireMessage r = connection().request(h, {}, kCommandTimeout);
+    result->ok = r.header.code() == wire::OK;
+    result->text = qs(r.header.text());
+    result->step = r.header.step();
+    for (std::size_t i = 0; i < r.num_tensors(); ++i) result->tensors.push_back({r.name(i), r.tensor(i)});
+  } catch (const std::exception& e) {
+    result->ok = false;
+    result->text = qs(e.what());
+  }
+  emit command_finished(std::move(result));
+}
+
+}  // namespace flowlens::ui
