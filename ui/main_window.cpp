@@ -20,6 +20,7 @@
 #include "ui/compare/replica_comparison.h"
 #include "ui/debugger/debug_workbench.h"
 #include "ui/diagnostics_panel.h"
+#include "ui/editor/editor_workbench.h"
 #include "ui/export/graph_export.h"
 #include "ui/graph_document.h"
 #include "ui/graphview/graph_scene.h"
@@ -71,6 +72,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   actions_ = new MainWindowActions(this);
   actions_->view_menu()->addAction(graph_view_->minimap_action());
   debug_ = new DebugWorkbench(this);
+  editor_ = new EditorWorkbench(this);
   cluster_ = new ClusterWorkbench(this);
 
   summary_label_ = new QLabel(QStringLiteral("No graph loaded"), this);
@@ -110,6 +112,7 @@ void MainWindow::build_central() {
 
   setCentralWidget(stack_);
   stack_->setCurrentIndex(kWelcomePage);
+  connect(stack_, &QStackedWidget::currentChanged, this, &MainWindow::central_page_changed);
 
   connect(filter_edit_, &QLineEdit::textChanged, this, [this](const QString& text) {
     proxy_->set_filter_text(text);
@@ -169,6 +172,20 @@ void MainWindow::add_view_dock(QDockWidget* dock, Qt::DockWidgetArea area) {
   addDockWidget(area, dock);
   actions_->view_menu()->addAction(dock->toggleViewAction());
 }
+
+void MainWindow::add_central_page(QWidget* page) { stack_->addWidget(page); }
+
+void MainWindow::show_central_page(QWidget* page) {
+  if (page) {
+    stack_->setCurrentWidget(page);
+  } else {
+    stack_->setCurrentIndex(!doc_ ? kWelcomePage : compare_->comparison() ? kComparePage : kGraphPage);
+    setWindowTitle(doc_ ? QStringLiteral("FlowLens \u2014 %1").arg(doc_->file_name()) : QStringLiteral("FlowLens"));
+  }
+  emit comparison_changed();
+}
+
+QWidget* MainWindow::central_page() const { return stack_->currentWidget(); }
 
 QString MainWindow::summary_text() const { return summary_label_->text(); }
 

@@ -33,6 +33,7 @@ class ClusterWorkbench;
 class CompareView;
 class DebugWorkbench;
 class DiagnosticsPanel;
+class EditorWorkbench;
 class MainWindowActions;
 class RecentFiles;
 class ReplicaComparison;
@@ -82,10 +83,16 @@ class MainWindow : public QMainWindow {
   RecentFiles* recent_files() const;
   MainWindowActions* actions() const { return actions_; }
   DebugWorkbench* debug_workbench() const { return debug_; }
+  EditorWorkbench* editor_workbench() const { return editor_; }
   ClusterWorkbench* cluster_workbench() const { return cluster_; }
 
   // Adds a dock and its show/hide toggle to the View menu.
   void add_view_dock(QDockWidget* dock, Qt::DockWidgetArea area);
+  // More pages for the central area (the graph editor): add once, then show
+  // one, or nullptr for the graph (compare, welcome) page again.
+  void add_central_page(QWidget* page);
+  void show_central_page(QWidget* page);
+  QWidget* central_page() const;
 
   // The parts, for tests and for views added later.
   NodeTableModel* node_model() const { return model_; }
@@ -120,6 +127,7 @@ class MainWindow : public QMainWindow {
   void document_changed();
   void current_node_changed(const QString& name);
   void comparison_changed();  // comparing() may have changed
+  void central_page_changed();
 
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -155,6 +163,7 @@ class MainWindow : public QMainWindow {
   CompareView* compare_ = nullptr;
   MainWindowActions* actions_ = nullptr;
   DebugWorkbench* debug_ = nullptr;
+  EditorWorkbench* editor_ = nullptr;
   ClusterWorkbench* cluster_ = nullptr;
   bool shown_once_ = false;
   bool settings_enabled_ = false;

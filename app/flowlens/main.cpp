@@ -8,6 +8,8 @@
 //   flowlens graph --run [--break n,...] [--check-numerics] [--time-overlay] [--dock profiler]
 //                                                    run it once (pausing at the breakpoints), with a screenshot
 //                                                    taken once it is paused or finished
+//   flowlens [graph] --edit | --template matmul|mlp|two-tower [--select n] [--run]
+//                                                    open the graph (an empty canvas, a template) in the editor
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDockWidget>
@@ -20,6 +22,11 @@
 #include "ui/compare/compare_view.h"
 #include "ui/debugger/breakpoint_store.h"
 #include "ui/debugger/debug_workbench.h"
+#include "ui/editor/editable_graph.h"
+#include "ui/editor/editor_page.h"
+#include "ui/editor/editor_scene.h"
+#include "ui/editor/editor_workbench.h"
+#include "ui/editor/template_dialog.h"
 #include "ui/graph_document.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/main_window.h"
@@ -101,6 +108,12 @@ int main(int argc, char** argv) {
   parser.addOption(screenshot_option);
   parser.addOption(select_option);
   parser.addOptions({replicas_option, split_option, merge_option, devices_option});
+  const QCommandLineOption edit_option(QStringLiteral("edit"),
+                                       QStringLiteral("Open the graph (or an empty canvas) in the graph editor."));
+  const QCommandLineOption template_option(
+      QStringLiteral("template"), QStringLiteral("Start the graph editor with a template: matmul, mlp or two-tower."),
+      QStringLiteral("name"));
+  parser.addOptions({edit_option, template_option});
   parser.process(app);  // handles --help, --version and unknown options (exit 1)
 
   const QStringList positional = parser.positionalArguments();
@@ -109,7 +122,9 @@ int main(int argc, char** argv) {
   const QString graph_path = positional.value(0);
   const bool screenshot = parser.isSet(screenshot_option);
   const QString select = parser.value(select_option);
-  if (!select.isEmpty() && graph_path.isEmpty()) return fail(QStringLiteral("--select needs a graph file"), 2);
+  const bool editing = parser.isSet(template_option) || parser.isSet(edit_option);
+  if (!select.isEmpty() && graph_path.isEmpty() && !editing)
+    return fail(QStringLiteral("--select needs a graph file"), 2);
 
   int replicas = 0;
   if (parser.isSet(replicas_option)) {
@@ -124,9 +139,28 @@ int main(int argc, char** argv) {
   if (!screenshot) window.enable_settings();
   window.resize(1280, 800);
 
+  flowlens::ui::EditorWorkbench* editor = window.editor_workbench();
+  if (parser.isSet(template_option)) {
+    QString error;
+    auto graph = flowlens::ui::TemplateDialog::build_template(parser.value(template_option), {}, &error);
+    if (!graph) return fail(QStringLiteral("--template: %1").arg(error), 2);
+    editor->new_graph_from(std::move(*graph), parser.value(template_option));
+  } else if (parser.isSet(edit_option)) {
+    QString error;
+    if (graph_path.isEmpty())
+      editor->new_graph();
+    else if (!editor->open_in_editor(graph_path, &error))
+      return fail(error);
+  }
+  // In the editor, --select picks a node (shown in the Inspector) and --run runs the graph once.
+  if (editing && !select.isEmpty() && !editor->model()->graph().find(select.toStdString()))
+    return fail(QStringLiteral("no node named '%1' in the editor's graph").arg(select), 2);
+  if (editing && !select.isEmpty()) editor->page()->scene()->select_nodes({select});
+  if (editing && parser.isSet(run_option)) editor->page()->run();
+
   bool loaded = false;
   QString load_error;
-  if (!graph_path.isEmpty()) {
+  if (!graph_path.isEmpty() && !editing) {
     loaded = window.open_file(graph_path, &load_error);
     if (!loaded && screenshot) return fail(load_error);
   }

@@ -1,0 +1,32 @@
+#include "ui/editor/node_ports.h"
+
+#include <algorithm>
+
+#include "common/error.h"
+#include "ops/op_registry.h"
+
+namespace flowlens::ui {
+
+int data_input_count(const Node& node) {
+  int n = 0;
+  for (const std::string& input : node.inputs) n += input.starts_with("^") ? 0 : 1;
+  return n;
+}
+
+int input_port_count(const Node& node, const OpDef* def) {
+  const int connected = data_input_count(node);
+  if (!def) return connected;
+  if (def->max_inputs < 0) return std::max(def->min_inputs, connected + 1);
+  return std::max(def->max_inputs, connected);
+}
+
+int output_port_count(const Node& node, const OpDef* def) {
+  if (!def) return 1;
+  try {
+    return std::max(0, def->outputs_for(node));
+  } catch (const Error&) {  // an attr the count depends on is malformed; validation reports it
+    return def->num_outputs;
+  }
+}
+
+}  // namespace flowlens::ui

@@ -1,0 +1,63 @@
+#pragma once
+// File → New from Template: pick the matmul example, an MLP classifier or
+// the 2-tower in-graph training graph, and for the MLP ones the layer sizes,
+// activation, batch and learning rate. The graphs come from
+// engine/transform/graph_templates, the builders the tests and CLI use.
+#include <QDialog>
+#include <optional>
+
+#include "graph/graph.h"
+#include "transform/graph_templates.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+class QWidget;
+
+namespace flowlens::ui {
+
+class TemplateDialog : public QDialog {
+  Q_OBJECT
+
+ public:
+  // Template ids: "matmul", "mlp", "two-tower".
+  static const QStringList& template_ids();
+  // Builds template `id`; nullopt with `error` naming the bad option.
+  static std::optional<flowlens::Graph> build_template(const QString& id, const MlpTemplateOptions& options,
+                                                       QString* error);
+
+  explicit TemplateDialog(QWidget* parent = nullptr);
+
+  void set_template(const QString& id);
+  QString template_id() const;
+  // The options as the form shows them; false with `error` for a bad layer list.
+  bool mlp_options(MlpTemplateOptions* options, QString* error) const;
+  std::optional<flowlens::Graph> build(QString* error) const;
+
+  QComboBox* template_combo() const { return template_; }
+  QLineEdit* hidden_edit() const { return hidden_; }
+  QSpinBox* batch_spin() const { return batch_; }
+  QComboBox* activation_combo() const { return activation_; }
+
+  void accept() override;  // refuses (with the reason shown) options that do not build
+
+ private:
+  void update_form();
+
+  QComboBox* template_ = nullptr;
+  QLabel* about_ = nullptr;
+  QWidget* mlp_form_ = nullptr;
+  QSpinBox* batch_ = nullptr;
+  QSpinBox* features_ = nullptr;
+  QLineEdit* hidden_ = nullptr;
+  QSpinBox* classes_ = nullptr;
+  QComboBox* activation_ = nullptr;
+  QCheckBox* training_ = nullptr;
+  QDoubleSpinBox* learning_rate_ = nullptr;
+  QLabel* error_ = nullptr;
+};
+
+}  // namespace flowlens::ui
