@@ -147,7 +147,9 @@ class Parser {
     if (task.contains("index")) {
       const json& index = task.at("index");
       if (!index.is_number_integer() || index.get<int64_t>() < 0 || index.get<int64_t>() > INT32_MAX)
-        fail("task.index", "expected a non-negative integer, got " + index.dump());
+        // dump() recurses, so nested arrays or objects are named by type only.
+        fail("task.index", "expected a non-negative integer, got " +
+                               (index.is_primitive() ? index.dump() : std::string(index.type_name())));
       id.index = index.get<int>();
     }
     // TF runs the evaluator outside the cluster, so it need not be listed.
@@ -226,6 +228,12 @@ ClusterSpec parse_cluster_spec(std::string_view text, const std::string& source_
   } catch (const json::parse_error& e) {
     auto [line, column] = line_column_at(text, e.byte);
     throw ParseError(source_name, line, column, "invalid JSON: " + strip_nlohmann_prefix(e.what()));
+  } catch (const json::exception& e) {
+    // out_of_range for a number beyond double ("1e999"): no position known.
+    const std::string what = e.what();
+    const std::size_t bracket = what.find("] ");
+    throw ParseError(source_name, 0, 0,
+                     "invalid JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)));
   }
   return Parser(source_name).parse_root(root);
 }

@@ -10,6 +10,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "io/utf8.h"
+
 namespace flowlens {
 namespace {
 
@@ -38,15 +40,34 @@ std::optional<DType> dtype_from_onnx(int t) {
   }
 }
 
-// ONNX has no "repeat the last value" rule: the typed field must hold exactly
-// `want` values (scalars per element, or two per complex element).
+// The typed field an ONNX tensor of `dtype` keeps its values in, and how many
+// values make one element (two for complex).
+struct TypedField {
+  const char* name;
+  int64_t size;
+  int64_t per_element;
+};
+
+TypedField typed_field(const TensorProto& p, DType dtype) {
+  switch (dtype) {
+    case DType::Float: return {"float_data", p.float_data_size(), 1};
+    case DType::Complex64: return {"float_data", p.float_data_size(), 2};
+    case DType::Double: return {"double_data", p.double_data_size(), 1};
+    case DType::Complex128: return {"double_data", p.double_data_size(), 2};
+    case DType::Int64: return {"int64_data", p.int64_data_size(), 1};
+    case DType::UInt32:
+    case DType::UInt64: return {"uint64_data", p.uint64_data_size(), 1};
+    // Narrow integers, bool, FLOAT16/BFLOAT16 (as bit patterns) use int32_data.
+    default: return {"int32_data", p.int32_data_size(), 1};
+  }
+}
+
+// ONNX has no "repeat the last value" rule: the caller has checked that the
+// field holds exactly `count` values.
 template <class Out, class Field>
-void fill_exact(void* raw, int64_t want, const Field& field, const char* name) {
-  if (static_cast<int64_t>(field.size()) != want)
-    throw Error(std::string(name) + " has " + std::to_string(field.size()) + " values, expected " +
-                std::to_string(want));
+void copy_values(void* raw, int64_t count, const Field& field) {
   Out* out = static_cast<Out*>(raw);
-  for (int64_t k = 0; k < want; ++k) out[k] = static_cast<Out>(field.Get(static_cast<int>(k)));
+  for (int64_t k = 0; k < count; ++k) out[k] = static_cast<Out>(field.Get(static_cast<int>(k)));
 }
 
 Tensor tensor_from_onnx(const TensorProto& p) {
@@ -54,42 +75,54 @@ Tensor tensor_from_onnx(const TensorProto& p) {
     throw Error("tensor data is stored in an external file, which is not supported");
   auto dtype = dtype_from_onnx(p.data_type());
   if (!dtype) throw Error("unsupported tensor data_type " + std::to_string(p.data_type()));
+  // Every element is backed by bytes of the file, so the sizes are checked
+  // before anything is allocated; the element count must not overflow either.
+  constexpr int64_t kMaxElements = int64_t{1} << 40;
   std::vector<int64_t> dims;
+  int64_t n = 1;
   for (int64_t d : p.dims()) {
     if (d < 0) throw Error("tensor dim " + std::to_string(d) + " is negative");
+    if (d != 0 && n > kMaxElements / d) throw Error("tensor dims hold more than 2^40 elements");
+    n *= d;
     dims.push_back(d);
   }
   Shape shape(dims);
-  const int64_t n = shape.num_elements();
   if (*dtype == DType::String) {
     if (p.string_data_size() != n)
       throw Error("string_data has " + std::to_string(p.string_data_size()) + " values, expected " + std::to_string(n));
     return Tensor::from_strings(shape, {p.string_data().begin(), p.string_data().end()});
   }
-  Tensor t(*dtype, shape);
+  const uint64_t bytes = static_cast<uint64_t>(n) * dtype_size(*dtype);
   if (p.has_raw_data()) {
-    if (p.raw_data().size() != t.byte_size())
-      throw Error("raw_data has " + std::to_string(p.raw_data().size()) + " bytes, expected " +
-                  std::to_string(t.byte_size()) + " for " + dtype_name(*dtype) + " " + shape.to_string());
-    if (t.byte_size() > 0) std::memcpy(t.raw_data(), p.raw_data().data(), t.byte_size());
+    if (p.raw_data().size() != bytes)
+      throw Error("raw_data has " + std::to_string(p.raw_data().size()) + " bytes, expected " + std::to_string(bytes) +
+                  " for " + dtype_name(*dtype) + " " + shape.to_string());
+    Tensor t(*dtype, shape);
+    if (bytes > 0) std::memcpy(t.raw_data(), p.raw_data().data(), bytes);
     return t;
   }
+  const TypedField field = typed_field(p, *dtype);
+  if (field.size != n * field.per_element)
+    throw Error(std::string(field.name) + " has " + std::to_string(field.size) + " values, expected " +
+                std::to_string(n * field.per_element) + " for " + dtype_name(*dtype) + " " + shape.to_string());
+  Tensor t(*dtype, shape);
   void* raw = t.raw_data();
+  const int64_t count = n * field.per_element;
   switch (*dtype) {
-    case DType::Float: fill_exact<float>(raw, n, p.float_data(), "float_data"); break;
-    case DType::Complex64: fill_exact<float>(raw, 2 * n, p.float_data(), "float_data"); break;
-    case DType::Double: fill_exact<double>(raw, n, p.double_data(), "double_data"); break;
-    case DType::Complex128: fill_exact<double>(raw, 2 * n, p.double_data(), "double_data"); break;
-    case DType::Int64: fill_exact<int64_t>(raw, n, p.int64_data(), "int64_data"); break;
-    case DType::UInt32: fill_exact<uint32_t>(raw, n, p.uint64_data(), "uint64_data"); break;
-    case DType::UInt64: fill_exact<uint64_t>(raw, n, p.uint64_data(), "uint64_data"); break;
-    case DType::Int32: fill_exact<int32_t>(raw, n, p.int32_data(), "int32_data"); break;
-    case DType::Int16: fill_exact<int16_t>(raw, n, p.int32_data(), "int32_data"); break;
-    case DType::Int8: fill_exact<int8_t>(raw, n, p.int32_data(), "int32_data"); break;
-    case DType::UInt8: fill_exact<uint8_t>(raw, n, p.int32_data(), "int32_data"); break;
-    case DType::Bool: fill_exact<bool>(raw, n, p.int32_data(), "int32_data"); break;
+    case DType::Float:
+    case DType::Complex64: copy_values<float>(raw, count, p.float_data()); break;
+    case DType::Double:
+    case DType::Complex128: copy_values<double>(raw, count, p.double_data()); break;
+    case DType::Int64: copy_values<int64_t>(raw, count, p.int64_data()); break;
+    case DType::UInt32: copy_values<uint32_t>(raw, count, p.uint64_data()); break;
+    case DType::UInt64: copy_values<uint64_t>(raw, count, p.uint64_data()); break;
+    case DType::Int32: copy_values<int32_t>(raw, count, p.int32_data()); break;
+    case DType::Int16: copy_values<int16_t>(raw, count, p.int32_data()); break;
+    case DType::Int8: copy_values<int8_t>(raw, count, p.int32_data()); break;
+    case DType::UInt8: copy_values<uint8_t>(raw, count, p.int32_data()); break;
+    case DType::Bool: copy_values<bool>(raw, count, p.int32_data()); break;
     // FLOAT16/BFLOAT16 carry their bit patterns in int32_data.
-    default: fill_exact<uint16_t>(raw, n, p.int32_data(), "int32_data"); break;
+    default: copy_values<uint16_t>(raw, count, p.int32_data()); break;
   }
   return t;
 }
@@ -132,6 +165,9 @@ AttrValue attr_from_onnx(const AttributeProto& a) {
       break;
     case AttributeProto::SPARSE_TENSORS: return AttrValue("<sparse tensors>");
     case AttributeProto::TYPE_PROTOS: return AttrValue("<type protos>");
+    // UNDEFINED with no value field set, or a type number this ONNX does not
+    // know (proto2 keeps those as unknown fields, leaving type() UNDEFINED).
+    case AttributeProto::UNDEFINED: throw Error("has no value (type UNDEFINED or unknown, and no value field set)");
     default: throw Error("unsupported attribute type " + std::to_string(a.type()));
   }
   return AttrValue(std::move(list));
@@ -164,6 +200,7 @@ class Importer {
       } catch (const Error& e) {
         fail("initializer '" + init.name() + "': " + e.what());
       }
+      require_utf8(init.name(), "initializer name");
       Node n{claim(sanitize(init.name()), "initializer"), "Const", {}, {}, {}};
       n.attrs["dtype"] = t.dtype();
       n.attrs["value"] = t;
@@ -176,6 +213,7 @@ class Importer {
     for (const auto& in : g.input()) {
       if (constants_.count(in.name())) continue;  // IR < 4 lists initializers as inputs too
       note_type(in);
+      require_utf8(in.name(), "graph input name");
       Node n{claim(sanitize(in.name()), "input"), "Placeholder", {}, {}, {}};
       n.attrs["dtype"] = DType::Variant;
       n.attrs["shape"] = Shape::unknown_rank();
@@ -193,11 +231,15 @@ class Importer {
     }
     // Output Identities take the output value's name, so reserve those first.
     std::vector<std::pair<std::string, std::string>> outputs;  // value, node name
-    for (const auto& out : g.output())
+    for (const auto& out : g.output()) {
+      require_utf8(out.name(), "graph output name");
       if (!values_.count(out.name())) outputs.emplace_back(out.name(), claim(sanitize(out.name()), "output"));
+    }
     std::vector<std::string> names;
     for (int i = 0; i < g.node_size(); ++i) {
       const onnx::NodeProto& np = g.node(i);
+      require_utf8(np.op_type(), "node " + std::to_string(i) + ": op_type");
+      require_utf8(np.name(), "node " + std::to_string(i) + " (" + np.op_type() + "): name");
       names.push_back(claim(sanitize(np.name()), np.op_type() + "_" + std::to_string(i)));
       for (int k = 0; k < np.output_size(); ++k)
         if (!np.output(k).empty())
@@ -220,6 +262,12 @@ class Importer {
  private:
   [[noreturn]] void fail(const std::string& message) const { throw ParseError(source_, 0, 0, message); }
 
+  // ONNX (proto2) does not check UTF-8, but these strings become GraphDef
+  // string fields, which must hold UTF-8 to save as .pb and load again.
+  void require_utf8(const std::string& text, const std::string& what) const {
+    if (!io_detail::is_valid_utf8(text)) fail(what + " is not valid UTF-8");
+  }
+
   std::string claim(const std::string& wanted, const std::string& fallback) {
     const std::string base = wanted.empty() ? sanitize(fallback) : wanted;
     std::string name = base;
@@ -229,6 +277,7 @@ class Importer {
   }
 
   void define(const std::string& value, const std::string& endpoint, const std::string& what) {
+    require_utf8(value, what + ": value name");
     auto [it, fresh] = values_.emplace(value, endpoint);
     if (!fresh && !value.empty())
       fail(what + ": value '" + value + "' is already defined (ONNX values must have one producer)");
@@ -303,6 +352,7 @@ class Importer {
 
   void convert(int index, const onnx::NodeProto& np, const std::string& name) {
     const std::string where = "node " + std::to_string(index) + " (" + np.op_type() + ")";
+    require_utf8(np.domain(), where + ": domain");
     std::vector<std::string> in_values, inputs;
     for (const std::string& v : np.input()) {
       if (v.empty()) continue;  // an omitted optional input
@@ -313,6 +363,7 @@ class Importer {
     }
     AttrMap attrs;
     for (const AttributeProto& a : np.attribute()) {
+      require_utf8(a.name(), where + ": attribute name");
       try {
         attrs[a.name()] = attr_from_onnx(a);
       } catch (const Error& e) {

@@ -14,7 +14,11 @@ static_assert(std::endian::native == std::endian::little, "tensor_content decodi
 
 namespace {
 
+// The most bytes a constant given by typed *_val fields (or strings) may expand to.
+constexpr uint64_t kMaxExpandedBytes = uint64_t{1} << 30;
+
 std::string count_text(int64_t n) { return std::to_string(n) + (n == 1 ? " value" : " values"); }
+std::string elements_text(int64_t n) { return std::to_string(n) + (n == 1 ? " element" : " elements"); }
 
 // TF's FromProtoField rule: values fill the tensor in order; when there are
 // fewer than the element count, the last value repeats (so `float_val: 0`
@@ -25,7 +29,7 @@ void fill_repeated(Out* out, int64_t n, const Field& field, const char* field_na
   const int64_t have = field.size();
   if (have > n)
     throw Error(std::string(field_name) + " has " + count_text(have) + " but the shape holds only " +
-                std::to_string(n) + " elements");
+                elements_text(n));
   for (int64_t k = 0; k < n; ++k) {
     if (have == 0)
       out[k] = Out{};
@@ -42,7 +46,7 @@ void fill_complex(std::complex<Scalar>* out, int64_t n, const Field& field, cons
   const int64_t have = field.size() / 2;
   if (have > n)
     throw Error(std::string(field_name) + " has " + count_text(have) + " but the shape holds only " +
-                std::to_string(n) + " elements");
+                elements_text(n));
   for (int64_t k = 0; k < n; ++k) {
     if (have == 0) {
       out[k] = {};
@@ -89,8 +93,8 @@ void decode_strings(const proto::TensorProto& p, Tensor& t) {
   const int64_t n = t.num_elements();
   const int64_t have = p.string_val_size();
   if (have > n)
-    throw Error("string_val has " + count_text(have) + " but the shape holds only " + std::to_string(n) +
-                " elements");
+    throw Error("string_val has " + count_text(have) + " but the shape holds only " +
+                elements_text(n));
   auto& out = t.strings();
   for (int64_t k = 0; k < n; ++k)
     if (have) out[static_cast<size_t>(k)] = p.string_val(static_cast<int>(k < have ? k : have - 1));
@@ -179,9 +183,10 @@ Tensor tensor_from_proto(const proto::TensorProto& p) {
   // A tensor without tensor_shape is a scalar, as in TensorFlow.
   Shape shape = shape_from_proto(p.tensor_shape());
   if (!shape.rank_known()) throw Error("tensor_shape has unknown rank; a constant tensor needs a full shape");
-  const std::size_t elem = dtype_size(dtype);
-  // Guard the element count before allocating: a corrupt dim must not become a
-  // multi-terabyte allocation or an overflowed product.
+  // Guard the size before allocating: a corrupt dim must not become an
+  // overflowed product or an allocation the file does not back. Strings cost
+  // a std::string per element however short they are.
+  const std::size_t elem = dtype == DType::String ? sizeof(std::string) : dtype_size(dtype);
   constexpr int64_t kMaxBytes = int64_t{1} << 40;
   int64_t n = 1;
   for (int k = 0; k < shape.rank(); ++k) {
@@ -191,18 +196,25 @@ Tensor tensor_from_proto(const proto::TensorProto& p) {
       throw Error("tensor_shape " + shape.to_string() + " is too large");
     n *= d;
   }
+  const std::string& content = p.tensor_content();
+  const uint64_t bytes = static_cast<uint64_t>(n) * elem;
+  if (dtype != DType::String && !content.empty() && content.size() != bytes)
+    throw Error("tensor_content has " + std::to_string(content.size()) + " bytes but shape " + shape.to_string() +
+                " of " + dtype_name(dtype) + " needs " + std::to_string(bytes) + " (" + std::to_string(n) + " x " +
+                std::to_string(elem) + ")");
+  // tensor_content is backed by the file; typed *_val fields repeat their last
+  // value to fill the shape, so a few bytes could ask for any size.
+  if ((dtype == DType::String || content.empty()) && bytes > kMaxExpandedBytes)
+    throw Error("tensor_shape " + shape.to_string() + " of " + dtype_name(dtype) + " would expand to " +
+                std::to_string(bytes) + " bytes; constants given by *_val fields may expand to at most " +
+                std::to_string(kMaxExpandedBytes >> 20) + " MiB (use tensor_content for larger ones)");
 
   Tensor t(dtype, shape);
   if (dtype == DType::String) {
     decode_strings(p, t);
     return t;
   }
-  const std::string& content = p.tensor_content();
   if (!content.empty()) {
-    if (content.size() != t.byte_size())
-      throw Error("tensor_content has " + std::to_string(content.size()) + " bytes but shape " + shape.to_string() +
-                  " of " + dtype_name(dtype) + " needs " + std::to_string(t.byte_size()) + " (" + std::to_string(n) +
-                  " x " + std::to_string(elem) + ")");
     std::memcpy(t.raw_data(), content.data(), content.size());
     if (dtype == DType::Bool)  // any nonzero byte is true; a bool must hold exactly 0 or 1
       for (auto& b : std::span(static_cast<unsigned char*>(t.raw_data()), t.byte_size())) b = b != 0;

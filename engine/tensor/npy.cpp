@@ -151,8 +151,10 @@ std::optional<DescrInfo> parse_descr(const std::string& descr) {
                                                                                          : fixed(DType::UInt64);
     case 'b': return fixed(DType::Bool);
     case 'c': return size == 8 ? fixed(DType::Complex64) : fixed(DType::Complex128);
-    case 'S': return DescrInfo{DType::String, size, big, false, true};
-    case 'U': return DescrInfo{DType::String, size * 4, big, true, false};
+    // numpy never writes zero-width strings ('S0' arrays are saved as 'S1'),
+    // and elements without bytes would let a tiny file claim any shape.
+    case 'S': return size ? std::optional(DescrInfo{DType::String, size, big, false, true}) : std::nullopt;
+    case 'U': return size ? std::optional(DescrInfo{DType::String, size * 4, big, true, false}) : std::nullopt;
     default: return std::nullopt;
   }
 }
