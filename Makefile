@@ -5,7 +5,7 @@ SAMPLE ?= samples/matmul_baseline.pbtxt
 REPLICAS ?= 2
 JOBS ?= $(shell nproc)
 
-.PHONY: run test build deps bench clean
+.PHONY: run test build deps bench fuzz clean
 
 run: build
 	$(BUILD_DIR)/bin/flowlens $(if $(filter-out 0,$(REPLICAS)),--replicas $(REPLICAS)) $(SAMPLE)
@@ -27,6 +27,14 @@ bench: build
 	$(BUILD_DIR)/bin/bench_observe
 	$(BUILD_DIR)/bin/bench_transport
 	$(BUILD_DIR)/bin/bench_attach
+
+# Long fuzzing runs (clang, libFuzzer + ASan + UBSan in build-fuzz/): FUZZ_SECONDS
+# per target; FUZZ_TARGETS picks some of graphdef_text graphdef_binary onnx
+# cluster_json wire_decoder npy.
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?=
+fuzz: deps
+	tests/fuzz/run-fuzzers.sh --seconds $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 clean:
 	rm -rf $(BUILD_DIR)
