@@ -1,8 +1,9 @@
 #pragma once
 // Canvas positions for a graph that has none (a template, an opened file, a
 // paste): a layered layout, left to right, each node one column right of its
-// deepest input, rows in file order. Cheap and stable, so an edit does not
-// move the nodes a user has not touched.
+// deepest input, sources just left of their first consumer, rows ordered by
+// the mean row of their inputs. Only nodes without a position are placed, so
+// an edit never moves what the user has arranged.
 #include <QPointF>
 #include <map>
 #include <string>

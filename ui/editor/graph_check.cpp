@@ -55,8 +55,10 @@ QString GraphCheck::summary() const {
 }
 
 QString describe_tensor_info(const TensorInfo& info) {
-  const QString type = info.dtype == DType::Invalid ? QStringLiteral("?") : QString::fromStdString(dtype_name(info.dtype));
-  return type + QString::fromStdString(info.shape.to_string());
+  const bool typed = info.dtype != DType::Invalid;
+  if (!info.shape.rank_known()) return typed ? QString::fromStdString(dtype_name(info.dtype)) + QStringLiteral(" ?") : QStringLiteral("?");
+  return (typed ? QString::fromStdString(dtype_name(info.dtype)) : QStringLiteral("?")) +
+         QString::fromStdString(info.shape.to_string());
 }
 
 GraphCheck check_graph(const Graph& graph, const OpRegistry& registry) {

@@ -38,7 +38,7 @@ struct GraphCheck {
 
 GraphCheck check_graph(const flowlens::Graph& graph, const OpRegistry& registry);
 
-// "float32[4,1]", "?[?]" for unknown parts.
+// "float32[4,1]", "float32[?,3]"; "float32 ?" when the rank is unknown, "?" when nothing is.
 QString describe_tensor_info(const TensorInfo& info);
 
 }  // namespace flowlens::ui
