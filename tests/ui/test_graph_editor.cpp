@@ -14,6 +14,7 @@
 #include <QDragEnterEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -424,6 +425,25 @@ class TestGraphEditor : public QObject {
     std::optional<Graph> matmul = TemplateDialog::build_template(QStringLiteral("matmul"), {}, &error);
     editor_->new_graph_from(std::move(*matmul), QStringLiteral("Matmul example"));
     QCOMPARE(matmul_result(), QStringLiteral("output = %1").arg(QLatin1String(kExpected)));
+  }
+
+  void closing_with_unsaved_edits_asks() {
+    editor_->new_graph();
+    QVERIFY(!drop_op(QStringLiteral("Const"), at(0, 0)).isEmpty());
+    QVERIFY(model()->is_modified());
+    QString asked;
+    // Answer the question the close raises with Cancel: the window stays.
+    QTimer::singleShot(0, this, [&asked] {
+      if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+        asked = box->text();
+        box->button(QMessageBox::Cancel)->click();
+      }
+    });
+    QVERIFY(!window_->close());
+    QVERIFY(asked.contains(QLatin1String("unsaved")));
+    QVERIFY(window_->isVisible());
+    model()->undo_stack()->setClean();
+    QVERIFY(!model()->is_modified());
   }
 
   void editor_actions_follow_the_mode() {

@@ -5,6 +5,7 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGraphicsItem>
@@ -63,6 +64,7 @@ EditorWorkbench::EditorWorkbench(MainWindow* window) : QObject(window), w_(windo
     if (!name.isEmpty()) page_->scene()->select_nodes({name});
   });
   connect(inspector_, &NodeInspector::edit_refused, page_, [this](const QString& m) { page_->report(m, true); });
+  w_->installEventFilter(this);
   update_state();
 }
 
@@ -106,6 +108,8 @@ void EditorWorkbench::build_actions() {
   });
   QAction* from_template = add(nullptr, QStringLiteral("actionNewFromTemplate"), QStringLiteral("New from &Template\u2026"), {}, nullptr);
   connect(from_template, &QAction::triggered, this, &EditorWorkbench::new_from_template_dialog);
+  QAction* open_editor = add(nullptr, QStringLiteral("actionOpenInEditor"), QStringLiteral("Open in Edi&tor\u2026"), {}, nullptr);
+  connect(open_editor, &QAction::triggered, this, &EditorWorkbench::open_in_editor_dialog);
   QAction* edit_loaded = add(nullptr, QStringLiteral("actionEditLoadedGraph"), QStringLiteral("&Edit Loaded Graph"), {}, nullptr);
   edit_loaded->setToolTip(QStringLiteral("Copy the graph open in the viewer into the editor"));
   connect(edit_loaded, &QAction::triggered, this, &EditorWorkbench::edit_loaded_graph);
@@ -115,7 +119,7 @@ void EditorWorkbench::build_actions() {
                          QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), "document-save-as");
   connect(save_as, &QAction::triggered, this, &EditorWorkbench::save_as);
   if (file) {
-    file->insertActions(first, {new_empty, from_template, edit_loaded});
+    file->insertActions(first, {new_empty, from_template, open_editor, edit_loaded});
     file->insertSeparator(first);
     QAction* before_export = nullptr;
     for (QAction* a : file->actions())
@@ -201,10 +205,28 @@ void EditorWorkbench::show_viewer() {
 
 bool EditorWorkbench::may_discard_edits() {
   if (!model_->is_modified()) return true;
-  const auto answer = QMessageBox::question(w_, QStringLiteral("Unsaved graph"),
-                                            QStringLiteral("The graph in the editor has unsaved edits. Discard them?"),
-                                            QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
+  const auto answer = QMessageBox::question(
+      w_, QStringLiteral("Unsaved graph"), QStringLiteral("The graph in the editor has unsaved edits. Save them first?"),
+      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  if (answer == QMessageBox::Save) return save();
   return answer == QMessageBox::Discard;
+}
+
+bool EditorWorkbench::eventFilter(QObject* watched, QEvent* event) {
+  // Closing the window with unsaved edits asks first, as any editor does.
+  if (watched == w_ && event->type() == QEvent::Close && !may_discard_edits()) {
+    event->ignore();
+    return true;
+  }
+  return QObject::eventFilter(watched, event);
+}
+
+void EditorWorkbench::open_in_editor_dialog() {
+  if (!may_discard_edits()) return;
+  const QString path = QFileDialog::getOpenFileName(w_, QStringLiteral("Open Graph in Editor"), QString(),
+                                                    MainWindow::kOpenFilter);
+  QString error;
+  if (!path.isEmpty() && !open_in_editor(path, &error)) w_->show_error(QStringLiteral("Could not open graph"), error);
 }
 
 void EditorWorkbench::new_graph() { new_graph_from(Graph(), QStringLiteral("untitled")); }

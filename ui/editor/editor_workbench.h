@@ -2,11 +2,12 @@
 // The graph editor in the main window: owns the EditableGraph, the editor
 // page in the central area, the Ops palette and Inspector docks, and the
 // actions that drive them:
-//   File → New Graph (Ctrl+N), New from Template…, Edit Loaded Graph,
-//          Save Graph (Ctrl+S), Save Graph As… (Ctrl+Shift+S);
+//   File → New Graph (Ctrl+N), New from Template…, Open in Editor…, Edit
+//          Loaded Graph, Save Graph (Ctrl+S), Save Graph As… (Ctrl+Shift+S);
 //   Edit → Undo, Redo, Cut, Copy, Paste, Delete, Select All (editor only);
 //   View → Graph Editor (Ctrl+E) switches between the editor and the viewer.
-// Loading a file in the viewer leaves the editor's graph as it was.
+// Loading a file in the viewer leaves the editor's graph as it was; closing
+// the window or replacing the graph with unsaved edits asks first.
 #include <QObject>
 #include <QString>
 
@@ -52,6 +53,7 @@ class EditorWorkbench : public QObject {
   void show_editor();
   void show_viewer();
   void new_from_template_dialog();
+  void open_in_editor_dialog();
   void edit_loaded_graph();
   bool save();     // asks for a path when the graph has none
   bool save_as();  // always asks
@@ -60,6 +62,9 @@ class EditorWorkbench : public QObject {
   void paste();
   void delete_selection();
   void select_all();
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   void build_docks();
