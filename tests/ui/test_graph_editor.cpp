@@ -1,6 +1,6 @@
-// The graph editor (issue 10). Acceptance: build the matmul example on an
-// empty canvas by simulated palette drops, port-to-port drags and inspector
-// edits; undo everything back to empty and redo it; save, reload and run it
+// The graph editor (issue 10). Acceptance: build the matmul example
+// (variables, their Assign initializers and reads, the MatMul) on an empty
+// canvas by simulated palette drops, port-to-port drags and inspector edits; undo everything back to empty and redo it; save, reload and run it
 // to [[9],[21],[33],[45]]. Also: live validation (red nodes with the
 // message), refused edits, copy/paste, moves as undo steps, control
 // dependencies, palette search, tensor text and templates.
@@ -23,6 +23,7 @@
 #include <QUndoStack>
 
 #include "exec/session.h"
+#include "graph/variable_initializers.h"
 #include "io/graph_io.h"
 #include "tensor/tensor_format.h"
 #include "ui/editor/editable_graph.h"
@@ -156,21 +157,45 @@ class TestGraphEditor : public QObject {
     return r.lines.join(QLatin1Char('|'));
   }
 
-  // The acceptance scenario up to a runnable graph; returns the undo steps it took.
+  // tf.Variable(value, name=name) drawn by hand, as TensorFlow 1 exports it:
+  // Const name/initial_value, VariableV2 name, Assign name/Assign(var, initial)
+  // and Identity name/read(var). Returns false at the first step that fails.
+  bool draw_variable(const QString& name, const QString& shape, const QString& value, QPointF origin) {
+    const QString init = drop_op(QStringLiteral("Const"), origin);
+    const QString var = drop_op(QStringLiteral("VariableV2"), origin + QPointF(0, 110));
+    const QString assign = drop_op(QStringLiteral("Assign"), origin + QPointF(250, 0));
+    const QString read = drop_op(QStringLiteral("Identity"), origin + QPointF(250, 110));
+    if (init.isEmpty() || var.isEmpty() || assign.isEmpty() || read.isEmpty()) return false;
+    rename(init, name + QStringLiteral("/initial_value"));
+    set_attr_text(QStringLiteral("value"), value);
+    rename(var, name);
+    set_attr_text(QStringLiteral("shape"), shape);
+    rename(assign, name + QStringLiteral("/Assign"));
+    rename(read, name + QStringLiteral("/read"));
+    return !QTest::currentTestFailed() && connect_ports(name, 0, name + QStringLiteral("/Assign"), 0) &&
+           connect_ports(name + QStringLiteral("/initial_value"), 0, name + QStringLiteral("/Assign"), 1) &&
+           connect_ports(name, 0, name + QStringLiteral("/read"), 0);
+  }
+
+  // The acceptance scenario up to a runnable graph: samples/matmul_baseline.pbtxt
+  // (less its unused `init` NoOp) from an empty canvas. Returns the undo
+  // steps it took, or a negative stage number when one failed.
   int build_matmul_by_hand() {
     editor_->new_graph();
-    const QString a = drop_op(QStringLiteral("Const"), at(-300, -150));
-    const QString b = drop_op(QStringLiteral("Const"), at(-300, 50));
-    const QString mm = drop_op(QStringLiteral("MatMul"), at(20, -70));
-    if (a != QLatin1String("Const") || b != QLatin1String("Const_1") || mm != QLatin1String("MatMul")) return -1;
-    rename(a, QStringLiteral("input_data"));
-    set_attr_text(QStringLiteral("value"), QStringLiteral("[[1,2,3],[4,5,6],[7,8,9],[10,11,12]]"));
-    rename(b, QStringLiteral("b"));
-    set_attr_text(QStringLiteral("value"), QStringLiteral("[[1],[1],[2]]"));
+    const QPointF origin = at(-420, -220);  // fixed, so later scrolling cannot shift the drawing
+    if (!draw_variable(QStringLiteral("input_data"), QStringLiteral("[4,3]"),
+                       QStringLiteral("[[1,2,3],[4,5,6],[7,8,9],[10,11,12]]"), origin))
+      return -1;
+    if (!draw_variable(QStringLiteral("b"), QStringLiteral("[3,1]"), QStringLiteral("[[1],[1],[2]]"),
+                       origin + QPointF(0, 240)))
+      return -2;
+    const QString mm = drop_op(QStringLiteral("MatMul"), origin + QPointF(520, 120));
+    if (mm.isEmpty()) return -3;
     rename(mm, QStringLiteral("output"));
     type(inspector()->device_edit()->lineEdit(), QStringLiteral("/gpu:0"));
-    if (!connect_ports(QStringLiteral("input_data"), 0, QStringLiteral("output"), 0)) return -2;
-    if (!connect_ports(QStringLiteral("b"), 0, QStringLiteral("output"), 1)) return -3;
+    if (QTest::currentTestFailed()) return -4;
+    if (!connect_ports(QStringLiteral("input_data/read"), 0, QStringLiteral("output"), 0)) return -5;
+    if (!connect_ports(QStringLiteral("b/read"), 0, QStringLiteral("output"), 1)) return -6;
     return model()->undo_stack()->count();
   }
 
@@ -190,14 +215,25 @@ class TestGraphEditor : public QObject {
   void acceptance_build_undo_redo_save_reload_run() {
     const int steps = build_matmul_by_hand();
     QVERIFY2(steps > 0, qPrintable(QStringLiteral("building failed at stage %1").arg(steps)));
-    QCOMPARE(steps, 11);  // 3 drops, 3 renames, 2 values, 1 device, 2 connections
-    const Node* out = model()->graph().find("output");
-    QVERIFY(out);
-    QCOMPARE(out->inputs, (std::vector<std::string>{"input_data", "b"}));
-    QCOMPARE(out->device, std::string("/gpu:0"));
+    // Per variable 4 drops, 4 renames, a value, a shape, 3 wires; the MatMul:
+    // a drop, a rename, a device, 2 wires.
+    QCOMPARE(steps, 2 * 13 + 5);
+    // Node for node what TensorFlow exported (the sample), bar its init NoOp.
+    const Graph sample = load_graph(testing::sample("matmul_baseline.pbtxt").toStdString());
+    QCOMPARE(model()->graph().size(), sample.size() - 1);
+    for (const Node& want : sample.nodes()) {
+      if (want.name == "init") continue;
+      const Node* got = model()->graph().find(want.name);
+      QVERIFY2(got, want.name.c_str());
+      QCOMPARE(got->op, want.op);
+      QCOMPARE(got->inputs, want.inputs);
+      QCOMPARE(got->attr_type(got->op == "VariableV2" || got->op == "Const" ? "dtype" : "T", DType::Invalid), DType::Float);
+    }
+    QCOMPARE(model()->graph().find("output")->device, std::string("/gpu:0"));
+    QCOMPARE(model()->graph().find("b")->attr("shape").to_string(), std::string("[3,1]"));
     QCOMPARE(model()->check().error_count, 0);
     QVERIFY(!scene()->node_item(QStringLiteral("output"))->has_error());
-    QCOMPARE(scene()->edges().size(), 2);
+    QCOMPARE(scene()->edges().size(), 8);
     QCOMPARE(matmul_result(), QStringLiteral("output = %1").arg(QLatin1String(kExpected)));
     const std::string built = graph_to_text(model()->graph());
 
@@ -210,7 +246,7 @@ class TestGraphEditor : public QObject {
     // ... and redo it.
     while (model()->undo_stack()->canRedo()) window_->findChild<QAction*>(QStringLiteral("actionRedo"))->trigger();
     QCOMPARE(graph_to_text(model()->graph()), built);
-    QCOMPARE(scene()->edges().size(), 2);
+    QCOMPARE(scene()->edges().size(), 8);
 
     // Save, reload in the editor and in the viewer, run.
     const QString path = dir_.filePath(QStringLiteral("matmul_built.pbtxt"));
@@ -229,6 +265,7 @@ class TestGraphEditor : public QObject {
     SessionOptions cpu;
     cpu.use_gpus = false;
     Session session(load_graph(path.toStdString()), cpu);
+    session.run({}, {}, variable_initializers(session.graph()));
     QCOMPARE(QString::fromStdString(format_tensor(session.run({}, {"output"})[0])), QLatin1String(kExpected));
     QVERIFY(!editor_->active());  // opening a file shows the viewer
   }
