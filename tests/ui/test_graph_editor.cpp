@@ -295,6 +295,13 @@ class TestGraphEditor : public QObject {
     item = scene()->node_item(mm);
     QVERIFY(item->has_error());
     QVERIFY2(item->errors().contains(QLatin1String("3")), qPrintable(item->errors()));
+    // The whole graph cannot run, the part a fetch needs can.
+    QVERIFY(!page()->run().ok);
+    page()->fetch_edit()->setText(a);
+    const EditorRunResult part = page()->run();
+    QVERIFY2(part.ok, qPrintable(part.error));
+    QCOMPARE(part.lines, QStringList{a + QStringLiteral(" = [[1,2,3],[4,5,6]]")});
+    page()->fetch_edit()->clear();
     // Transposing b's partner fixes it: [3,2] x [2,1] = [3,1], shown on the port.
     QVERIFY(select(mm));
     auto* transpose = qobject_cast<QCheckBox*>(inspector()->attr_editor(QStringLiteral("transpose_a")));

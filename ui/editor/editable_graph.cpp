@@ -316,15 +316,6 @@ bool EditableGraph::set_attr(const QString& name, const QString& key, const Attr
   return true;
 }
 
-bool EditableGraph::remove_attr(const QString& name, const QString& key, QString* error) {
-  const Node* n = node(name, error);
-  if (!n || !n->find_attr(key.toStdString())) return false;
-  EditorState after = state_;
-  after.graph.find(name.toStdString())->attrs.erase(key.toStdString());
-  commit(QStringLiteral("Clear %1.%2").arg(name, key), std::move(after));
-  return true;
-}
-
 bool EditableGraph::move_nodes(const std::map<std::string, QPointF>& positions) {
   EditorState after = state_;
   int moved = 0;

@@ -64,7 +64,6 @@ class EditableGraph : public QObject {
   bool rename_node(const QString& from, const QString& to, QString* error = nullptr);
   bool set_device(const QString& node, const QString& device, QString* error = nullptr);
   bool set_attr(const QString& node, const QString& key, const AttrValue& value, QString* error = nullptr);
-  bool remove_attr(const QString& node, const QString& key, QString* error = nullptr);
   bool move_nodes(const std::map<std::string, QPointF>& positions);
 
   // The named nodes, their positions, and only the inputs among them.

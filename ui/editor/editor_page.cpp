@@ -99,6 +99,8 @@ EditorRunResult EditorPage::run() {
   QApplication::restoreOverrideCursor();
   if (!result.ok) {
     report(QStringLiteral("Cannot run: %1").arg(result.error), true);
+    if (fetch_->text().trimmed().isEmpty())
+      report(QStringLiteral("(Name tensors in the Fetch box to run just the part of the graph they need.)"));
     return result;
   }
   report(QStringLiteral("Ran (%1) in %2 ms").arg(result.request).arg(result.wall_ms, 0, 'f', 2));

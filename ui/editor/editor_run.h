@@ -2,7 +2,8 @@
 // "Run" in the graph editor: the graph as it is now, in a fresh Session
 // (GPUs where there are, soft placement), variables initialized first as
 // tf.train.MonitoredSession does (their v/Assign nodes), then one step
-// fetching the Fetch box's tensors, or by default the graph's sinks.
+// fetching the Fetch box's tensors, or by default the graph's sinks. Only
+// what the fetches need is run, so unfinished nodes elsewhere do not matter.
 #include <QString>
 #include <QStringList>
 #include <vector>

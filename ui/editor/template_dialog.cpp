@@ -36,11 +36,6 @@ QSpinBox* spin(int min, int max, int value) {
 
 }  // namespace
 
-const QStringList& TemplateDialog::template_ids() {
-  static const QStringList ids = {QStringLiteral("matmul"), QStringLiteral("mlp"), QStringLiteral("two-tower")};
-  return ids;
-}
-
 std::optional<Graph> TemplateDialog::build_template(const QString& id, const MlpTemplateOptions& options, QString* error) {
   try {
     if (id == QLatin1String("matmul")) return matmul_example_graph();

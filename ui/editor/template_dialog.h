@@ -23,9 +23,8 @@ class TemplateDialog : public QDialog {
   Q_OBJECT
 
  public:
-  // Template ids: "matmul", "mlp", "two-tower".
-  static const QStringList& template_ids();
-  // Builds template `id`; nullopt with `error` naming the bad option.
+  // Builds template `id` ("matmul", "mlp", "two-tower"); nullopt with
+  // `error` naming the bad option or the unknown template.
   static std::optional<flowlens::Graph> build_template(const QString& id, const MlpTemplateOptions& options,
                                                        QString* error);
 
