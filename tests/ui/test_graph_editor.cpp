@@ -259,7 +259,14 @@ class TestGraphEditor : public QObject {
     QCOMPARE(matmul_result(), QStringLiteral("output = %1").arg(QLatin1String(kExpected)));
     QVERIFY(page()->output()->toPlainText().contains(QLatin1String(kExpected)));
 
-    // The file is a plain GraphDef: the engine (and TensorFlow) read it as such.
+    // Debug in Viewer opens the saved file in the viewer (the debugger's home).
+    window_->findChild<QAction*>(QStringLiteral("actionDebugInViewer"))->trigger();
+    QVERIFY(!editor_->active());
+    QVERIFY(window_->document());
+    QCOMPARE(window_->document()->path, QFileInfo(path).absoluteFilePath());
+    QCOMPARE(window_->document()->error_count, 0);
+    editor_->show_editor();
+    // The file is a plain GraphDef: the engine reads it as such.
     QVERIFY2(window_->open_file(path, &error), qPrintable(error));
     QCOMPARE(window_->document()->error_count, 0);
     SessionOptions cpu;

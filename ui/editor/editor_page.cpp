@@ -33,6 +33,11 @@ EditorPage::EditorPage(EditableGraph* model, QWidget* parent) : QWidget(parent),
                                   "box's tensors (default: the graph's outputs)"));
   addAction(run_);
   connect(run_, &QAction::triggered, this, [this] { run(); });
+  QAction* debug = tools->addAction(QIcon::fromTheme(QStringLiteral("system-run")), QStringLiteral("Debug in Viewer"));
+  debug->setObjectName(QStringLiteral("actionDebugInViewer"));
+  debug->setToolTip(QStringLiteral("Save the graph and open it in the viewer, where F5 runs it with breakpoints, "
+                                   "watches and the profiler"));
+  connect(debug, &QAction::triggered, this, &EditorPage::debug_requested);
   QAction* fit = tools->addAction(QIcon::fromTheme(QStringLiteral("zoom-fit-best")), QStringLiteral("Fit"));
   connect(fit, &QAction::triggered, view_, &EditorView::fit_nodes);
   tools->addSeparator();

@@ -1,6 +1,6 @@
 #pragma once
-// The graph editor's central page: a tool row (Run, Fit, the Fetch box and
-// the live validation summary), the canvas, and below it the output of the
+// The graph editor's central page: a tool row (Run, Debug in Viewer, Fit,
+// the Fetch box and the live validation summary), the canvas, and below it the output of the
 // last run. Running uses the graph as it is at that moment, edits and all.
 #include <QWidget>
 
@@ -34,6 +34,9 @@ class EditorPage : public QWidget {
   EditorRunResult run();
   // A line in the output pane (refused edits, saves), red when `error`.
   void report(const QString& line, bool error = false);
+
+ signals:
+  void debug_requested();  // "Debug in Viewer" (EditorWorkbench saves and opens it)
 
  private:
   void update_check_label();

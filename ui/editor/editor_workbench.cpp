@@ -64,6 +64,7 @@ EditorWorkbench::EditorWorkbench(MainWindow* window) : QObject(window), w_(windo
     if (!name.isEmpty()) page_->scene()->select_nodes({name});
   });
   connect(inspector_, &NodeInspector::edit_refused, page_, [this](const QString& m) { page_->report(m, true); });
+  connect(page_, &EditorPage::debug_requested, this, &EditorWorkbench::debug_in_viewer);
   w_->installEventFilter(this);
   update_state();
 }
@@ -305,6 +306,14 @@ bool EditorWorkbench::save_as() {
   QString error;
   if (save_to(path, &error)) return true;
   w_->show_error(QStringLiteral("Could not save graph"), error);
+  return false;
+}
+
+bool EditorWorkbench::debug_in_viewer() {
+  if ((model_->is_modified() || model_->path().isEmpty()) && !save()) return false;
+  QString error;
+  if (w_->open_file(model_->path(), &error)) return true;
+  w_->show_error(QStringLiteral("Could not open graph"), error);
   return false;
 }
 

@@ -57,6 +57,9 @@ class EditorWorkbench : public QObject {
   void edit_loaded_graph();
   bool save();     // asks for a path when the graph has none
   bool save_as();  // always asks
+  // Saves (asking where if needed) and opens the file in the viewer, where
+  // the Run menu debugs it. False when saving was cancelled or failed.
+  bool debug_in_viewer();
   void copy();
   void cut();
   void paste();
