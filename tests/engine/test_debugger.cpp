@@ -143,9 +143,26 @@ class TestDebugger : public QObject {
         ++runs;
       }
     });
+    // Whatever happens below, the loop ends: a failed check must not leave
+    // the runner thread spinning (ctest would time the test out instead).
+    struct StopLoop {
+      std::atomic<bool>& done;
+      Debugger& debugger;
+      ~StopLoop() {
+        done = true;
+        debugger.continue_run();
+      }
+    } stop_loop{done, f.debugger};
     while (runs < 3) std::this_thread::yield();
-    f.debugger.pause();
-    auto s = f.debugger.wait_for_stop(10s);
+    // A pause that lands while a run's last node executes is dropped when
+    // that run ends (by design: it must not stop the next, unrelated run),
+    // so under load one request can miss; ask again until one lands.
+    std::optional<DebugStop> s;
+    for (auto deadline = std::chrono::steady_clock::now() + 10s;
+         !s && std::chrono::steady_clock::now() < deadline;) {
+      f.debugger.pause();
+      s = f.debugger.wait_for_stop(100ms);
+    }
     QVERIFY(s);
     QCOMPARE(s->reason, StopReason::Pause);
     QVERIFY(s->before_node);
@@ -155,6 +172,8 @@ class TestDebugger : public QObject {
     done = true;
     f.debugger.continue_run();
     loop.get();
+    // A pause asked for after the stop was already queued may still be pending.
+    while (f.debugger.wait_for_stop(0ms)) f.debugger.continue_run();
   }
 
   void parallel_breakpoints_are_reported_one_at_a_time() {
