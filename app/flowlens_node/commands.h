@@ -1,13 +1,16 @@
 #pragma once
 // flowlens-node subcommands; each file adds one to the CLI11 app.
 #include <atomic>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "dist/cluster_client.h"
 #include "dist/cluster_spec.h"
+#include "dist/curve_auth.h"
 
 namespace flowlens::node {
 
@@ -36,11 +39,26 @@ struct NodeOptions {
   int threads = 0;
   // both
   double timeout_s = 10;
+  double worker_timeout_s = 5;      // ps: heartbeat silence that marks a worker down
+  double reconnect_timeout_s = 60;  // worker: how long to retry a ps that stopped answering
+  std::string key_file;  // secured clusters: this task's key pair
+  std::string keys_dir;  // launch: every task's key pair, <job><task>.key
+  bool insecure = false;
 };
 
 // --cluster FILE, else the TF_CONFIG environment variable. Throws Error
 // (ParseError naming the file or "TF_CONFIG" and the field) otherwise.
 ClusterSpec resolve_cluster(const std::string& cluster_file);
+
+// The cluster's CURVE security (the "security" entry of --cluster FILE or
+// TF_CONFIG) and this process's key pair from `key_file`. nullopt for a
+// cluster without security; throws Error when a secured cluster gets no
+// --key, when the key file has no secret, or when `node` ("ps 0"; "" for a
+// client) holds a key other than the one the cluster lists for it.
+std::optional<dist::Credentials> resolve_credentials(const std::string& cluster_file, const ClusterSpec& cluster,
+                                                     const std::string& key_file, const std::string& node);
+// A client of the cluster (status, control, fetch), secured when it is.
+std::unique_ptr<dist::ClusterClient> make_client(const std::string& cluster_file, const std::string& key_file);
 
 // Adds --cluster/--job/--task/... to `app` (node options apply to the top-level form and to ps/worker).
 void add_node_options(CLI::App& app, NodeOptions& o);
@@ -52,5 +70,6 @@ void add_status_command(CLI::App& app, int& exit_code);
 void add_control_commands(CLI::App& app, int& exit_code);
 void add_fetch_command(CLI::App& app, int& exit_code);
 void add_launch_command(CLI::App& app, int& exit_code);
+void add_keygen_command(CLI::App& app, int& exit_code);
 
 }  // namespace flowlens::node

@@ -11,6 +11,7 @@ namespace {
 
 struct ControlOptions {
   std::string cluster_file;
+  std::string key_file;
   std::string job;
   std::optional<int> task;
   std::string action;  // profile: start or stop
@@ -42,7 +43,8 @@ void wait_until_gone(dist::ClusterClient& client, const dist::NodeRef& node, std
 }
 
 int control_command(const std::string& command, const ControlOptions& o, bool all_by_default) {
-  dist::ClusterClient client(resolve_cluster(o.cluster_file));
+  std::unique_ptr<dist::ClusterClient> owned = make_client(o.cluster_file, o.key_file);
+  dist::ClusterClient& client = *owned;
   int failures = 0;
   const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
   const std::vector<dist::NodeRef> nodes = targets(client, o, all_by_default);
@@ -77,6 +79,7 @@ int control_command(const std::string& command, const ControlOptions& o, bool al
 
 void add_target_options(CLI::App* cmd, ControlOptions& o, const std::string& default_text) {
   cmd->add_option("--cluster", o.cluster_file, "Cluster JSON (default: $TF_CONFIG)")->check(CLI::ExistingFile);
+  cmd->add_option("--key", o.key_file, "Secured cluster: your CURVE key pair file (role operator)")->check(CLI::ExistingFile);
   cmd->add_option("--job", o.job, "Job of the node (" + default_text + ")");
   cmd->add_option("--task", o.task, "Task index of the node")->check(CLI::NonNegativeNumber);
   cmd->add_option("--timeout", o.timeout_s, "Seconds to wait for each node")->check(CLI::PositiveNumber);

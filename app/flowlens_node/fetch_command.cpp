@@ -13,6 +13,7 @@ namespace {
 
 struct FetchOptions {
   std::string cluster_file;
+  std::string key_file;
   std::string job = "ps";
   int task = 0;
   std::vector<std::string> names;
@@ -21,7 +22,8 @@ struct FetchOptions {
 };
 
 int fetch_command(const FetchOptions& o) {
-  dist::ClusterClient client(resolve_cluster(o.cluster_file));
+  std::unique_ptr<dist::ClusterClient> owned = make_client(o.cluster_file, o.key_file);
+  dist::ClusterClient& client = *owned;
   dist::WireMessage r = client.fetch(client.node(o.job, o.task), o.names,
                                      std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000)));
   for (std::size_t i = 0; i < r.num_tensors(); ++i) {
@@ -48,6 +50,7 @@ void add_fetch_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("fetch", "Fetch variables (ps, also <var>/accum|m|v slots) or tensors (worker) by name");
   cmd->add_option("names", o->names, "Variable or tensor names")->required();
   cmd->add_option("--cluster", o->cluster_file, "Cluster JSON (default: $TF_CONFIG)")->check(CLI::ExistingFile);
+  cmd->add_option("--key", o->key_file, "Secured cluster: your CURVE key pair file")->check(CLI::ExistingFile);
   cmd->add_option("--job", o->job, "Job of the node (default: ps)");
   cmd->add_option("--task", o->task, "Task index (default: 0)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--save", o->save_dir, "Write each as DIR/<name>.npy instead of printing");

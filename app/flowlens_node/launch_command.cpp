@@ -8,6 +8,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <thread>
 
@@ -48,6 +49,9 @@ pid_t spawn(const std::vector<std::string>& args) {
 std::vector<std::string> child_args(const NodeOptions& o, const std::string& job, int task) {
   std::vector<std::string> a = {"flowlens-node", "--cluster", o.cluster_file, "--job", job, "--task", std::to_string(task),
                                 "--timeout", std::to_string(o.timeout_s)};
+  if (!o.keys_dir.empty())
+    a.insert(a.end(), {"--key", (std::filesystem::path(o.keys_dir) / (job + std::to_string(task) + ".key")).string()});
+  if (o.insecure) a.push_back("--insecure");
   if (job == "ps") {
     if (!o.checkpoint_dir.empty()) a.insert(a.end(), {"--checkpoint-dir", o.checkpoint_dir});
     a.insert(a.end(), {"--checkpoint-every", std::to_string(o.checkpoint_every)});
@@ -177,6 +181,10 @@ void add_launch_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--print-every", o->node.print_every, "Print the loss every K steps");
   cmd->add_option("--threads", o->node.threads, "CPU threads per worker (0: one per core)");
   cmd->add_option("--timeout", o->node.timeout_s, "Seconds any wait may take")->check(CLI::PositiveNumber);
+  cmd->add_option("--keys", o->node.keys_dir,
+                  "Secured cluster: folder of the tasks' key pairs, <job><task>.key (flowlens-node keygen --cluster)")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_flag("--insecure", o->node.insecure, "Let the nodes listen on non-loopback addresses without CURVE keys");
   cmd->callback([o, &exit_code] { exit_code = launch_command(*o); });
 }
 

@@ -32,6 +32,23 @@ ClusterSpec resolve_cluster(const std::string& cluster_file) {
   return parse_cluster_spec(env, "TF_CONFIG");
 }
 
+std::optional<dist::Credentials> resolve_credentials(const std::string& cluster_file, const ClusterSpec& cluster,
+                                                     const std::string& key_file, const std::string& node) {
+  if (!cluster_file.empty())
+    return dist::credentials_for(dist::load_cluster_security(cluster_file, cluster), cluster_file, key_file, node);
+  const char* env = std::getenv("TF_CONFIG");
+  dist::ClusterSecurity security = env && *env ? dist::parse_cluster_security(env, cluster, "TF_CONFIG") : dist::ClusterSecurity{};
+  return dist::credentials_for(std::move(security), "TF_CONFIG", key_file, node);
+}
+
+std::unique_ptr<dist::ClusterClient> make_client(const std::string& cluster_file, const std::string& key_file) {
+  ClusterSpec cluster = resolve_cluster(cluster_file);
+  auto credentials = resolve_credentials(cluster_file, cluster, key_file, "");
+  auto client = std::make_unique<dist::ClusterClient>(std::move(cluster));
+  if (credentials) client->use_credentials(std::move(*credentials));
+  return client;
+}
+
 void add_node_options(CLI::App& app, NodeOptions& o) {
   app.add_option("--cluster", o.cluster_file, "Cluster JSON (TF_CONFIG form or a bare {job: [host:port]} dict); default: $TF_CONFIG")
       ->check(CLI::ExistingFile);
@@ -55,6 +72,16 @@ void add_node_options(CLI::App& app, NodeOptions& o) {
   app.add_option("--threads", o.threads, "worker: CPU threads of the embedded engine (0: one per core)");
   app.add_option("--timeout", o.timeout_s, "Seconds any wait may take before failing with who is missing")
       ->check(CLI::PositiveNumber);
+  app.add_option("--worker-timeout", o.worker_timeout_s,
+                 "ps: seconds without a heartbeat after which a worker is marked down (sync steps then "
+                 "aggregate the live replicas until it returns)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--reconnect-timeout", o.reconnect_timeout_s,
+                 "worker: seconds to keep retrying a ps that stopped answering (restart, cut link) before failing")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--key", o.key_file, "Secured cluster: this task's CURVE key pair file (flowlens-node keygen)")
+      ->check(CLI::ExistingFile);
+  app.add_flag("--insecure", o.insecure, "Allow listening on a non-loopback address without CURVE keys");
 }
 
 int run_node(NodeOptions o) {
@@ -67,6 +94,8 @@ int run_node(NodeOptions o) {
     throw Error("job '" + o.job + "': flowlens-node runs ps and worker tasks only");
   cluster.task_address(o.job, *o.task);  // throws naming the job and index when the cluster lacks it
   const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
+  std::optional<dist::Credentials> credentials =
+      resolve_credentials(o.cluster_file, cluster, o.key_file, o.job + " " + std::to_string(*o.task));
   install_signal_handlers();
 
   if (o.job == "ps") {
@@ -76,6 +105,9 @@ int run_node(NodeOptions o) {
     po.checkpoint_dir = o.checkpoint_dir;
     po.checkpoint_every = o.checkpoint_every;
     po.wait_timeout = timeout;
+    po.worker_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.worker_timeout_s * 1000));
+    po.credentials = credentials;
+    po.insecure = o.insecure;
     dist::PsServer server(po);
     std::cerr << ("ps " + std::to_string(*o.task) + ": serving on " + server.endpoint() + ", events on " +
                   server.events_endpoint() + "\n");
@@ -98,8 +130,11 @@ int run_node(NodeOptions o) {
   wo.loss = o.loss;
   wo.split = o.split;
   wo.wait_timeout = timeout;
+  wo.reconnect_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.reconnect_timeout_s * 1000));
   wo.cpu_threads = o.threads;
   wo.print_every = o.print_every;
+  wo.credentials = std::move(credentials);
+  wo.insecure = o.insecure;
   dist::Worker worker(wo);
   return worker.run(&g_interrupted);
 }

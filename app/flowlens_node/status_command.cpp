@@ -12,13 +12,15 @@ namespace {
 
 struct StatusOptions {
   std::string cluster_file;
+  std::string key_file;
   bool once = false;
   double interval_s = 1;
   int timeout_ms = 500;
 };
 
 int status_command(const StatusOptions& o) {
-  dist::ClusterClient client(resolve_cluster(o.cluster_file));
+  std::unique_ptr<dist::ClusterClient> owned = make_client(o.cluster_file, o.key_file);
+  dist::ClusterClient& client = *owned;
   install_signal_handlers();
   for (;;) {
     std::vector<dist::StatusRow> rows = client.status_all(std::chrono::milliseconds(o.timeout_ms));
@@ -44,6 +46,7 @@ void add_status_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<StatusOptions>();
   auto* cmd = app.add_subcommand("status", "Live table of every node: state, step, loss, steps/s, traffic, variables");
   cmd->add_option("--cluster", o->cluster_file, "Cluster JSON (default: $TF_CONFIG)")->check(CLI::ExistingFile);
+  cmd->add_option("--key", o->key_file, "Secured cluster: your CURVE key pair file")->check(CLI::ExistingFile);
   cmd->add_flag("--once", o->once, "Print the table once and exit (1 if a node did not answer)");
   cmd->add_option("--interval", o->interval_s, "Seconds between refreshes")->check(CLI::PositiveNumber);
   cmd->add_option("--node-timeout", o->timeout_ms, "Milliseconds to wait for each node")->check(CLI::PositiveNumber);

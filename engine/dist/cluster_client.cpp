@@ -19,9 +19,17 @@ NodeRef ClusterClient::node(const std::string& job, int task) const {
   return {job, task, cluster_.task_address(job, task)};
 }
 
+void ClusterClient::use_credentials(Credentials credentials) {
+  credentials_ = std::move(credentials);
+  connections_.clear();
+}
+
 NodeConnection& ClusterClient::connection(const NodeRef& node) {
   auto& c = connections_[node.label()];
-  if (!c) c = std::make_unique<NodeConnection>(context_, node.label(), node.address, sender_);
+  if (!c) {
+    c = std::make_unique<NodeConnection>(context_, node.label(), node.address, sender_);
+    if (credentials_) c->use_curve(credentials_->own, credentials_->security.node_key(node.label()));
+  }
   return *c;
 }
 

@@ -5,10 +5,12 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "dist/cluster_spec.h"
+#include "dist/curve_auth.h"
 #include "dist/node_connection.h"
 #include "dist/node_status.h"
 
@@ -38,6 +40,9 @@ class ClusterClient {
   // Tensors by name; throws Error naming the node when it refuses.
   WireMessage fetch(const NodeRef& node, const std::vector<std::string>& names, std::chrono::milliseconds timeout);
 
+  // Talk CURVE to every node of a secured cluster, presenting `credentials.own`.
+  void use_credentials(Credentials credentials);
+
   NodeRef node(const std::string& job, int task) const;
   const ClusterSpec& cluster() const { return cluster_; }
 
@@ -46,6 +51,7 @@ class ClusterClient {
 
   ClusterSpec cluster_;
   std::string sender_;
+  std::optional<Credentials> credentials_;
   zmq::context_t context_{1};
   std::map<std::string, std::unique_ptr<NodeConnection>> connections_;
 };

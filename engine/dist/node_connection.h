@@ -6,9 +6,11 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "dist/cluster_security.h"
 #include "dist/wire_codec.h"
 
 namespace flowlens::dist {
@@ -36,6 +38,21 @@ class NodeConnection {
   WireMessage request(wire::Header header, const std::vector<NamedTensor>& tensors,
                       std::chrono::milliseconds timeout);
 
+  // Sends a message that expects no reply (a heartbeat). Never blocks: when
+  // the node is unreachable and the queue is full, the message is dropped.
+  // Returns whether it was queued.
+  bool notify(wire::Header header);
+
+  // Every request carries `incarnation` (this process's) and the node's
+  // incarnation from its last reply, so the node can tell requests planned
+  // against an earlier life of it. peer_incarnation() changes when it restarts.
+  void set_incarnation(uint64_t incarnation) { incarnation_ = incarnation; }
+  uint64_t peer_incarnation() const { return peer_incarnation_; }
+
+  // From now on talk CURVE to the node: present `own` and expect the node to
+  // hold the secret of `server_public_key` (reconnects).
+  void use_curve(const KeyPair& own, const std::string& server_public_key);
+
   // Repeats a STATUS request until the node answers, up to `timeout`.
   void wait_until_reachable(std::chrono::milliseconds timeout);
 
@@ -49,8 +66,16 @@ class NodeConnection {
   std::string peer_, address_, sender_;
   TrafficCounters* counters_;
   std::unique_ptr<zmq::socket_t> socket_;
+  std::optional<std::pair<KeyPair, std::string>> curve_;  // own keys, server's public key
   uint64_t next_request_id_ = 1;
+  uint64_t incarnation_ = 0, peer_incarnation_ = 0;
 };
+
+// A random non-zero id for one start of a process (0 means "unknown").
+uint64_t new_incarnation();
+
+// "2.5 s": one decimal, no trailing zeros.
+std::string seconds_text(std::chrono::milliseconds duration);
 
 // "waiting for ps 0 at 127.0.0.1:2222 for 10 s"
 std::string waiting_message(const std::string& peer, const std::string& address, std::chrono::milliseconds waited);

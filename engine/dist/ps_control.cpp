@@ -27,6 +27,7 @@ NodeStatus PsServer::status() const {
                            static_cast<int64_t>(var.value.byte_size())});
   for (const auto& [peer, traffic] : links_) s.links.push_back(traffic);
   if (!pending_pulls_.empty()) s.detail = missing_workers_text();
+  if (const std::string down = liveness_text(); !down.empty()) s.detail = down + (s.detail.empty() ? "" : "; " + s.detail);
   const std::size_t workers = options_.cluster.task_indices("worker").size();
   if (s.detail.empty() && !done_workers_.empty())
     s.detail = std::to_string(done_workers_.size()) + " of " + std::to_string(workers) + " worker(s) done";

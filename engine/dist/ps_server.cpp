@@ -21,6 +21,14 @@ PsServer::PsServer(PsOptions options)
     : options_(std::move(options)), context_(1), router_(context_, zmq::socket_type::router),
       publisher_(context_, zmq::socket_type::pub) {
   address_ = options_.cluster.task_address("ps", options_.task);
+  incarnation_ = new_incarnation();
+  const std::string label = "ps " + std::to_string(options_.task);
+  check_exposure(label, address_, options_.credentials.has_value(), options_.insecure);
+  if (options_.credentials) {
+    zap_ = std::make_unique<ZapHandler>(context_, options_.credentials->security, label);
+    make_curve_server(router_, options_.credentials->own);
+    make_curve_server(publisher_, options_.credentials->own);
+  }
   const std::string bind = options_.bind_endpoint.empty() ? "tcp://" + address_ : options_.bind_endpoint;
   router_.set(zmq::sockopt::linger, 1000);  // let the last replies (DONE, stop) go out
   router_.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(WireLimits{}.max_tensor_bytes + (1u << 20)));
@@ -61,7 +69,7 @@ void PsServer::save_checkpoint() {
 }
 
 std::string PsServer::run(const std::atomic<bool>* interrupted) {
-  last_heartbeat_ = std::chrono::steady_clock::now();
+  last_heartbeat_ = last_liveness_check_ = std::chrono::steady_clock::now();
   while (stop_reason_.empty()) {
     if (interrupted && interrupted->load()) {
       stop_reason_ = "interrupted";
@@ -69,6 +77,7 @@ std::string PsServer::run(const std::atomic<bool>* interrupted) {
     }
     if (auto frames = receive_frames(router_, 100)) handle_frames(std::move(*frames));
     serve_pending_pulls();
+    if (std::chrono::steady_clock::now() - last_liveness_check_ > std::chrono::milliseconds(100)) check_worker_liveness();
     if (std::chrono::steady_clock::now() - last_heartbeat_ > std::chrono::seconds(1)) publish_heartbeat();
   }
   for (const PendingPull& p : pending_pulls_)
@@ -81,8 +90,20 @@ std::string PsServer::run(const std::atomic<bool>* interrupted) {
 
 void PsServer::handle_frames(std::vector<zmq::message_t> frames) {
   const auto start = std::chrono::steady_clock::now();
+  // The frames' metadata (the ZAP role) outlives the decode in this copy.
+  zmq::message_t last_frame;
+  if (options_.credentials && !frames.empty()) last_frame.copy(frames.back());
   DecodeResult r = decode_message(std::move(frames), true);
   traffic_.bytes_in += r.bytes;
+  if (r.message && options_.credentials) {
+    // ZAP let only allow-listed keys in; each role may ask only so much.
+    const std::optional<Role> role = sender_role(last_frame);
+    const std::string problem = role ? permission_problem(*role, r.message->header.kind()) : "permission denied: no role";
+    if (!problem.empty()) {
+      reply(*r.message, reply_header(r.message->header, wire::FAILED, problem));
+      return;
+    }
+  }
   if (!r.message) {
     log_line("ps " + std::to_string(options_.task) + ": dropped a malformed message: " + r.error);
     // Answer when the peer can be told why; a header that did not parse
@@ -97,6 +118,7 @@ void PsServer::handle_frames(std::vector<zmq::message_t> frames) {
     return;
   }
   if (!r.message->header.sender().empty()) link(r.message->header.sender()).bytes_in += r.bytes;
+  if (const int worker = worker_of_sender(r.message->header.sender()); worker >= 0) saw_worker(worker);
   if (!profiling_) {
     handle(std::move(*r.message));
     return;
@@ -115,6 +137,11 @@ LinkTraffic& PsServer::link(const std::string& peer) {
 }
 
 void PsServer::reply(const WireMessage& request, wire::Header header, const std::vector<NamedTensor>& tensors) {
+  header.set_incarnation(incarnation_);
+  if (request.header.kind() == wire::PUSH && request.header.incarnation() != 0 && request.header.sequence() != 0) {
+    if (const int worker = worker_of_sender(request.header.sender()); worker >= 0)
+      last_push_[worker] = {request.header.incarnation(), request.header.sequence(), header};
+  }
   const std::size_t sent = send_message(router_, request.identity, std::move(header), tensors);
   traffic_.bytes_out += sent;
   if (!request.header.sender().empty()) link(request.header.sender()).bytes_out += sent;
@@ -129,6 +156,12 @@ void PsServer::handle(WireMessage m) {
     case wire::STATUS: reply(m, reply_header(m.header, wire::OK, status_to_json(status()))); break;
     case wire::FETCH: handle_fetch(m); break;
     case wire::CONTROL: handle_control(m); break;
+    case wire::HEARTBEAT:
+      // A worker's "still here" (recorded on arrival); answering would only
+      // fill its socket. Anyone else is told, once per heartbeat.
+      if (worker_of_sender(m.header.sender()) < 0)
+        reply(m, reply_header(m.header, wire::BAD_REQUEST, "HEARTBEAT from '" + m.header.sender() + "', not a worker"));
+      break;
     default:
       reply(m, reply_header(m.header, wire::BAD_REQUEST, "ps does not accept " + kind_name(m.header.kind()) + " requests"));
   }
@@ -137,6 +170,16 @@ void PsServer::handle(WireMessage m) {
 void PsServer::handle_pull(WireMessage& m) {
   if (m.header.names_size() == 0) {
     reply(m, reply_header(m.header, wire::BAD_REQUEST, "PULL names no variable"));
+    return;
+  }
+  if (m.header.step() > state_.global_step && m.header.peer_incarnation() != 0 &&
+      m.header.peer_incarnation() != incarnation_) {
+    // The worker planned this barrier against the ps before it restarted
+    // (from an older checkpoint): that step may never come. Start it over.
+    wire::Header h = reply_header(m.header, wire::STALE, "ps " + std::to_string(options_.task) +
+                                                             " restarted; its global step is " + std::to_string(state_.global_step));
+    h.set_step(state_.global_step);
+    reply(m, h);
     return;
   }
   if (m.header.step() > state_.global_step) {
@@ -211,8 +254,13 @@ std::string PsServer::check_push(const WireMessage& m) const {
 }
 
 void PsServer::handle_push(WireMessage& m) {
+  const int sender_worker = worker_of_sender(m.header.sender());
+  if (sender_worker >= 0 && answer_duplicate_push(m, sender_worker)) return;
   if (std::string problem = check_push(m); !problem.empty()) {
-    reply(m, reply_header(m.header, wire::BAD_REQUEST, problem));
+    // A missing variable usually means this ps restarted without a
+    // checkpoint: the chief initializes it again, the gradients are dropped.
+    const bool uninitialized = problem.starts_with("no variable '");
+    reply(m, reply_header(m.header, uninitialized ? wire::NOT_READY : wire::BAD_REQUEST, problem));
     return;
   }
   last_replicas_to_aggregate_ = m.header.replicas_to_aggregate();
@@ -246,6 +294,14 @@ void PsServer::apply_async(const WireMessage& m) {
 
 void PsServer::handle_sync_push(WireMessage& m, int worker) {
   const int64_t step = m.header.step();
+  if (m.header.peer_incarnation() != 0 && m.header.peer_incarnation() != incarnation_) {
+    wire::Header h = reply_header(m.header, wire::STALE, "gradients of step " + std::to_string(step) +
+                                                             " dropped: they were computed before ps " + std::to_string(options_.task) +
+                                                             " restarted at global step " + std::to_string(state_.global_step));
+    h.set_step(state_.global_step);
+    reply(m, h);
+    return;
+  }
   if (step < state_.global_step) {
     wire::Header h = reply_header(m.header, wire::STALE, "gradients of step " + std::to_string(step) +
                                                              " dropped: the global step is " + std::to_string(state_.global_step));
@@ -287,9 +343,13 @@ int PsServer::sync_round_target() const {
   // would otherwise wait forever for gradients that cannot come. A finished
   // worker whose last gradients are in this round still counts, or its DONE
   // would close the round before the others' gradients for that step.
-  int active = static_cast<int>(options_.cluster.task_indices("worker").size());
-  for (int w : done_workers_)
-    if (!round_.by_worker.count(w)) --active;
+  // Likewise a worker marked down: the live replicas carry on without it.
+  int active = 0;
+  for (int w : options_.cluster.task_indices("worker")) {
+    auto seen = workers_.find(w);
+    const bool down = seen != workers_.end() && seen->second.down;
+    if (round_.by_worker.count(w) || (!done_workers_.count(w) && !down)) ++active;
+  }
   return std::max(1, std::min(k, active));
 }
 
@@ -327,6 +387,83 @@ void PsServer::step_finished() {
   traffic_.bytes_out += send_message(publisher_, {}, event, {});
   if (options_.checkpoint_every > 0 && state_.global_step - last_checkpoint_step_ >= options_.checkpoint_every)
     save_checkpoint();
+}
+
+void PsServer::saw_worker(int worker) {
+  WorkerLiveness& w = workers_[worker];
+  w.last_seen = std::chrono::steady_clock::now();
+  if (!w.down) return;
+  w.down = false;
+  std::string line = "ps " + std::to_string(options_.task) + ": worker " + std::to_string(worker) + " is back";
+  if (last_replicas_to_aggregate_ > 0)
+    line += "; sync steps aggregate " + std::to_string(sync_target_for_log()) + " of " +
+            std::to_string(last_replicas_to_aggregate_) + " replica(s) again";
+  log_line(line);
+}
+
+int PsServer::sync_target_for_log() const {
+  int live = 0;
+  for (int w : options_.cluster.task_indices("worker")) {
+    auto seen = workers_.find(w);
+    if (!done_workers_.count(w) && !(seen != workers_.end() && seen->second.down)) ++live;
+  }
+  return std::max(1, std::min(last_replicas_to_aggregate_, live));
+}
+
+void PsServer::check_worker_liveness() {
+  const auto now = std::chrono::steady_clock::now();
+  last_liveness_check_ = now;
+  bool changed = false;
+  for (auto& [worker, w] : workers_) {
+    if (w.down || done_workers_.count(worker) || now - w.last_seen < options_.worker_timeout) continue;
+    w.down = true;
+    changed = true;
+    const auto silent = std::chrono::duration_cast<std::chrono::milliseconds>(now - w.last_seen);
+    std::string line = "ps " + std::to_string(options_.task) + ": worker " + std::to_string(worker) + " at " +
+                       options_.cluster.task_address("worker", worker) + " is down (" + seconds_text(silent) +
+                       " without a heartbeat)";
+    if (last_replicas_to_aggregate_ > 0)
+      line += "; sync steps aggregate " + std::to_string(sync_target_for_log()) + " of " +
+              std::to_string(last_replicas_to_aggregate_) + " replica(s) until it returns";
+    log_line(line);
+  }
+  if (changed) finish_sync_round_if_complete();
+}
+
+std::string PsServer::liveness_text() const {
+  std::string text;
+  for (const auto& [worker, w] : workers_) {
+    if (!w.down || done_workers_.count(worker)) continue;
+    text += (text.empty() ? "" : ", ") + ("worker " + std::to_string(worker));
+  }
+  if (text.empty()) return text;
+  text += " down";
+  if (last_replicas_to_aggregate_ > 0)
+    text += "; aggregating " + std::to_string(sync_target_for_log()) + " of " + std::to_string(last_replicas_to_aggregate_);
+  return text;
+}
+
+bool PsServer::answer_duplicate_push(const WireMessage& m, int worker) {
+  const uint64_t incarnation = m.header.incarnation(), sequence = m.header.sequence();
+  if (incarnation == 0 || sequence == 0) return false;
+  // Queued while the ps is paused: the retry takes the original's place, so
+  // the answer goes to the socket the worker now listens on.
+  for (WireMessage& queued : paused_pushes_) {
+    if (queued.header.sender() == m.header.sender() && queued.header.incarnation() == incarnation &&
+        queued.header.sequence() == sequence) {
+      queued.identity = m.identity;
+      queued.header.set_request_id(m.header.request_id());
+      return true;
+    }
+  }
+  auto last = last_push_.find(worker);
+  if (last == last_push_.end() || last->second.incarnation != incarnation || sequence > last->second.sequence) return false;
+  log_line("ps " + std::to_string(options_.task) + ": worker " + std::to_string(worker) + " sent push #" +
+           std::to_string(sequence) + " again (a retry); answered, not applied twice");
+  wire::Header h = sequence == last->second.sequence ? last->second.reply : reply_header(m.header, wire::OK, "already applied");
+  h.set_request_id(m.header.request_id());
+  reply(m, h);
+  return true;
 }
 
 void PsServer::handle_init(const WireMessage& m) {

@@ -12,9 +12,17 @@
 // and the global step advances; gradients of older steps are dropped as
 // stale. A Pull asking for step s waits until the global step reaches s: that
 // is the per-step barrier, and it times out naming the workers still missing.
+//
+// Faults: workers send heartbeats; one silent for worker_timeout is marked
+// down (said in the log and the status), and sync steps then aggregate only
+// the live replicas until it returns. A retried Push (same worker
+// incarnation and sequence) is answered again but never applied twice.
+// Requests planned against a previous life of this ps (peer_incarnation)
+// are told the global step to start over from instead of waiting for it.
 #include <atomic>
 #include <chrono>
 #include <deque>
+#include <optional>
 #include <map>
 #include <memory>
 #include <set>
@@ -23,6 +31,7 @@
 
 #include "dist/checkpoint.h"
 #include "dist/cluster_spec.h"
+#include "dist/curve_auth.h"
 #include "dist/node_connection.h"
 #include "dist/node_status.h"
 #include "dist/wire_codec.h"
@@ -38,8 +47,16 @@ struct PsOptions {
   std::string checkpoint_dir;  // empty: no checkpoints
   int64_t checkpoint_every = 100;  // global steps; 0: only on shutdown
   std::chrono::milliseconds wait_timeout{10000};
+  // A worker silent (no heartbeat, no request) this long is marked down.
+  std::chrono::milliseconds worker_timeout{5000};
   bool exit_when_workers_done = true;
+  // Secured cluster: this ps's key pair and the cluster's keys (CURVE on
+  // both sockets, requests checked against the sender's role).
+  std::optional<Credentials> credentials;
+  // Without credentials a ps only binds loopback addresses unless this is set.
+  bool insecure = false;
 };
+
 
 class PsServer {
  public:
@@ -56,6 +73,7 @@ class PsServer {
   std::string endpoint() const { return endpoint_; }  // as bound, port resolved
   std::string events_endpoint() const { return events_endpoint_; }
   int64_t global_step() const { return state_.global_step; }
+  uint64_t incarnation() const { return incarnation_; }
   bool restored() const { return restored_; }
   // Writes the checkpoint now (no-op without a checkpoint dir).
   void save_checkpoint();
@@ -65,6 +83,15 @@ class PsServer {
     WireMessage request;
     std::chrono::steady_clock::time_point since;
   };
+  struct WorkerLiveness {
+    std::chrono::steady_clock::time_point last_seen;
+    bool down = false;
+  };
+  // The last Push applied per worker: a retry of it gets the same answer.
+  struct LastPush {
+    uint64_t incarnation = 0, sequence = 0;
+    wire::Header reply;
+  };
   struct SyncRound {
     int64_t step = -1;
     std::map<int, WireMessage> by_worker;  // worker task -> its Push
@@ -72,6 +99,12 @@ class PsServer {
 
   void handle_frames(std::vector<zmq::message_t> frames);  // decode, answer bad ones, dispatch
   void handle(WireMessage message);
+  void saw_worker(int worker);  // any message from it: alive (and back, if it was down)
+  void check_worker_liveness();
+  // True when `m` repeats a Push already applied or queued; answers it.
+  bool answer_duplicate_push(const WireMessage& m, int worker);
+  std::string liveness_text() const;  // "" or "worker 1 down; aggregating 1 of 2"
+  int sync_target_for_log() const;    // K over the live workers, for messages
   void handle_pull(WireMessage& m);
   void answer_pull(const WireMessage& m);
   void handle_push(WireMessage& m);
@@ -79,7 +112,7 @@ class PsServer {
   void handle_sync_push(WireMessage& m, int worker);
   void finish_sync_round();
   void finish_sync_round_if_complete();
-  int sync_round_target() const;  // K, or fewer once workers have finished
+  int sync_round_target() const;  // K, or fewer once workers have finished or are down
   void handle_init(const WireMessage& m);
   void handle_done(const WireMessage& m);
   void handle_fetch(const WireMessage& m);
@@ -102,6 +135,7 @@ class PsServer {
   zmq::context_t context_;
   zmq::socket_t router_;
   zmq::socket_t publisher_;
+  std::unique_ptr<ZapHandler> zap_;  // secured clusters; before the sockets bind, gone before they close
   std::string endpoint_, events_endpoint_;
   Checkpoint state_;  // variables + global step
   bool restored_ = false;
@@ -114,6 +148,10 @@ class PsServer {
   int last_replicas_to_aggregate_ = -1;  // of the last Push: 0 async, K sync, -1 none yet
   int step_budget_ = 0;  // pushes to apply while paused ("step" command)
   std::set<int> done_workers_;
+  std::map<int, WorkerLiveness> workers_;  // by task, from its first message on
+  std::map<int, LastPush> last_push_;       // by worker task
+  uint64_t incarnation_ = 0;                // random per start
+  std::chrono::steady_clock::time_point last_liveness_check_;
   std::string stop_reason_;
 
   TrafficCounters traffic_;

@@ -45,6 +45,9 @@ Tensor slice_rows(const Tensor& t, int part, int parts, const std::string& name)
 Worker::Worker(WorkerOptions options) : options_(std::move(options)), context_(1) {
   const std::vector<int> workers = options_.cluster.task_indices("worker");
   address_ = options_.cluster.task_address("worker", options_.task);
+  const std::string label = "worker " + std::to_string(options_.task);
+  if (options_.control_bind.empty()) check_exposure(label, address_, options_.credentials.has_value(), options_.insecure);
+  if (options_.credentials) zap_ = std::make_unique<ZapHandler>(context_, options_.credentials->security, label);
   rank_ = static_cast<int>(std::find(workers.begin(), workers.end(), options_.task) - workers.begin());
   num_workers_ = static_cast<int>(workers.size());
   if (options_.sync && options_.replicas_to_aggregate <= 0) options_.replicas_to_aggregate = num_workers_;
@@ -88,6 +91,9 @@ Worker::Worker(WorkerOptions options) : options_(std::move(options)), context_(1
     vars_on_ps_[i].push_back(v.name);
   }
   next_pull_step_.assign(ps_tasks_.size(), 0);
+  push_sequence_.assign(ps_tasks_.size(), 0);
+  latest_values_.resize(ps_tasks_.size());
+  incarnation_ = new_incarnation();
 
   status_.role = "worker";
   status_.task = options_.task;
@@ -113,6 +119,9 @@ void Worker::connect_to_ps() {
     const std::string address = options_.cluster.task_address("ps", task);
     auto c = std::make_unique<NodeConnection>(context_, "ps " + std::to_string(task), address,
                                               "worker:" + std::to_string(options_.task), &traffic_);
+    if (options_.credentials)
+      c->use_curve(options_.credentials->own, options_.credentials->security.node_key("ps " + std::to_string(task)));
+    c->set_incarnation(incarnation_);
     c->wait_until_reachable(options_.wait_timeout);
     ps_.push_back(std::move(c));
   }
@@ -126,11 +135,45 @@ void Worker::initialize_ps_variables() {
       if (!v || !v->value.valid()) throw Error("variable '" + name + "' has no initial value (no initializer ran)");
       values.push_back({name, v->value.to_host()});  // the initializer may have run on a GPU
     }
-    wire::Header h;
-    h.set_kind(wire::INIT);
-    WireMessage r = ps_[i]->request(h, values, options_.wait_timeout);
-    if (r.header.code() != wire::OK) throw Error(ps_[i]->peer() + " refused INIT: " + r.header.text());
-    log_line("worker " + std::to_string(options_.task) + " (chief): " + ps_[i]->peer() + ": " + r.header.text());
+    initialize_ps(i, values);
+  }
+}
+
+void Worker::initialize_ps(size_t i, const std::vector<NamedTensor>& values) {
+  wire::Header h;
+  h.set_kind(wire::INIT);
+  WireMessage r = ps_request(i, h, values, options_.wait_timeout);
+  if (r.header.code() != wire::OK) throw Error(ps_[i]->peer() + " refused INIT: " + r.header.text());
+  log_line("worker " + std::to_string(options_.task) + " (chief): " + ps_[i]->peer() + ": " + r.header.text());
+}
+
+WireMessage Worker::ps_request(size_t i, const wire::Header& header, const std::vector<NamedTensor>& tensors,
+                               std::chrono::milliseconds timeout) {
+  NodeConnection& ps = *ps_[i];
+  std::optional<std::chrono::steady_clock::time_point> first_failure;
+  for (;;) {
+    try {
+      WireMessage r = ps.request(header, tensors, timeout);
+      if (first_failure) {
+        const auto away = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - *first_failure);
+        log_line("worker " + std::to_string(options_.task) + ": " + ps.peer() + " answers again after " + seconds_text(away));
+        set_state("training");
+      }
+      return r;
+    } catch (const TimeoutError& e) {
+      const auto now = std::chrono::steady_clock::now();
+      if (!first_failure) {
+        first_failure = now;
+        log_line("worker " + std::to_string(options_.task) + ": " + e.what() + "; retrying for up to " +
+                 seconds_text(options_.reconnect_timeout));
+        set_state("waiting", ps.peer() + " at " + ps.address() + " does not answer; retrying");
+      }
+      if (now - *first_failure >= options_.reconnect_timeout)
+        throw Error(ps.peer() + " at " + ps.address() + " has not answered for " +
+                    seconds_text(std::chrono::duration_cast<std::chrono::milliseconds>(now - *first_failure)) +
+                    " (gave up; --reconnect-timeout sets how long to retry)");
+      if (interrupted_ && interrupted_->load()) throw;
+    }
   }
 }
 
@@ -150,27 +193,55 @@ void Worker::evaluate_hyperparameters() {
   }
 }
 
-std::vector<NamedTensor> Worker::pull(int i, int64_t min_step) {
-  const auto start = std::chrono::steady_clock::now();
+std::vector<NamedTensor> Worker::pull(int index, int64_t min_step) {
+  const auto i = static_cast<size_t>(index);
+  std::optional<std::chrono::steady_clock::time_point> not_ready_since;
   // A barrier Pull may legitimately wait the ps's whole wait_timeout; the ps
   // then answers with who is missing, so give it time to say so.
   const auto timeout = options_.wait_timeout + (min_step > 0 ? std::chrono::milliseconds(5000) : std::chrono::milliseconds(0));
+  bool reinitialized = false;
   for (;;) {
     wire::Header h;
     h.set_kind(wire::PULL);
     h.set_step(min_step);
-    for (const std::string& name : vars_on_ps_[static_cast<size_t>(i)]) h.add_names(name);
-    WireMessage r = ps_[static_cast<size_t>(i)]->request(h, {}, timeout);
+    for (const std::string& name : vars_on_ps_[i]) h.add_names(name);
+    WireMessage r = ps_request(i, h, {}, timeout);
     if (r.header.code() == wire::OK) {
-      if (r.num_tensors() != vars_on_ps_[static_cast<size_t>(i)].size())
-        throw Error(ps_[static_cast<size_t>(i)]->peer() + " answered PULL with " + std::to_string(r.num_tensors()) + " tensors");
+      if (r.num_tensors() != vars_on_ps_[i].size())
+        throw Error(ps_[i]->peer() + " answered PULL with " + std::to_string(r.num_tensors()) + " tensors");
       std::vector<NamedTensor> out;
       for (size_t k = 0; k < r.num_tensors(); ++k) out.push_back({r.name(k), r.tensor(k)});
-      next_pull_step_[static_cast<size_t>(i)] = r.header.step();  // the global step these values belong to
+      if (latest_values_[i].empty() && r.header.step() > 0)
+        log_line("worker " + std::to_string(options_.task) + ": joining at global step " + std::to_string(r.header.step()) +
+                 " of " + ps_[i]->peer());
+      next_pull_step_[i] = r.header.step();  // the global step these values belong to
+      latest_values_[i] = out;
       return out;
     }
-    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
-    if (r.header.code() == wire::NOT_READY && waited < options_.wait_timeout) {
+    if (r.header.code() == wire::STALE) {
+      // The ps restarted from a checkpoint older than the step this barrier
+      // waited for: carry on from where it is now.
+      log_line("worker " + std::to_string(options_.task) + ": " + r.header.text() + "; continuing from there");
+      min_step = r.header.step();
+      continue;
+    }
+    if (r.header.code() == wire::NOT_READY && !not_ready_since) not_ready_since = std::chrono::steady_clock::now();
+    const auto waited = not_ready_since ? std::chrono::duration_cast<std::chrono::milliseconds>(
+                                              std::chrono::steady_clock::now() - *not_ready_since)
+                                        : std::chrono::milliseconds(0);
+    if (r.header.code() == wire::NOT_READY && rank_ == 0 && !latest_values_[i].empty() && !reinitialized) {
+      // A ps that restarted without a checkpoint lost the variables; the
+      // chief gives it the last values it pulled (lost work: since then).
+      log_line("worker " + std::to_string(options_.task) + " (chief): " + ps_[i]->peer() + " lost its variables (" +
+               r.header.text() + "); initializing them again from the last pull");
+      initialize_ps(i, latest_values_[i]);
+      reinitialized = true;
+      continue;
+    }
+    // Mid-training the chief may itself be riding out the ps's restart: give
+    // it as long as any worker gets to reconnect.
+    const auto not_ready_limit = latest_values_[i].empty() ? options_.wait_timeout : options_.reconnect_timeout;
+    if (r.header.code() == wire::NOT_READY && waited < not_ready_limit) {
       set_state("waiting", "chief has not initialized the variables yet");
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       continue;
@@ -179,8 +250,8 @@ std::vector<NamedTensor> Worker::pull(int i, int64_t min_step) {
     if (r.header.code() == wire::NOT_READY)
       throw Error(waiting_message("worker " + std::to_string(workers[0]) + " (the chief)",
                                   options_.cluster.task_address("worker", workers[0]), waited) +
-                  " to initialize the variables on " + ps_[static_cast<size_t>(i)]->peer() + " (" + r.header.text() + ")");
-    throw Error(ps_[static_cast<size_t>(i)]->peer() + " at " + ps_[static_cast<size_t>(i)]->address() + ": " + r.header.text());
+                  " to initialize the variables on " + ps_[i]->peer() + " (" + r.header.text() + ")");
+    throw Error(ps_[i]->peer() + " at " + ps_[i]->address() + ": " + r.header.text());
   }
 }
 
@@ -201,13 +272,19 @@ void Worker::push(int i, const std::vector<NamedTensor>& grads, int64_t step) {
   *h.mutable_optimizer() = optimizer_;
   h.set_step(step);
   h.set_replicas_to_aggregate(options_.sync ? options_.replicas_to_aggregate : 0);
-  WireMessage r = ps_[static_cast<size_t>(i)]->request(h, grads, options_.wait_timeout);
+  h.set_sequence(++push_sequence_[static_cast<size_t>(i)]);  // a retry repeats it: applied once
+  WireMessage r = ps_request(static_cast<size_t>(i), h, grads, options_.wait_timeout);
   if (r.header.code() == wire::OK) {
     // Sync: the next Pull waits for the step these gradients complete.
     next_pull_step_[static_cast<size_t>(i)] = options_.sync ? step + 1 : 0;
   } else if (r.header.code() == wire::STALE) {
     next_pull_step_[static_cast<size_t>(i)] = r.header.step();
     log_line("worker " + std::to_string(options_.task) + ": " + r.header.text());
+  } else if (r.header.code() == wire::NOT_READY) {
+    // The ps lost its variables (restarted without a checkpoint); the next
+    // Pull waits for the chief to initialize them again.
+    next_pull_step_[static_cast<size_t>(i)] = 0;
+    log_line("worker " + std::to_string(options_.task) + ": gradients dropped: " + r.header.text());
   } else {
     throw Error(ps_[static_cast<size_t>(i)]->peer() + " rejected PUSH: " + r.header.text());
   }
@@ -226,6 +303,7 @@ void Worker::finish() {
 }
 
 int Worker::run(const std::atomic<bool>* interrupted) {
+  interrupted_ = interrupted;
   control_running_ = true;
   control_thread_ = std::thread([this] { control_loop(); });
   if (std::string error = control_ready_.get_future().get(); !error.empty()) {

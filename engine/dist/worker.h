@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "dist/cluster_spec.h"
+#include "dist/curve_auth.h"
 #include "dist/node_connection.h"
 #include "dist/node_status.h"
 #include "dist/worker_plan.h"
@@ -47,9 +48,19 @@ struct WorkerOptions {
   // feeds its 1/N slice along axis 0, like in-graph replication's Split.
   std::vector<std::string> split = {"features", "labels"};
   std::chrono::milliseconds wait_timeout{10000};
+  // A ps that stops answering (killed, restarting, link cut) is retried this
+  // long before the worker gives up; requests repeat with the same push
+  // sequence, so the ps never applies one twice.
+  std::chrono::milliseconds reconnect_timeout{60000};
+  std::chrono::milliseconds heartbeat_interval{500};  // to every ps, from the control thread
   int cpu_threads = 0;
   int print_every = 10;
   std::string control_bind;  // overrides tcp://<task address> (tests)
+  // Secured cluster: this worker's key pair and the cluster's keys. The
+  // control endpoint and PUB stream are CURVE servers; the ps connections
+  // are CURVE clients presenting this worker's key.
+  std::optional<Credentials> credentials;
+  bool insecure = false;  // allow a non-loopback control address without credentials
 };
 
 class Worker {
@@ -76,6 +87,11 @@ class Worker {
 
   void connect_to_ps();
   void initialize_ps_variables();
+  void initialize_ps(size_t i, const std::vector<NamedTensor>& values);
+  // One request to ps connection i that rides out an unreachable ps: on a
+  // timeout it reconnects and repeats `header` until reconnect_timeout.
+  WireMessage ps_request(size_t i, const wire::Header& header, const std::vector<NamedTensor>& tensors,
+                         std::chrono::milliseconds timeout);
   void evaluate_hyperparameters();
   std::vector<NamedTensor> pull(int ps_index, int64_t min_step);
   FeedList draw_batch();
@@ -104,11 +120,16 @@ class Worker {
   wire::Optimizer optimizer_;
 
   zmq::context_t context_;
+  std::unique_ptr<ZapHandler> zap_;  // secured clusters: checks whoever connects to the control endpoint
   TrafficCounters traffic_;
   std::vector<int> ps_tasks_;                            // ps task per connection
   std::vector<std::unique_ptr<NodeConnection>> ps_;
   std::vector<std::vector<std::string>> vars_on_ps_;     // per connection
   std::vector<int64_t> next_pull_step_;                  // sync barrier per connection
+  std::vector<uint64_t> push_sequence_;                  // per connection: numbers each Push
+  std::vector<std::vector<NamedTensor>> latest_values_;  // per connection: the last Pull (chief re-INIT)
+  uint64_t incarnation_ = 0;                             // random per start
+  const std::atomic<bool>* interrupted_ = nullptr;       // of run(): retries stop when it turns true
 
   // Shared with the control thread (mu_).
   std::mutex mu_;

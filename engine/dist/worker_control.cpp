@@ -238,6 +238,10 @@ void Worker::control_loop() {
   zmq::socket_t router(context_, zmq::socket_type::router), publisher(context_, zmq::socket_type::pub);
   router.set(zmq::sockopt::linger, 200);
   publisher.set(zmq::sockopt::linger, 0);
+  if (options_.credentials) {
+    make_curve_server(router, options_.credentials->own);
+    make_curve_server(publisher, options_.credentials->own);
+  }
   const std::string bind = options_.control_bind.empty() ? "tcp://" + address_ : options_.control_bind;
   try {
     router.bind(bind);
@@ -266,12 +270,40 @@ void Worker::control_loop() {
     h.set_text(status_to_json(snapshot_status()));
     publish(h);
   };
+  // "Still here" to every ps, from this thread because the training thread
+  // may sit in a barrier Pull for a long time: a sync ps uses the silence of
+  // a worker to stop waiting for it.
+  std::vector<std::unique_ptr<NodeConnection>> ps_heartbeats;
+  for (int task : ps_tasks_) {
+    auto c = std::make_unique<NodeConnection>(context_, "ps " + std::to_string(task), options_.cluster.task_address("ps", task),
+                                              "worker:" + std::to_string(options_.task), &traffic_);
+    if (options_.credentials)
+      c->use_curve(options_.credentials->own, options_.credentials->security.node_key("ps " + std::to_string(task)));
+    c->set_incarnation(incarnation_);
+    ps_heartbeats.push_back(std::move(c));
+  }
+  auto last_ps_heartbeat = std::chrono::steady_clock::time_point{};
   auto last_heartbeat = std::chrono::steady_clock::now();
   while (control_running_) {
+    if (std::chrono::steady_clock::now() - last_ps_heartbeat >= options_.heartbeat_interval) {
+      last_ps_heartbeat = std::chrono::steady_clock::now();
+      for (auto& c : ps_heartbeats) {
+        wire::Header h;
+        h.set_kind(wire::HEARTBEAT);
+        c->notify(h);
+      }
+    }
     if (auto frames = receive_frames(router, 100)) {
+      std::optional<Role> role;
+      if (options_.credentials && !frames->empty()) role = sender_role(frames->back());
       DecodeResult r = decode_message(std::move(*frames), true);
       traffic_.bytes_in += r.bytes;
-      if (r.message) {
+      const std::string denied = !r.message || !options_.credentials ? std::string()
+                                 : role ? permission_problem(*role, r.message->header.kind())
+                                        : std::string("permission denied: no role");
+      if (!denied.empty()) {
+        traffic_.bytes_out += send_message(router, r.message->identity, reply_header(r.message->header, wire::FAILED, denied), {});
+      } else if (r.message) {
         handle_control_message(router, *r.message);
       } else {
         log_line("worker " + std::to_string(options_.task) + ": dropped a malformed control message: " + r.error);

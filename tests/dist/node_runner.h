@@ -6,6 +6,7 @@
 // fails and returns early: no test leaves nodes behind.
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <QDir>
@@ -54,9 +55,13 @@ struct RunResult {
 // One child process; killed on destruction unless it already finished.
 class NodeProcess {
  public:
-  explicit NodeProcess(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+  explicit NodeProcess(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
+      : NodeProcess(node_binary(), args, env) {}
+  // Any program (e.g. `ip netns exec NS flowlens-node ...`).
+  NodeProcess(const QString& program, const QStringList& args,
+              const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
     process_.setProcessEnvironment(env);
-    process_.start(node_binary(), args);
+    process_.start(program, args);
     process_.waitForStarted();
   }
   ~NodeProcess() {
@@ -96,7 +101,31 @@ class NodeProcess {
              static_cast<long long>(t.elapsed()), running() ? "still running" : "exited", qPrintable(err_));
     return false;
   }
+  // Waits until stdout contains `text` (or the process ends / time runs out).
+  bool wait_for_stdout(const QString& text, int timeout_ms = 60000) {
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < timeout_ms) {
+      out_ += QString::fromUtf8(process_.readAllStandardOutput());
+      err_ += QString::fromUtf8(process_.readAllStandardError());
+      if (out_.contains(text)) return true;
+      if (process_.state() == QProcess::NotRunning) break;
+      process_.waitForReadyRead(50);
+    }
+    qWarning("did not see \"%s\" on stdout after %lld ms; stderr so far:\n%s", qPrintable(text),
+             static_cast<long long>(t.elapsed()), qPrintable(err_));
+    return false;
+  }
   void terminate() { process_.terminate(); }  // SIGTERM
+  // kill -9: no signal handler runs, nothing is saved or said goodbye.
+  void kill9() {
+    if (running()) ::kill(static_cast<pid_t>(process_.processId()), SIGKILL);
+    process_.waitForFinished(5000);
+  }
+  QString stderr_so_far() {
+    err_ += QString::fromUtf8(process_.readAllStandardError());
+    return err_;
+  }
   bool running() const { return process_.state() != QProcess::NotRunning; }
   qint64 pid() const { return process_.processId(); }
 

@@ -95,6 +95,28 @@ class ClusterAttachTest : public QObject {
     QVERIFY(!w.cluster_workbench()->session()->attached());
   }
 
+  void securedClusterNeedsAKeyAndViewersCannotPause() {
+    LocalCluster c(1, 1);
+    QCOMPARE(run_node({"keygen", "--out", c.path("keys"), "--cluster", c.file}).code, 0);
+    const QString secured = c.path("keys/cluster.json");
+    NodeProcess ps({"--cluster", secured, "--job", "ps", "--task", "0", "--key", c.path("keys/ps0.key")});
+    QVERIFY(ps.wait_for_stderr("serving on"));
+    ui::MainWindow w;
+    ui::ClusterWorkbench* cw = w.cluster_workbench();
+    QString error;
+    QVERIFY(!cw->attach_file(secured, &error));
+    QVERIFY2(error.contains("secured cluster"), qPrintable(error));
+    QVERIFY2(cw->attach_file(secured, &error, c.path("keys/viewer.key")), qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(step_of(cw, "ps 0") >= 0 && node(cw, "ps 0")->liveness == ClusterNodeState::Liveness::Up, kWait);
+    QSignalSpy answered(cw, &ui::ClusterWorkbench::command_answered);
+    cw->control("ps 0", "pause");
+    QTRY_COMPARE_WITH_TIMEOUT(answered.count(), 1, kWait);
+    QCOMPARE(answered[0][2].toBool(), false);
+    QVERIFY2(answered[0][3].toString().contains("permission denied"), qPrintable(answered[0][3].toString()));
+    QVERIFY(cw->panel()->message().contains("permission denied"));
+    cw->detach();
+  }
+
   void liveClusterEndToEnd() {
     ui::MainWindow w;
     w.resize(1200, 800);

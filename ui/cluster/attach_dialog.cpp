@@ -47,6 +47,16 @@ AttachDialog::AttachDialog(QWidget* parent) : QDialog(parent) {
   auto* browse = new QPushButton(tr("Browse…"));
   file_row->addWidget(file_, 1);
   file_row->addWidget(browse);
+  auto* key_row = new QHBoxLayout;
+  key_ = new QLineEdit;
+  key_->setPlaceholderText(tr("your key pair (.key), for a cluster file with a security section"));
+  auto* browse_key = new QPushButton(tr("Browse…"));
+  key_row->addWidget(key_, 1);
+  key_row->addWidget(browse_key);
+  connect(browse_key, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Key Pair"), key_->text(), tr("Key pairs (*.key);;All files (*)"));
+    if (!path.isEmpty()) key_->setText(path);
+  });
   auto* by_address = new QRadioButton(tr("Addresses (host:port, separated by commas)"));
   auto* form = new QFormLayout;
   ps_ = new QLineEdit;
@@ -59,11 +69,13 @@ AttachDialog::AttachDialog(QWidget* parent) : QDialog(parent) {
   buttons->button(QDialogButtonBox::Ok)->setText(tr("Attach"));
   layout->addWidget(by_file_);
   layout->addLayout(file_row);
+  layout->addLayout(key_row);
   layout->addWidget(by_address);
   layout->addLayout(form);
   layout->addWidget(buttons);
   auto sync = [this] {
     file_->setEnabled(by_file_->isChecked());
+    key_->setEnabled(by_file_->isChecked());
     ps_->setEnabled(!by_file_->isChecked());
     workers_->setEnabled(!by_file_->isChecked());
   };
@@ -85,6 +97,7 @@ void AttachDialog::browse() {
 }
 
 QString AttachDialog::file() const { return by_file_->isChecked() ? file_->text().trimmed() : QString(); }
+QString AttachDialog::key_file() const { return by_file_->isChecked() ? key_->text().trimmed() : QString(); }
 
 bool AttachDialog::cluster(ClusterSpec* spec, QString* error) const {
   if (!by_file_->isChecked()) return cluster_from_addresses(ps_->text(), workers_->text(), spec, error);

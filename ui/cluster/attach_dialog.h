@@ -22,13 +22,15 @@ class AttachDialog : public QDialog {
 
   // The cluster described; false with `error` when the input is not valid.
   bool cluster(ClusterSpec* cluster, QString* error) const;
-  QString file() const;  // when attaching by file
+  QString file() const;      // when attaching by file
+  QString key_file() const;  // the user's key pair, for a secured cluster file
 
  private:
   void browse();
 
   QRadioButton* by_file_ = nullptr;
   QLineEdit* file_ = nullptr;
+  QLineEdit* key_ = nullptr;
   QLineEdit* ps_ = nullptr;
   QLineEdit* workers_ = nullptr;
 };

@@ -47,7 +47,7 @@ ClusterSession::ClusterSession(QObject* parent) : QObject(parent) {
 
 ClusterSession::~ClusterSession() { detach(); }
 
-void ClusterSession::attach(const ClusterSpec& cluster, int poll_hz) {
+void ClusterSession::attach(const ClusterSpec& cluster, int poll_hz, std::optional<dist::Credentials> credentials) {
   detach();
   cluster_ = cluster;
   context_ = std::make_unique<zmq::context_t>(1);
@@ -63,7 +63,7 @@ void ClusterSession::attach(const ClusterSpec& cluster, int poll_hz) {
       auto* thread = new QThread(this);
       thread->setObjectName(QStringLiteral("cluster %1 %2")
                                .arg(qs(ref.label()), polls ? QStringLiteral("status") : QStringLiteral("commands")));
-      auto* poller = new NodePoller(context_.get(), ref, polls ? interval : 0);
+      auto* poller = new NodePoller(context_.get(), ref, polls ? interval : 0, credentials);
       poller->moveToThread(thread);
       connect(thread, &QThread::started, poller, &NodePoller::start);
       connect(thread, &QThread::finished, poller, &QObject::deleteLater);

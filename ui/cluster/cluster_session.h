@@ -65,7 +65,8 @@ class ClusterSession : public QObject {
   ~ClusterSession() override;
 
   // Starts polling every node of `cluster`; a previous attachment ends first.
-  void attach(const ClusterSpec& cluster, int poll_hz = 10);
+  // A secured cluster needs `credentials` (the user's key pair and the keys).
+  void attach(const ClusterSpec& cluster, int poll_hz = 10, std::optional<dist::Credentials> credentials = std::nullopt);
   void detach();
   bool attached() const { return !nodes_.empty(); }
   const ClusterSpec& cluster() const { return cluster_; }

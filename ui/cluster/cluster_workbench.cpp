@@ -184,9 +184,11 @@ QString ClusterWorkbench::target_node() const {
   return selected.isEmpty() ? graph_node_ : selected;
 }
 
-bool ClusterWorkbench::attach_file(const QString& path, QString* error) {
+bool ClusterWorkbench::attach_file(const QString& path, QString* error, const QString& key_file) {
   try {
-    attach(load_cluster_spec(path.toStdString()));
+    const ClusterSpec cluster = load_cluster_spec(path.toStdString());
+    attach(cluster, dist::credentials_for(dist::load_cluster_security(path.toStdString(), cluster), path.toStdString(),
+                                          key_file.toStdString(), ""));
     return true;
   } catch (const Error& e) {
     if (error) *error = qs(e.what());
@@ -194,8 +196,8 @@ bool ClusterWorkbench::attach_file(const QString& path, QString* error) {
   }
 }
 
-void ClusterWorkbench::attach(const ClusterSpec& cluster) {
-  session_->attach(cluster);
+void ClusterWorkbench::attach(const ClusterSpec& cluster, std::optional<dist::Credentials> credentials) {
+  session_->attach(cluster, 10, std::move(credentials));
   dock_->show();
   charts_dock_->show();
   dock_->raise();
@@ -342,8 +344,12 @@ void ClusterWorkbench::request_timings() {
 void ClusterWorkbench::attach_dialog() {
   AttachDialog dialog(w_);
   if (dialog.exec() != QDialog::Accepted) return;
-  ClusterSpec spec;
   QString error;
+  if (!dialog.file().isEmpty()) {
+    if (!attach_file(dialog.file(), &error, dialog.key_file())) w_->show_error(tr("Attach to Cluster"), error);
+    return;
+  }
+  ClusterSpec spec;
   if (!dialog.cluster(&spec, &error)) return w_->show_error(tr("Attach to Cluster"), error);
   attach(spec);
 }

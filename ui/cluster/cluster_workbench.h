@@ -10,7 +10,9 @@
 #include <QString>
 #include <QStringList>
 #include <map>
+#include <optional>
 
+#include "dist/cluster_security.h"
 #include "dist/cluster_spec.h"
 #include "tensor/tensor.h"
 
@@ -45,9 +47,10 @@ class ClusterWorkbench : public QObject {
   QDockWidget* dock() const { return dock_; }
   QDockWidget* charts_dock() const { return charts_dock_; }
 
-  // No dialogs: failures come back in `error`.
-  bool attach_file(const QString& path, QString* error = nullptr);
-  void attach(const ClusterSpec& cluster);
+  // No dialogs: failures come back in `error`. A secured cluster file needs
+  // `key_file`, the user's key pair (viewer or operator).
+  bool attach_file(const QString& path, QString* error = nullptr, const QString& key_file = {});
+  void attach(const ClusterSpec& cluster, std::optional<dist::Credentials> credentials = std::nullopt);
   bool launch_local(const LocalClusterOptions& options, QString* error = nullptr);
   void detach();
 

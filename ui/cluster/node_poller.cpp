@@ -15,14 +15,18 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
 
-NodePoller::NodePoller(zmq::context_t* context, dist::NodeRef node, int interval_ms, QObject* parent)
-    : QObject(parent), context_(context), node_(std::move(node)), interval_ms_(interval_ms) {}
+NodePoller::NodePoller(zmq::context_t* context, dist::NodeRef node, int interval_ms,
+                       std::optional<dist::Credentials> credentials, QObject* parent)
+    : QObject(parent), context_(context), node_(std::move(node)), interval_ms_(interval_ms),
+      credentials_(std::move(credentials)) {}
 
 NodePoller::~NodePoller() = default;
 
 dist::NodeConnection& NodePoller::connection() {
-  if (!connection_)
+  if (!connection_) {
     connection_ = std::make_unique<dist::NodeConnection>(*context_, node_.label(), node_.address, "viewer");
+    if (credentials_) connection_->use_curve(credentials_->own, credentials_->security.node_key(node_.label()));
+  }
   return *connection_;
 }
 

@@ -10,6 +10,7 @@
 #include <QString>
 #include <QStringList>
 #include <memory>
+#include <optional>
 
 #include "dist/cluster_client.h"
 
@@ -40,7 +41,9 @@ class NodePoller : public QObject {
 
  public:
   // `context` outlives the poller; each poller opens its own socket on it.
-  NodePoller(zmq::context_t* context, dist::NodeRef node, int interval_ms, QObject* parent = nullptr);
+  // With `credentials` (a secured cluster) the poller talks CURVE to the node.
+  NodePoller(zmq::context_t* context, dist::NodeRef node, int interval_ms,
+             std::optional<dist::Credentials> credentials = std::nullopt, QObject* parent = nullptr);
   ~NodePoller() override;
 
   const dist::NodeRef& node() const { return node_; }
@@ -63,6 +66,7 @@ class NodePoller : public QObject {
   dist::NodeRef node_;
   int interval_ms_;
   QTimer* timer_ = nullptr;
+  std::optional<dist::Credentials> credentials_;
   std::unique_ptr<dist::NodeConnection> connection_;
 };
 
