@@ -10,7 +10,7 @@ Node& Graph::add_node(Node node) {
 }
 
 int Graph::index_of(std::string_view name) const {
-  auto it = index_.find(std::string(name));
+  auto it = index_.find(name);
   return it == index_.end() ? -1 : it->second;
 }
 

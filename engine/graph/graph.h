@@ -44,8 +44,14 @@ class Graph {
   std::string source_path;            // file it was loaded from, for messages
 
  private:
+  // Lookups by string_view without building a std::string: validation and
+  // shape inference look up every input of every node.
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
   std::vector<Node> nodes_;
-  std::unordered_map<std::string, int> index_;
+  std::unordered_map<std::string, int, NameHash, std::equal_to<>> index_;
 };
 
 }  // namespace flowlens

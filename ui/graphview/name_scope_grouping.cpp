@@ -42,11 +42,22 @@ std::string range_text(const std::vector<long long>& numbers) {
 void NameScopeGrouping::find_series() {
   // A scope's structure: the sorted ops of every node inside it (a node named
   // like the scope sits inside its group, so it counts too).
-  std::unordered_map<std::string, std::vector<std::string>> ops;
+  // Ops are interned (an id per op name), so the per-scope lists hold ints
+  // rather than a copy of the op's name per node and enclosing scope.
+  std::unordered_map<std::string_view, int> op_ids;
+  std::vector<std::string_view> op_names;
+  ScopeMap<std::vector<int>> ops;
+  auto add = [&](std::string_view scope, int op) {
+    if (auto it = ops.find(scope); it != ops.end()) it->second.push_back(op);
+    else ops.emplace(std::string(scope), std::vector<int>{op});
+  };
   for (const Node& n : graph_->nodes()) {
-    for (auto slash = n.name.find('/'); slash != std::string::npos; slash = n.name.find('/', slash + 1))
-      ops[n.name.substr(0, slash)].push_back(n.op);
-    if (scope_sizes_.count(n.name)) ops[n.name].push_back(n.op);
+    const auto [it, fresh] = op_ids.try_emplace(n.op, static_cast<int>(op_names.size()));
+    if (fresh) op_names.push_back(n.op);
+    const std::string_view name = n.name;
+    for (auto slash = name.find('/'); slash != std::string::npos; slash = name.find('/', slash + 1))
+      add(name.substr(0, slash), it->second);
+    if (scope_sizes_.contains(name)) add(name, it->second);
   }
   // Siblings keyed by (parent, base name, structure); std::map keeps the
   // result independent of hash order.
@@ -54,9 +65,13 @@ void NameScopeGrouping::find_series() {
   for (auto& [scope, list] : ops) {
     const auto [base, number] = split_trailing_number(last_name_component(scope));
     if (number < 0) continue;
-    std::sort(list.begin(), list.end());
+    // By name, not id: the signature must not depend on which op came first.
+    std::vector<std::string_view> names;
+    names.reserve(list.size());
+    for (int op : list) names.push_back(op_names[static_cast<std::size_t>(op)]);
+    std::sort(names.begin(), names.end());
     std::string signature;
-    for (const std::string& op : list) signature += op + '\n';
+    for (std::string_view op : names) (signature += op) += '\n';
     runs[{parent_of(scope), base, signature}].push_back({number, scope});
   }
   for (auto& [key, members] : runs) {
@@ -82,7 +97,7 @@ std::vector<std::string> NameScopeGrouping::series_members(const std::string& pa
   return it == series_.end() ? std::vector<std::string>() : it->second;
 }
 
-std::string NameScopeGrouping::series_of(const std::string& scope) const {
+std::string NameScopeGrouping::series_of(std::string_view scope) const {
   const auto it = series_of_.find(scope);
   return it == series_of_.end() ? std::string() : it->second;
 }
@@ -105,9 +120,14 @@ void NameScopeGrouping::set_graph(std::shared_ptr<const Graph> graph) {
   series_.clear();
   series_of_.clear();
   if (!graph_) return;
-  for (const Node& n : graph_->nodes())
-    for (auto slash = n.name.find('/'); slash != std::string::npos; slash = n.name.find('/', slash + 1))
-      ++scope_sizes_[n.name.substr(0, slash)];
+  for (const Node& n : graph_->nodes()) {
+    const std::string_view name = n.name;
+    for (auto slash = name.find('/'); slash != std::string::npos; slash = name.find('/', slash + 1)) {
+      const std::string_view scope = name.substr(0, slash);
+      if (auto it = scope_sizes_.find(scope); it != scope_sizes_.end()) ++it->second;
+      else scope_sizes_.emplace(std::string(scope), 1);
+    }
+  }
   find_series();
 
   if (static_cast<int>(graph_->size()) <= kMaxVisible) {
@@ -115,18 +135,23 @@ void NameScopeGrouping::set_graph(std::shared_ptr<const Graph> graph) {
     for (const auto& [path, members] : series_) expanded_.insert(path);
     return;
   }
-  collapse_all();
+  open_lone_groups();
+}
+
+void NameScopeGrouping::open_lone_groups() {
+  // A lone top-level group ("model/...") says nothing: open it, and so on down.
+  for (;;) {
+    const VisibleGraph v = visible();
+    if (v.units.size() != 1 || !v.units[0].is_group()) return;
+    expanded_.insert(v.units[0].scope);
+  }
 }
 
 bool NameScopeGrouping::collapse_all() {
   const std::size_t before = visible().units.size();
   expanded_.clear();
-  // A lone top-level group ("model/...") says nothing: open it, and so on down.
-  for (;;) {
-    const VisibleGraph v = visible();
-    if (v.units.size() != 1 || !v.units[0].is_group()) return v.units.size() < before;
-    expanded_.insert(v.units[0].scope);
-  }
+  open_lone_groups();
+  return visible().units.size() < before;
 }
 
 bool NameScopeGrouping::expand(const std::string& scope) {
@@ -158,31 +183,33 @@ VisibleGraph NameScopeGrouping::visible() const {
   if (!graph_) return v;
   const auto& nodes = graph_->nodes();
   v.unit_of_node.assign(nodes.size(), -1);
-  std::unordered_map<std::string, int> group_units, cluster_index;
+  ScopeMap<int> group_units, cluster_index;
 
   // Clusters are created on demand, parents first.
-  auto cluster_of = [&](const std::string& scope, auto&& self) -> int {
+  auto cluster_of = [&](std::string_view scope, auto&& self) -> int {
     if (scope.empty()) return -1;
     if (auto it = cluster_index.find(scope); it != cluster_index.end()) return it->second;
-    const int parent = self(display_parent(scope), self);
-    v.clusters.push_back({scope, parent});
-    return cluster_index[scope] = static_cast<int>(v.clusters.size()) - 1;
+    const int parent = self(display_parent(std::string(scope)), self);
+    v.clusters.push_back({std::string(scope), parent});
+    const int index = static_cast<int>(v.clusters.size()) - 1;
+    cluster_index.emplace(std::string(scope), index);
+    return index;
   };
 
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    const std::string& name = nodes[i].name;
-    std::string open_scope;  // deepest expanded scope on the way down
-    std::string group;       // first collapsed scope, if any
+    const std::string_view name = nodes[i].name;
+    std::string_view open_scope;  // deepest expanded scope on the way down
+    std::string_view group;       // first collapsed scope, if any
     for (std::size_t end = name.find('/');; end = name.find('/', end + 1)) {
-      const std::string prefix = name.substr(0, end);
-      if (scope_sizes_.count(prefix)) {
+      const std::string_view prefix = name.substr(0, end);
+      if (scope_sizes_.contains(prefix)) {
         // A folded series hides its members; an open one frames them.
-        if (const std::string series = series_of(prefix); !series.empty()) {
-          if (!is_expanded(series)) {
-            group = series;
+        if (auto series = series_of_.find(prefix); series != series_of_.end()) {
+          if (!is_expanded(series->second)) {
+            group = series->second;
             break;
           }
-          open_scope = series;
+          open_scope = series->second;
         }
         if (!is_expanded(prefix)) {
           group = prefix;
@@ -204,8 +231,8 @@ VisibleGraph NameScopeGrouping::visible() const {
       if (u.device != nodes[i].device) u.mixed_devices = true;
     } else {
       unit = static_cast<int>(v.units.size());
-      group_units[group] = unit;
-      v.units.push_back({-1, group, nodes[i].device, false, 1, -1});
+      group_units.emplace(std::string(group), unit);
+      v.units.push_back({-1, std::string(group), nodes[i].device, false, 1, -1});
       v.units.back().cluster = cluster_of(open_scope, cluster_of);
       if (const auto s = series_.find(group); s != series_.end()) v.units.back().series = static_cast<int>(s->second.size());
     }

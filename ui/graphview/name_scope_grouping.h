@@ -14,6 +14,7 @@
 // Qt-free (plain std types), so it is cheap to compute and to test.
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -51,6 +52,16 @@ struct VisibleGraph {
   std::vector<int> unit_of_node;  // per graph node
 };
 
+// Hash for maps keyed by std::string that are probed with string_views of
+// node names (no temporary strings: a 100,000-node graph probes millions).
+struct ScopeHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+template <typename V>
+using ScopeMap = std::unordered_map<std::string, V, ScopeHash, std::equal_to<>>;
+using ScopeSet = std::unordered_set<std::string, ScopeHash, std::equal_to<>>;
+
 class NameScopeGrouping {
  public:
   static constexpr int kMaxVisible = 300;
@@ -59,13 +70,13 @@ class NameScopeGrouping {
   // (descending through scopes that are the only thing visible).
   void set_graph(std::shared_ptr<const Graph> graph);
 
-  bool is_scope(const std::string& path) const { return scope_sizes_.count(path) != 0 || is_series(path); }
-  bool is_series(const std::string& path) const { return series_.count(path) != 0; }
+  bool is_scope(std::string_view path) const { return scope_sizes_.contains(path) || is_series(path); }
+  bool is_series(std::string_view path) const { return series_.contains(path); }
   // The member scopes of a series path, in numeric order (empty if none).
   std::vector<std::string> series_members(const std::string& path) const;
   // The series a scope was folded into, "" if none.
-  std::string series_of(const std::string& scope) const;
-  bool is_expanded(const std::string& scope) const { return expanded_.count(scope) != 0; }
+  std::string series_of(std::string_view scope) const;
+  bool is_expanded(std::string_view scope) const { return expanded_.contains(scope); }
   // Each returns whether anything changed.
   bool expand(const std::string& scope);
   bool collapse(const std::string& scope);
@@ -85,10 +96,13 @@ class NameScopeGrouping {
   std::string display_parent(const std::string& path) const;
 
   std::shared_ptr<const Graph> graph_;
-  std::unordered_map<std::string, std::vector<std::string>> series_;  // series path → member scopes
-  std::unordered_map<std::string, std::string> series_of_;           // member scope → series path
-  std::unordered_map<std::string, int> scope_sizes_;  // scope → nodes under it
-  std::unordered_set<std::string> expanded_;  // scopes and series paths
+  // Expands the lone top-level group, and so on down (after expanded_ was cleared).
+  void open_lone_groups();
+
+  ScopeMap<std::vector<std::string>> series_;  // series path → member scopes
+  ScopeMap<std::string> series_of_;            // member scope → series path
+  ScopeMap<int> scope_sizes_;                  // scope → nodes under it
+  ScopeSet expanded_;                          // scopes and series paths
 };
 
 // "a/b/c" → "c".
