@@ -10,14 +10,18 @@
 //                                                    taken once it is paused or finished
 //   flowlens [graph] --edit | --template matmul|mlp|two-tower [--select n] [--run]
 //                                                    open the graph (an empty canvas, a template) in the editor
+//   flowlens [graph] --attach cluster.json [--key client.key]
+//                                                    attach to a running cluster (Cluster dock and charts)
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QTimer>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "ui/cluster/cluster_workbench.h"
 #include "ui/app_info.h"
 #include "ui/compare/compare_view.h"
 #include "ui/debugger/breakpoint_store.h"
@@ -114,6 +118,15 @@ int main(int argc, char** argv) {
       QStringLiteral("template"), QStringLiteral("Start the graph editor with a template: matmul, mlp or two-tower."),
       QStringLiteral("name"));
   parser.addOptions({edit_option, template_option});
+  const QCommandLineOption attach_option(
+      QStringLiteral("attach"),
+      QStringLiteral("Attach to the running cluster described by <cluster.json> (TF_CONFIG or a bare job dict), as "
+                     "Cluster > Attach does."),
+      QStringLiteral("cluster.json"));
+  const QCommandLineOption key_option(
+      QStringLiteral("key"), QStringLiteral("With --attach to a secured cluster: the client key pair to present."),
+      QStringLiteral("file"));
+  parser.addOptions({attach_option, key_option});
   parser.process(app);  // handles --help, --version and unknown options (exit 1)
 
   const QStringList positional = parser.positionalArguments();
@@ -191,6 +204,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "flowlens: %s\n", qPrintable(message));
   }
 
+  const bool attaching = parser.isSet(attach_option);
+  if (parser.isSet(key_option) && !attaching) return fail(QStringLiteral("--key needs --attach"), 2);
+  if (attaching) {
+    QString error;
+    if (!window.cluster_workbench()->attach_file(parser.value(attach_option), &error, parser.value(key_option)))
+      return fail(QStringLiteral("--attach: %1").arg(error), 2);
+  }
+
   flowlens::ui::DebugWorkbench* debug = window.debug_workbench();
   if (loaded) {
     for (const std::string& node : split_list(parser.value(break_option))) {
@@ -220,6 +241,13 @@ int main(int argc, char** argv) {
     window.show();
     if (loaded && !(window.graph_view()->wait_for_layout(120000) && window.compare_view()->wait_for_layout(120000)))
       return fail(QStringLiteral("graph layout did not finish in time"));
+    if (attaching) {
+      // Let the status polls (10 Hz) fill the Cluster dock and draw a few
+      // seconds of charts before the picture is taken.
+      QElapsedTimer settle;
+      settle.start();
+      while (settle.elapsed() < 3000) QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+    }
     QString error;
     if (!flowlens::ui::save_window_screenshot(&window, parser.value(screenshot_option), &error)) return fail(error);
     return 0;
