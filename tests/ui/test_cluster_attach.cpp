@@ -117,6 +117,29 @@ class ClusterAttachTest : public QObject {
     cw->detach();
   }
 
+  void commandLineAttachDrawsTheCluster() {
+    // `flowlens --attach C --screenshot out.png` as a user types it, against
+    // the cluster this test started.
+    auto gui = [](const QStringList& args) {
+      QProcess p;
+      QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+      env.insert("QT_QPA_PLATFORM", "offscreen");
+      p.setProcessEnvironment(env);
+      p.start(QStringLiteral(FLOWLENS_BIN_DIR "/flowlens"), args);
+      p.waitForFinished(60000);
+      return std::pair{p.exitCode(), QString::fromUtf8(p.readAllStandardError())};
+    };
+    const QString out = cluster_->path("attached.png");
+    auto [code, err] = gui({"--attach", cluster_->file, "--screenshot", out});
+    QVERIFY2(code == 0, qPrintable(err));
+    QImage picture(out);
+    QVERIFY(!picture.isNull() && picture.width() >= 1280);
+    std::tie(code, err) = gui({"--attach", cluster_->path("missing.json"), "--screenshot", out});
+    QVERIFY2(code == 2 && err.contains("--attach:") && err.contains("missing.json"), qPrintable(err));
+    std::tie(code, err) = gui({"--key", cluster_->file, "--screenshot", out});
+    QVERIFY2(code == 2 && err.contains("--key needs --attach"), qPrintable(err));
+  }
+
   void liveClusterEndToEnd() {
     ui::MainWindow w;
     w.resize(1200, 800);
