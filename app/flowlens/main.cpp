@@ -127,6 +127,10 @@ int main(int argc, char** argv) {
       QStringLiteral("key"), QStringLiteral("With --attach to a secured cluster: the client key pair to present."),
       QStringLiteral("file"));
   parser.addOptions({attach_option, key_option});
+  const QCommandLineOption expand_option(
+      QStringLiteral("expand-all"),
+      QStringLiteral("Open every name scope (one box per node), as View > Expand All Scopes does."));
+  parser.addOption(expand_option);
   parser.process(app);  // handles --help, --version and unknown options (exit 1)
 
   const QStringList positional = parser.positionalArguments();
@@ -197,6 +201,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "flowlens: %s\n", qPrintable(error));
     }
   }
+  // After the first layout: that one collapses a view too big to read at fit.
+  if (loaded && parser.isSet(expand_option) && window.graph_view()->wait_for_layout(120000))
+    window.graph_view()->expand_all_scopes();
   const QString resolved = loaded && !select.isEmpty() ? resolve_node(window, select) : QString();
   if (loaded && !select.isEmpty() && (resolved.isEmpty() || !window.select_node(resolved))) {
     const QString message = QStringLiteral("no node named '%1' in %2").arg(select, graph_path);

@@ -114,6 +114,12 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
   minimap_action_->setCheckable(true);
   minimap_action_->setChecked(true);
   connect(minimap_action_, &QAction::toggled, this, &GraphView::update_minimap_visibility);
+  expand_all_action_ = new QAction(QStringLiteral("&Expand All Scopes"), this);
+  expand_all_action_->setObjectName(QStringLiteral("actionExpandAll"));
+  connect(expand_all_action_, &QAction::triggered, this, &GraphView::expand_all_scopes);
+  collapse_all_action_ = new QAction(QStringLiteral("&Collapse All Scopes"), this);
+  collapse_all_action_->setObjectName(QStringLiteral("actionCollapseAll"));
+  connect(collapse_all_action_, &QAction::triggered, this, &GraphView::collapse_all_scopes);
 }
 
 GraphView::~GraphView() = default;
@@ -193,6 +199,20 @@ bool GraphView::expand_scope(const QString& scope) {
 
 bool GraphView::collapse_scope(const QString& scope) {
   if (!grouping_.collapse(scope.toStdString())) return false;
+  relayout();
+  return true;
+}
+
+bool GraphView::expand_all_scopes() {
+  if (!doc_ || !doc_->graph) return false;
+  bool changed = false;
+  for (int i = 0; i < static_cast<int>(doc_->graph->size()); ++i) changed |= grouping_.reveal(i);
+  if (changed) relayout();
+  return changed;
+}
+
+bool GraphView::collapse_all_scopes() {
+  if (!grouping_.collapse_all()) return false;
   relayout();
   return true;
 }

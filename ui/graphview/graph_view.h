@@ -54,6 +54,12 @@ class GraphView : public QGraphicsView {
 
   bool expand_scope(const QString& scope);
   bool collapse_scope(const QString& scope);
+  // Every scope open (each node its own box) / back to the top level. Views
+  // of kLayeredLayoutMinBoxes boxes or more use the layered layout, not dot.
+  bool expand_all_scopes();
+  bool collapse_all_scopes();
+  QAction* expand_all_action() const { return expand_all_action_; }
+  QAction* collapse_all_action() const { return collapse_all_action_; }
 
   bool layout_pending() const;
   // Runs the event loop until the pending layout is applied or has failed.
@@ -105,6 +111,8 @@ class GraphView : public QGraphicsView {
   DeviceLegend* legend_ = nullptr;
   MinimapView* minimap_ = nullptr;
   QAction* minimap_action_ = nullptr;
+  QAction* expand_all_action_ = nullptr;
+  QAction* collapse_all_action_ = nullptr;
   QWidget* status_card_ = nullptr;
   QLabel* status_label_ = nullptr;
   QWidget* busy_bar_ = nullptr;

@@ -1,5 +1,7 @@
 #include "ui/graphview/layout_job.h"
 
+#include "ui/graphview/layered_layout.h"
+
 #include <exception>
 
 namespace flowlens::ui {
@@ -24,7 +26,7 @@ int LayoutJob::start(LayoutInput input) {
     std::shared_ptr<LayoutResult> result;
     QString error;
     try {
-      result = std::make_shared<LayoutResult>(run_graphviz_layout(input));
+      result = std::make_shared<LayoutResult>(run_layout(input));
     } catch (const std::exception& e) {
       error = QString::fromStdString(e.what());
     } catch (...) {

@@ -1,0 +1,34 @@
+#pragma once
+// A layered (Sugiyama-style) layout for views too big for Graphviz `dot`:
+// dot needs minutes for a few thousand boxes, this needs well under a second
+// for ten thousand. Same input and result types as run_graphviz_layout, so
+// the view does not care which one ran.
+//
+// The pipeline, each step linear or n log n:
+//   1. ranks: longest path from the sources over the edges (cycles broken at
+//      the back edges a DFS finds), then sources pulled down next to their
+//      first consumer, so a variable sits just above the op that reads it;
+//   2. long edges get a dummy node per rank they cross, so they run between
+//      boxes, never through them;
+//   3. order within each rank: a few barycenter sweeps down and up; boxes of
+//      one scope stay contiguous (sorted by scope, then barycenter), so scope
+//      frames do not interleave;
+//   4. x: each rank moves towards its neighbours' positions, resolved into
+//      non-overlapping positions by pool-adjacent-violators (least squares
+//      under the order and spacing constraints);
+//   5. y: rank by rank, dataflow top to bottom; edges are polylines through
+//      their dummies, ending in an arrowhead at the consumer's top.
+#include "ui/graphview/graphviz_layout.h"
+
+namespace flowlens::ui {
+
+// Views with more boxes than this are laid out by run_layered_layout.
+inline constexpr int kLayeredLayoutMinBoxes = 1500;
+
+LayoutResult run_layered_layout(const LayoutInput& input);
+
+// Graphviz for small views (its splines and cluster packing read better),
+// the layered layout above kLayeredLayoutMinBoxes.
+LayoutResult run_layout(const LayoutInput& input);
+
+}  // namespace flowlens::ui
