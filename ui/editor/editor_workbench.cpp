@@ -14,6 +14,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QUndoStack>
 
 #include "common/error.h"
@@ -157,9 +158,12 @@ void EditorWorkbench::build_actions() {
   }
   editor_only_ << cut << copy << paste << del << all;
   // Undo/redo enable themselves from the stack; outside the editor they must stay off.
+  // The workbench is the context: ~QUndoStack (a grandchild of the workbench)
+  // emits indexChanged while clearing, after ~EditorWorkbench has run, and the
+  // slot must not call active() then. The actions belong to the window.
   for (QAction* a : {undo, redo})
-    connect(model_->undo_stack(), &QUndoStack::indexChanged, a, [this, a] {
-      if (!active()) a->setEnabled(false);
+    connect(model_->undo_stack(), &QUndoStack::indexChanged, this, [this, a = QPointer<QAction>(a)] {
+      if (a && !active()) a->setEnabled(false);
     });
   editor_only_ << undo << redo;
 
