@@ -92,9 +92,10 @@ void NodeInspector::rebuild() {
   problems_ = wrapped_label();
   problems_->setObjectName(QStringLiteral("inspectorProblems"));
   problems_->setStyleSheet(QStringLiteral("color: #c62828;"));
-  outputs_ = wrapped_label();
-  outputs_->setObjectName(QStringLiteral("inspectorOutputs"));
-  inputs_ = wrapped_label();
+  // Like name_ and device_, these exist only while a node is shown (they have
+  // no parent until a form row takes them; made earlier they leaked).
+  outputs_ = nullptr;
+  inputs_ = nullptr;
   name_ = nullptr;
   device_ = nullptr;
 
@@ -152,6 +153,9 @@ void NodeInspector::rebuild() {
   connect(device_, &QComboBox::activated, this, apply_device);
   form->addRow(QStringLiteral("Device"), device_);
 
+  inputs_ = wrapped_label();
+  outputs_ = wrapped_label();
+  outputs_->setObjectName(QStringLiteral("inspectorOutputs"));
   QStringList inputs;
   for (std::size_t i = 0; i < n->inputs.size(); ++i) inputs << QStringLiteral("%1: %2").arg(i).arg(q(n->inputs[i]));
   inputs_->setText(inputs.isEmpty() ? QStringLiteral("none") : inputs.join(QLatin1Char('\n')));

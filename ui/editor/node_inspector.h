@@ -28,7 +28,7 @@ class NodeInspector : public QWidget {
   QLineEdit* name_edit() const { return name_; }
   QComboBox* device_edit() const { return device_; }
   QLabel* problems_label() const { return problems_; }
-  QLabel* outputs_label() const { return outputs_; }
+  QLabel* outputs_label() const { return outputs_; }  // nullptr while no node is shown
   // The editor of attr `key` ("attr_<key>"), nullptr when not shown.
   QWidget* attr_editor(const QString& key) const;
 
