@@ -368,7 +368,13 @@ int Worker::run(const std::atomic<bool>* interrupted) {
       std::printf("worker %d step %d: loss %.6f\n", options_.task, step, *loss);
   }
   std::fflush(stdout);
-  set_state("done", stop_reason_);
+  std::string stop_reason;
+  {
+    // The control thread still serves requests (a late "stop" writes stop_reason_).
+    std::lock_guard lock(mu_);
+    stop_reason = stop_reason_;
+  }
+  set_state("done", stop_reason);
   finish();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   char line[512];
@@ -376,7 +382,7 @@ int Worker::run(const std::atomic<bool>* interrupted) {
                         seconds, seconds > 0 ? static_cast<double>(examples) / seconds : 0.0);
   if (first_loss && last_loss && n > 0 && n < static_cast<int>(sizeof line))
     n += std::snprintf(line + n, sizeof line - static_cast<size_t>(n), "; loss %.6f -> %.6f", *first_loss, *last_loss);
-  log_line(std::string(line) + (stop_reason_.empty() ? "" : "; " + stop_reason_));
+  log_line(std::string(line) + (stop_reason.empty() ? "" : "; " + stop_reason));
   control_running_ = false;
   control_thread_.join();
   return code;
