@@ -7,6 +7,7 @@
 #include "dist/checkpoint.h"
 #include "dist/cluster_client.h"
 #include "dist/node_runner.h"
+#include "time_scale.h"
 #include "dist/wire_codec.h"
 #include "io/graph_io.h"
 
@@ -87,7 +88,7 @@ class TestNodeCli : public QObject {
     QVERIFY(w1.wait_for_stderr("worker 1: 4 variable(s)"));
     QTest::qWait(300);
 
-    RunResult st = run_node({"status", "--cluster", c.file, "--once"});
+    RunResult st = run_node({"status", "--cluster", c.file, "--once", "--node-timeout", QString::number(scaled_ms(500))});
     QVERIFY2(st.code == 0, qPrintable(st.out + st.err));
     const QStringList lines = st.out.split('\n', Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 4);

@@ -11,6 +11,7 @@
 #include "dist/cluster_client.h"
 #include "dist/cluster_security.h"
 #include "dist/node_runner.h"
+#include "time_scale.h"
 
 using namespace flowlens;
 using namespace flowlens::testing;
@@ -63,7 +64,9 @@ class TestSecurity : public QObject {
                         sample("mlp_train.pbtxt"), "--steps", "1000000", "--threads", "1", "--print-every", "0"});
     QVERIFY(worker.wait_for_stderr("worker 0: 4 variable(s)"));
 
-    RunResult viewer_status = run_node({"status", "--cluster", secured, "--key", key(c, "viewer"), "--once"});
+    // (--node-timeout: the default 500 ms, scaled under sanitizers, where a first CURVE handshake can take longer)
+    RunResult viewer_status = run_node({"status", "--cluster", secured, "--key", key(c, "viewer"), "--once",
+                                        "--node-timeout", QString::number(scaled_ms(500))});
     QVERIFY2(viewer_status.code == 0 && viewer_status.out.contains("training"), qPrintable(viewer_status.out + viewer_status.err));
     RunResult fetch = run_node({"fetch", "--cluster", secured, "--key", key(c, "viewer"), "layer1/biases"});
     QVERIFY2(fetch.code == 0 && fetch.out.contains("layer1/biases = ["), qPrintable(fetch.out + fetch.err));
