@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <QDir>
@@ -76,6 +77,9 @@ class NodeProcess {
   NodeProcess(const QString& program, const QStringList& args,
               const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
     process_.setProcessEnvironment(env);
+    // Killed with the test: a test binary that ctest times out (SIGKILL)
+    // runs no destructor, and its nodes would otherwise train on forever.
+    process_.setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
     process_.start(program, args);
     process_.waitForStarted();
   }

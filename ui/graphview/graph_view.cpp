@@ -122,7 +122,12 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
   connect(collapse_all_action_, &QAction::triggered, this, &GraphView::collapse_all_scopes);
 }
 
-GraphView::~GraphView() = default;
+GraphView::~GraphView() {
+  // scene_ is a child: ~QWidget deletes it after this class is gone, and the
+  // scene's clear() then emits selectionChanged into on_scene_selection() of
+  // a half-destroyed GraphView (UBSan: downcast of a QWidget).
+  disconnect(scene_, nullptr, this, nullptr);
+}
 
 QList<QAction*> GraphView::view_actions() const { return {fit_action_, zoom_in_action_, zoom_out_action_}; }
 
