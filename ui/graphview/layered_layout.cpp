@@ -225,7 +225,10 @@ LayoutResult run_layered_layout(const LayoutInput& input) {
           continue;  // same scope at this depth: compare inside it
         const double ka = level(a, depth), kb = level(b, depth);
         if (ka != kb) return ka < kb;
-        return a_leaf && !b_leaf;  // a box before the scope frame it ties with
+        if (a_leaf != b_leaf) return a_leaf;  // a box before the scope frame it ties with
+        if (a_leaf) return false;             // two boxes that tie: keep their order
+        // Two scopes that tie: by id, so the order stays a strict weak one.
+        return scopes[static_cast<std::size_t>(a)][depth] < scopes[static_cast<std::size_t>(b)][depth];
       }
     });
     for (int c : touched) {
