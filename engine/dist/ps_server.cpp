@@ -345,11 +345,8 @@ int PsServer::sync_round_target() const {
   // would close the round before the others' gradients for that step.
   // Likewise a worker marked down: the live replicas carry on without it.
   int active = 0;
-  for (int w : options_.cluster.task_indices("worker")) {
-    auto seen = workers_.find(w);
-    const bool down = seen != workers_.end() && seen->second.down;
-    if (round_.by_worker.count(w) || (!done_workers_.count(w) && !down)) ++active;
-  }
+  for (int w : options_.cluster.task_indices("worker"))
+    if (round_.by_worker.count(w) || is_live(w)) ++active;
   return std::max(1, std::min(k, active));
 }
 
@@ -401,12 +398,15 @@ void PsServer::saw_worker(int worker) {
   log_line(line);
 }
 
+bool PsServer::is_live(int worker) const {
+  auto seen = workers_.find(worker);
+  return !done_workers_.count(worker) && !(seen != workers_.end() && seen->second.down);
+}
+
 int PsServer::sync_target_for_log() const {
   int live = 0;
-  for (int w : options_.cluster.task_indices("worker")) {
-    auto seen = workers_.find(w);
-    if (!done_workers_.count(w) && !(seen != workers_.end() && seen->second.down)) ++live;
-  }
+  for (int w : options_.cluster.task_indices("worker"))
+    if (is_live(w)) ++live;
   return std::max(1, std::min(last_replicas_to_aggregate_, live));
 }
 

@@ -105,6 +105,7 @@ class PsServer {
   bool answer_duplicate_push(const WireMessage& m, int worker);
   std::string liveness_text() const;  // "" or "worker 1 down; aggregating 1 of 2"
   int sync_target_for_log() const;    // K over the live workers, for messages
+  bool is_live(int worker) const;     // neither finished nor marked down
   void handle_pull(WireMessage& m);
   void answer_pull(const WireMessage& m);
   void handle_push(WireMessage& m);

@@ -113,15 +113,19 @@ void Worker::set_state(const std::string& state, const std::string& detail) {
   status_.detail = detail;
 }
 
+std::unique_ptr<NodeConnection> Worker::make_ps_connection(int task) {
+  auto c = std::make_unique<NodeConnection>(context_, "ps " + std::to_string(task), options_.cluster.task_address("ps", task),
+                                            "worker:" + std::to_string(options_.task), &traffic_);
+  if (options_.credentials)
+    c->use_curve(options_.credentials->own, options_.credentials->security.node_key("ps " + std::to_string(task)));
+  c->set_incarnation(incarnation_);
+  return c;
+}
+
 void Worker::connect_to_ps() {
   set_state("waiting", "connecting to ps");
   for (int task : ps_tasks_) {
-    const std::string address = options_.cluster.task_address("ps", task);
-    auto c = std::make_unique<NodeConnection>(context_, "ps " + std::to_string(task), address,
-                                              "worker:" + std::to_string(options_.task), &traffic_);
-    if (options_.credentials)
-      c->use_curve(options_.credentials->own, options_.credentials->security.node_key("ps " + std::to_string(task)));
-    c->set_incarnation(incarnation_);
+    auto c = make_ps_connection(task);
     c->wait_until_reachable(options_.wait_timeout);
     ps_.push_back(std::move(c));
   }

@@ -85,6 +85,9 @@ class Worker {
     double loss;
   };
 
+  // A channel to ps `task`: CURVE when secured, carrying this incarnation.
+  // Thread-safe to create (the training and control threads each own theirs).
+  std::unique_ptr<NodeConnection> make_ps_connection(int task);
   void connect_to_ps();
   void initialize_ps_variables();
   void initialize_ps(size_t i, const std::vector<NamedTensor>& values);

@@ -274,14 +274,7 @@ void Worker::control_loop() {
   // may sit in a barrier Pull for a long time: a sync ps uses the silence of
   // a worker to stop waiting for it.
   std::vector<std::unique_ptr<NodeConnection>> ps_heartbeats;
-  for (int task : ps_tasks_) {
-    auto c = std::make_unique<NodeConnection>(context_, "ps " + std::to_string(task), options_.cluster.task_address("ps", task),
-                                              "worker:" + std::to_string(options_.task), &traffic_);
-    if (options_.credentials)
-      c->use_curve(options_.credentials->own, options_.credentials->security.node_key("ps " + std::to_string(task)));
-    c->set_incarnation(incarnation_);
-    ps_heartbeats.push_back(std::move(c));
-  }
+  for (int task : ps_tasks_) ps_heartbeats.push_back(make_ps_connection(task));
   auto last_ps_heartbeat = std::chrono::steady_clock::time_point{};
   auto last_heartbeat = std::chrono::steady_clock::now();
   while (control_running_) {
