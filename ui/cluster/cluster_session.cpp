@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "ui/thread_handoff.h"
+
 namespace flowlens::ui {
 namespace {
 
@@ -88,7 +90,12 @@ void ClusterSession::detach() {
   // Ends every request in flight at once (they fail with ETERM) so no
   // thread keeps the UI waiting for a node that does not answer.
   if (context_) context_->shutdown();
-  for (QThread* t : threads_) t->quit();
+  for (QThread* t : threads_) {
+    // Each poller is deleted on its thread as it finishes, tearing down
+    // connections this thread used; see ~NodePoller.
+    handoff::release(t);
+    t->quit();
+  }
   for (QThread* t : threads_) {
     t->wait();
     delete t;
@@ -136,7 +143,10 @@ bool ClusterSession::send(const QString& label, NodeCommand command, Callback do
   const int id = next_command_++;
   callbacks_[id] = std::move(done);
   NodePoller* target = commanders_[static_cast<std::size_t>(i)];
-  QMetaObject::invokeMethod(target, [target, id, command] { target->run_command(id, command); }, Qt::QueuedConnection);
+  // handed(): the queued call crosses threads inside Qt, where TSan cannot
+  // see it; see ui/thread_handoff.h.
+  QMetaObject::invokeMethod(target, handoff::handed([target, id, command] { target->run_command(id, command); }),
+                            Qt::QueuedConnection);
   return true;
 }
 
@@ -154,7 +164,8 @@ void ClusterSession::send_to_all(const QString& job, const QString& command) {
   }
 }
 
-void ClusterSession::on_status(const QString& label, std::shared_ptr<const dist::NodeStatus> status) {
+void ClusterSession::on_status(const QString& label, const std::shared_ptr<const dist::NodeStatus>& status) {
+  handoff::acquire(&NodePoller::kSignalChannel);
   const int i = index_of(label);
   if (i < 0) return;  // an answer that arrived after detach/attach
   ClusterNodeState& n = nodes_[static_cast<std::size_t>(i)];
@@ -178,7 +189,7 @@ void ClusterSession::on_status(const QString& label, std::shared_ptr<const dist:
     n.links.clear();
     for (const dist::LinkTraffic& l : status->links) n.links.push_back({qs(l.peer), l.bytes_in, l.bytes_out, 0, 0});
   }
-  n.status = std::move(status);
+  n.status = status;
   n.last_seen = now;
   n.last_error.clear();
   n.liveness = ClusterNodeState::Liveness::Up;
@@ -191,6 +202,7 @@ void ClusterSession::on_status(const QString& label, std::shared_ptr<const dist:
 }
 
 void ClusterSession::on_unreachable(const QString& label, const QString& why) {
+  handoff::acquire(&NodePoller::kSignalChannel);
   const int i = index_of(label);
   if (i < 0) return;
   nodes_[static_cast<std::size_t>(i)].last_error = why;
@@ -212,7 +224,8 @@ void ClusterSession::check_liveness() {
   }
 }
 
-void ClusterSession::on_command_finished(std::shared_ptr<const NodeCommandResult> result) {
+void ClusterSession::on_command_finished(const std::shared_ptr<const NodeCommandResult>& result) {
+  handoff::acquire(&NodePoller::kSignalChannel);
   auto it = callbacks_.find(result->id);
   if (it == callbacks_.end()) return;
   Callback callback = std::move(it->second);

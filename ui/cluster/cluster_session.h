@@ -91,9 +91,11 @@ class ClusterSession : public QObject {
   void command_failed(const QString& message);
 
  private:
-  void on_status(const QString& label, std::shared_ptr<const dist::NodeStatus> status);
+  // Queued from the NodePoller threads. The arguments are references, so the
+  // slot's first line (TSan's acquire) comes before any read of them.
+  void on_status(const QString& label, const std::shared_ptr<const dist::NodeStatus>& status);
   void on_unreachable(const QString& label, const QString& why);
-  void on_command_finished(std::shared_ptr<const NodeCommandResult> result);
+  void on_command_finished(const std::shared_ptr<const NodeCommandResult>& result);
   void check_liveness();
   int index_of(const QString& label) const;
 

@@ -48,6 +48,11 @@ class NodePoller : public QObject {
 
   const dist::NodeRef& node() const { return node_; }
 
+  // ThreadSanitizer hand-off channel (ui/thread_handoff.h) of the signals
+  // below: the poller releases it before each emit, and a slot that receives
+  // them on another thread acquires it before reading its arguments.
+  static constexpr char kSignalChannel = 0;
+
  public slots:
   void start();  // on the poller's thread: begin polling (when interval > 0)
   void run_command(int id, const flowlens::ui::NodeCommand& command);

@@ -6,6 +6,7 @@
 #include "exec/session.h"
 #include "graph/variable_initializers.h"
 #include "ui/graph_document.h"
+#include "ui/thread_handoff.h"
 
 namespace flowlens::ui {
 
@@ -17,7 +18,10 @@ RunController::RunController(QObject* parent) : QObject(parent) {
       return;
     }
     const int generation = generation_;
-    QMetaObject::invokeMethod(this, [this, generation, stop] { on_stop(generation, stop); }, Qt::QueuedConnection);
+    // handed(): the queued call crosses threads inside Qt, where TSan cannot
+    // see it; see ui/thread_handoff.h. Same for the worker's calls below.
+    QMetaObject::invokeMethod(this, handoff::handed([this, generation, stop] { on_stop(generation, stop); }),
+                              Qt::QueuedConnection);
   });
 }
 
@@ -95,7 +99,7 @@ void RunController::work(int generation, std::shared_ptr<const Graph> graph, Run
     outcome.error = QString::fromStdString(e.what());
     outcome.stopped = stop_requested_;
   }
-  QMetaObject::invokeMethod(this, [this, generation, outcome] { on_finished(generation, outcome); },
+  QMetaObject::invokeMethod(this, handoff::handed([this, generation, outcome] { on_finished(generation, outcome); }),
                             Qt::QueuedConnection);
   worker_done_ = true;
 }
@@ -103,9 +107,9 @@ void RunController::work(int generation, std::shared_ptr<const Graph> graph, Run
 void RunController::post_message(int generation, const QString& line) {
   QMetaObject::invokeMethod(
       this,
-      [this, generation, line] {
+      handoff::handed([this, generation, line] {
         if (generation == generation_) emit message(line);
-      },
+      }),
       Qt::QueuedConnection);
 }
 

@@ -1,6 +1,7 @@
 #include "ui/graphview/layout_job.h"
 
 #include "ui/graphview/layered_layout.h"
+#include "ui/thread_handoff.h"
 
 #include <exception>
 
@@ -21,7 +22,9 @@ int LayoutJob::start(LayoutInput input) {
   auto cancelled = std::make_shared<std::atomic<bool>>(false);
   cancelled_ = cancelled;
   running_ = true;
-  pool_.start([this, ticket, cancelled, input = std::move(input)] {
+  // handed(): TSan cannot see QThreadPool's hand-off of the task, nor the
+  // queued call back; see ui/thread_handoff.h.
+  pool_.start(handoff::handed([this, ticket, cancelled, input = std::move(input)] {
     if (cancelled->load()) return;
     std::shared_ptr<LayoutResult> result;
     QString error;
@@ -36,8 +39,9 @@ int LayoutJob::start(LayoutInput input) {
     // Queued to `this`: the call runs on the UI thread, and is discarded if
     // the job object is gone by then.
     QMetaObject::invokeMethod(
-        this, [this, ticket, result, error] { deliver(ticket, result, error); }, Qt::QueuedConnection);
-  });
+        this, handoff::handed([this, ticket, result, error] { deliver(ticket, result, error); }),
+        Qt::QueuedConnection);
+  }));
   return ticket;
 }
 
