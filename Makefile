@@ -27,7 +27,7 @@ bench: build
 	$(BUILD_DIR)/bin/bench_observe
 	$(BUILD_DIR)/bin/bench_transport
 	$(BUILD_DIR)/bin/bench_attach
-	$(BUILD_DIR)/bin/bench_open_graph
+	$(BUILD_DIR)/bin/bench_bigraph
 
 # Long fuzzing runs (clang, libFuzzer + ASan + UBSan in build-fuzz/): FUZZ_SECONDS
 # per target; FUZZ_TARGETS picks some of graphdef_text graphdef_binary onnx

@@ -42,12 +42,15 @@ EdgeItem::EdgeItem(const LayoutResult::EdgeGeometry& geometry, bool control, int
     : path_(geometry.path), control_(control),
       width_(std::min(1.2 + 0.6 * std::log2(static_cast<double>(std::max(count, 1))), 4.0)) {
   arrow_ = arrowhead(path_, geometry.tip, geometry.has_tip);
+  path_bounds_ = path_.boundingRect();
   setAcceptHoverEvents(true);
+  setFlag(ItemUsesExtendedStyleOption);  // paint() gets the exposed rectangle
   setZValue(0);  // under the boxes, over the scope frames
 }
 
 void EdgeItem::set_label(const QString& label) {
   prepareGeometryChange();
+  bounds_ = QRectF();
   label_ = label;
   label_rect_ = QRectF();
   if (label_.isEmpty()) return;
@@ -59,8 +62,13 @@ void EdgeItem::set_label(const QString& label) {
 }
 
 QRectF EdgeItem::boundingRect() const {
-  QRectF r = path_.boundingRect().united(arrow_.boundingRect()).adjusted(-width_ - 4, -width_ - 4, width_ + 4, width_ + 4);
-  return label_rect_.isNull() ? r : r.united(label_rect_);
+  // Asked for on every index query and paint: computed once per geometry.
+  if (bounds_.isNull()) {
+    const QRectF r =
+        path_bounds_.united(arrow_.boundingRect()).adjusted(-width_ - 4, -width_ - 4, width_ + 4, width_ + 4);
+    bounds_ = label_rect_.isNull() ? r : r.united(label_rect_);
+  }
+  return bounds_;
 }
 
 QPainterPath EdgeItem::shape() const {
@@ -72,14 +80,56 @@ QPainterPath EdgeItem::shape() const {
   return s;
 }
 
+void EdgeItem::paint_clipped(QPainter* painter, const QPen& pen, const QRectF& area, double scale) const {
+  if (polylines_.empty()) {  // flattened on first need: most edges are never drawn clipped
+    auto& self = const_cast<EdgeItem&>(*this);
+    for (const QPolygonF& poly : path_.toSubpathPolygons()) {
+      std::vector<double> lengths(static_cast<std::size_t>(poly.size()), 0.0);
+      for (qsizetype i = 1; i < poly.size(); ++i)
+        lengths[static_cast<std::size_t>(i)] = lengths[static_cast<std::size_t>(i - 1)] + QLineF(poly[i - 1], poly[i]).length();
+      self.polylines_.push_back(poly);
+      self.lengths_.push_back(std::move(lengths));
+    }
+  }
+  for (std::size_t p = 0; p < polylines_.size(); ++p) {
+    const QPolygonF& poly = polylines_[p];
+    qsizetype start = -1;  // first point of the current run of visible segments
+    auto flush = [&](qsizetype end) {  // draws points [start, end]
+      QPen run_pen = pen;
+      // Dash offsets are in pen widths (a cosmetic pen's: one device
+      // pixel); this keeps the dashes where a whole-path stroke puts them.
+      const double along = lengths_[p][static_cast<std::size_t>(start)];
+      if (pen.style() != Qt::SolidLine)
+        run_pen.setDashOffset(pen.isCosmetic() ? along * scale : along / pen.widthF());
+      painter->setPen(run_pen);
+      painter->drawPolyline(poly.constData() + start, static_cast<int>(end - start + 1));
+      start = -1;
+    };
+    for (qsizetype i = 1; i < poly.size(); ++i) {
+      const bool visible = QRectF(poly[i - 1], poly[i]).normalized().adjusted(-1, -1, 1, 1).intersects(area);
+      if (visible && start < 0) start = i - 1;
+      if (!visible && start >= 0) flush(i - 1);
+    }
+    if (start >= 0) flush(poly.size() - 1);
+  }
+}
+
 void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
   painter->setRenderHint(QPainter::Antialiasing);
   const QColor color = control_ ? kControlColor : kDataColor;
-  QPen pen(color, width_);
+  const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
+  // Up to ~1.5 pixels wide, a cosmetic one-pixel pen looks the same and
+  // takes Qt's line rasteriser instead of its general stroker, which costs
+  // many times more per pixel of a long edge.
+  QPen pen(color, width_ * lod <= 1.5 ? 0.0 : width_);
   if (control_) pen.setStyle(Qt::DashLine);
   painter->setPen(pen);
   painter->setBrush(Qt::NoBrush);
-  painter->drawPath(path_);
+  const QRectF area = option->exposedRect.adjusted(-width_ - 2, -width_ - 2, width_ + 2, width_ + 2);
+  if (area.contains(path_bounds_))
+    painter->drawPath(path_);
+  else
+    paint_clipped(painter, pen, area, lod);
   painter->setPen(QPen(color, 1));
   painter->setBrush(color);
   painter->drawPolygon(arrow_);

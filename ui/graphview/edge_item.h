@@ -9,6 +9,7 @@
 #include <QPainterPath>
 #include <QPolygonF>
 #include <QString>
+#include <vector>
 
 #include "ui/graphview/graphviz_layout.h"
 
@@ -29,14 +30,29 @@ class EdgeItem : public QGraphicsItem {
   const QString& label() const { return label_; }
   QRectF label_rect() const { return label_rect_; }
   bool is_control() const { return control_; }
+  const QPainterPath& path() const { return path_; }
+  const QPolygonF& arrow() const { return arrow_; }
   int type() const override { return Type; }
   QRectF boundingRect() const override;
   QPainterPath shape() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
  private:
+  // Draws only the stretches of the path near `area` (item coordinates);
+  // `scale`: device pixels per unit.
+  void paint_clipped(QPainter* painter, const QPen& pen, const QRectF& area, double scale) const;
+
   QPainterPath path_;
+  // The path flattened, with the length along it up to each point: a long
+  // edge is drawn in the stretches that are in view (dashes kept in phase),
+  // since Qt strokes and dashes a path over its whole length however little
+  // of it is visible, and a 1:1 view of a big graph crosses hundreds of
+  // edges thousands of units long.
+  std::vector<QPolygonF> polylines_;
+  std::vector<std::vector<double>> lengths_;
   QPolygonF arrow_;
+  QRectF path_bounds_;
+  mutable QRectF bounds_;  // boundingRect(), once computed
   QString label_;
   QRectF label_rect_;
   bool control_;

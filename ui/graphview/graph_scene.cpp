@@ -2,6 +2,8 @@
 
 #include <QGraphicsSceneMouseEvent>
 #include <QLocale>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
 #include <algorithm>
 
 #include "tensor/dtype.h"
@@ -93,6 +95,7 @@ GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
   setBackgroundBrush(QColor(0xFB, 0xFB, 0xFC));
   // Items never move, and the index would only cost time at rebuild.
   setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+  connect(this, &QGraphicsScene::selectionChanged, this, [this] { ++generation_; });
 }
 
 LayoutInput GraphScene::layout_input(const VisibleGraph& visible, const Graph& graph) {
@@ -112,7 +115,9 @@ void GraphScene::clear_graph() {
   clear();
   units_.clear();
   unit_of_node_.clear();
+  overview_.clear();
   node_items_ = edge_items_ = frame_items_ = 0;
+  ++generation_;
 }
 
 void GraphScene::populate(const VisibleGraph& visible, const LayoutResult& layout, const Graph& graph,
@@ -122,6 +127,7 @@ void GraphScene::populate(const VisibleGraph& visible, const LayoutResult& layou
   for (std::size_t i = 0; i < visible.clusters.size() && i < layout.cluster_rects.size(); ++i) {
     addItem(new ScopeFrameItem(qs(visible.clusters[i].scope), layout.cluster_rects[i],
                                depth_of(visible.clusters, static_cast<int>(i))));
+    overview_.add_frame(layout.cluster_rects[i]);
     ++frame_items_;
   }
   for (std::size_t i = 0; i < visible.units.size(); ++i) {
@@ -148,6 +154,7 @@ void GraphScene::populate(const VisibleGraph& visible, const LayoutResult& layou
     if (i < layout.box_centers.size()) item->setPos(layout.box_centers[i]);
     addItem(item);
     units_.push_back(item);
+    overview_.add_box(item->footprint().translated(item->pos()), item->shown_fill());  // box index == unit index
   }
   for (std::size_t i = 0; i < visible.edges.size() && i < layout.edges.size(); ++i) {
     const auto& e = visible.edges[i];
@@ -160,6 +167,7 @@ void GraphScene::populate(const VisibleGraph& visible, const LayoutResult& layou
       item->set_label(e.count > 1 && !tensor.isEmpty() ? QStringLiteral("%1 (+%2)").arg(tensor).arg(e.count - 1) : tensor);
     }
     addItem(item);
+    overview_.add_edge(item->path(), item->arrow(), e.control);
     ++edge_items_;
   }
   // Room around the graph so it can be panned to any corner of the view.
@@ -198,6 +206,39 @@ void GraphScene::apply_marks() {
     if (!item || !heat_[node].isValid()) continue;
     const QColor old = item->heat();
     if (!old.isValid() || heat_[node].lightness() < old.lightness()) item->set_heat(heat_[node]);
+  }
+  for (std::size_t i = 0; i < units_.size(); ++i) overview_.set_box_fill(static_cast<int>(i), units_[i]->shown_fill());
+  ++generation_;
+}
+
+void GraphScene::drawBackground(QPainter* painter, const QRectF& rect) {
+  QGraphicsScene::drawBackground(painter, rect);
+  overview_.paint_frames(painter, rect, painter->worldTransform().m11(), NodeItem::kTextLevelOfDetail);
+}
+
+bool GraphScene::draws_overview_at(double scale) const {
+  return scale < NodeItem::kTextLevelOfDetail && overview_.primitive_count() >= kOverviewMinItems;
+}
+
+void GraphScene::paint_overview(QPainter* painter, const QRectF& exposed, double scale, QWidget* widget) const {
+  overview_.paint(painter, exposed, scale);
+  // The few boxes with marks on them are drawn by their items, so the
+  // selection outline, the paused-at halo and breakpoint dots look as
+  // they do close up.
+  std::vector<NodeItem*> marked;
+  for (QGraphicsItem* item : selectedItems())
+    if (auto* node = qgraphicsitem_cast<NodeItem*>(item)) marked.push_back(node);
+  for (NodeItem* node : units_)
+    if (node->is_current() || node->has_breakpoint()) marked.push_back(node);
+  QStyleOptionGraphicsItem option;
+  for (NodeItem* node : marked) {
+    if (!node->sceneBoundingRect().intersects(exposed)) continue;
+    option.exposedRect = node->boundingRect();
+    option.state = node->isSelected() ? QStyle::State_Selected : QStyle::State_None;
+    painter->save();
+    painter->translate(node->pos());
+    node->paint(painter, &option, widget);
+    painter->restore();
   }
 }
 

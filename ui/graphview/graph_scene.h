@@ -13,6 +13,7 @@
 #include "graph/infer_shapes.h"
 #include "ui/graphview/graphviz_layout.h"
 #include "ui/graphview/name_scope_grouping.h"
+#include "ui/graphview/overview_painter.h"
 
 namespace flowlens::ui {
 
@@ -41,6 +42,18 @@ class GraphScene : public QGraphicsScene {
   int edge_item_count() const { return edge_items_; }
   int frame_item_count() const { return frame_items_; }
 
+  // Zoomed out (labels hidden) on a scene of kOverviewMinItems items or
+  // more, views draw it through paint_overview(): batched primitives instead
+  // of item by item, which is what keeps big views at 60 frames per second.
+  static constexpr int kOverviewMinItems = 2000;
+  bool draws_overview_at(double scale) const;
+  // Boxes, edges and frames intersecting `exposed`, then the marked boxes
+  // (selected, current, breakpoints) painted by their items on top.
+  void paint_overview(QPainter* painter, const QRectF& exposed, double scale, QWidget* widget) const;
+  // Changes whenever the picture does (rebuild, marks, selection): lets a
+  // view keep a cached rendering (the minimap) until then.
+  quint64 generation() const { return generation_; }
+
   // The node a paused run stopped at (-1: none); a collapsed group holding it is marked instead.
   void set_current_node(int node);
   int current_node() const { return current_node_; }
@@ -54,6 +67,8 @@ class GraphScene : public QGraphicsScene {
 
  protected:
   void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override;
+  // The background colour, then every scope frame's fill and border.
+  void drawBackground(QPainter* painter, const QRectF& rect) override;
 
  private:
   void apply_marks();
@@ -64,6 +79,8 @@ class GraphScene : public QGraphicsScene {
   std::set<int> breakpoint_nodes_;
   std::vector<QColor> heat_;
   int node_items_ = 0, edge_items_ = 0, frame_items_ = 0;
+  OverviewPainter overview_;
+  quint64 generation_ = 0;
 };
 
 }  // namespace flowlens::ui

@@ -6,6 +6,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMouseEvent>
+#include <QPainter>
+#include <QPaintEvent>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollBar>
@@ -44,6 +46,11 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
   setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
   setResizeAnchor(QGraphicsView::AnchorViewCenter);
   setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
+  // Every item sets the pen, brush, font and hints it paints with, so Qt
+  // need not save and restore the painter around each one (thousands per
+  // frame in a big view); bounding rectangles already leave room for
+  // antialiasing.
+  setOptimizationFlags(QGraphicsView::DontSavePainterState | QGraphicsView::DontAdjustForAntialiasing);
   setFrameShape(QFrame::NoFrame);
   // Navigation is by dragging and zooming; scroll bars would only eat room.
   setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -328,6 +335,18 @@ void GraphView::zoom_by(double factor) {
 void GraphView::scrollContentsBy(int dx, int dy) {
   QGraphicsView::scrollContentsBy(dx, dy);
   minimap_->update_frame();
+}
+
+void GraphView::paintEvent(QPaintEvent* event) {
+  const double scale = transform().m11();
+  if (!scene_->draws_overview_at(scale)) return QGraphicsView::paintEvent(event);
+  QPainter painter(viewport());
+  painter.setClipRegion(event->region());
+  painter.setTransform(viewportTransform());
+  const QRectF exposed = mapToScene(event->region().boundingRect().adjusted(-2, -2, 2, 2)).boundingRect();
+  drawBackground(&painter, exposed);
+  scene_->paint_overview(&painter, exposed, scale, viewport());
+  drawForeground(&painter, exposed);
 }
 
 void GraphView::update_minimap_visibility() {

@@ -90,6 +90,9 @@ class GraphView : public QGraphicsView {
   void resizeEvent(QResizeEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void scrollContentsBy(int dx, int dy) override;
+  // Zoomed out on a big scene, paints GraphScene's overview instead of the
+  // items (see OverviewPainter); otherwise QGraphicsView's painting.
+  void paintEvent(QPaintEvent* event) override;
 
  private:
   void relayout();

@@ -1,8 +1,11 @@
 #include "ui/graphview/minimap_view.h"
 
 #include <QMouseEvent>
+#include <QPaintEvent>
 #include <QPainter>
 #include <QWheelEvent>
+
+#include "ui/graphview/graph_scene.h"
 
 namespace flowlens::ui {
 
@@ -49,6 +52,34 @@ void MinimapView::drawForeground(QPainter* painter, const QRectF&) {
   painter->setBrush(QColor(0xE8, 0x71, 0x0A, 16));
   painter->drawRect(frame);
   painter->restore();
+}
+
+void MinimapView::paintEvent(QPaintEvent* event) {
+  auto* graph = qobject_cast<GraphScene*>(scene());
+  if (!graph) return QGraphicsView::paintEvent(event);
+  const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+  const qreal ratio = viewport()->devicePixelRatioF();
+  const QSize pixels = viewport()->size() * ratio;
+  if (cache_.size() != pixels || cache_generation_ != graph->generation() || cache_transform_ != transform()) {
+    cache_ = QPixmap(pixels);
+    cache_.setDevicePixelRatio(ratio);
+    QPainter painter(&cache_);
+    const double scale = transform().m11();
+    if (graph->draws_overview_at(scale)) {
+      painter.setTransform(viewportTransform());
+      drawBackground(&painter, visible);
+      graph->paint_overview(&painter, visible, scale, viewport());
+    } else {
+      painter.setRenderHints(renderHints());
+      graph->render(&painter, QRectF(viewport()->rect()), visible);
+    }
+    cache_generation_ = graph->generation();
+    cache_transform_ = transform();
+  }
+  QPainter painter(viewport());
+  painter.drawPixmap(0, 0, cache_);
+  painter.setTransform(viewportTransform());
+  drawForeground(&painter, visible);
 }
 
 void MinimapView::mousePressEvent(QMouseEvent* event) {

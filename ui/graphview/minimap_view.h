@@ -3,8 +3,14 @@
 // to the whole graph, with the main view's visible area drawn as a frame.
 // Clicking or dragging in it asks the main view to centre there, so a big
 // graph can be crossed without many drags at high zoom.
+//
+// The main view moves the frame on every panned frame, so the graph itself
+// is drawn once into a pixmap (again only when the scene's picture, the fit
+// or the size changes) and each repaint is that pixmap plus the frame.
 #include <QGraphicsView>
+#include <QPixmap>
 #include <QPointer>
+#include <QTransform>
 
 namespace flowlens::ui {
 
@@ -27,6 +33,7 @@ class MinimapView : public QGraphicsView {
 
  protected:
   void drawForeground(QPainter* painter, const QRectF& rect) override;
+  void paintEvent(QPaintEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
@@ -37,6 +44,10 @@ class MinimapView : public QGraphicsView {
  private:
   QPointer<QGraphicsView> main_;
   bool dragging_ = false;
+  // The graph as last drawn, and what it was drawn for.
+  QPixmap cache_;
+  quint64 cache_generation_ = 0;
+  QTransform cache_transform_;
 };
 
 }  // namespace flowlens::ui

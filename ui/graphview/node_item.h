@@ -38,6 +38,11 @@ class NodeItem : public QGraphicsItem {
   // An invalid colour restores the device colour.
   void set_heat(const QColor& heat);
   QColor heat() const { return heat_; }
+  // What the box is filled with now: the heat colour, else the device colour.
+  QColor shown_fill() const { return heat_.isValid() ? heat_ : fill_; }
+  // The box (with a group's card behind it), in item coordinates; marks and
+  // the selection outline may draw beyond it.
+  QRectF footprint() const { return QRectF(-size_.width() / 2, -size_.height() / 2, size_.width(), size_.height()); }
 
   int type() const override { return Type; }
   QRectF boundingRect() const override;

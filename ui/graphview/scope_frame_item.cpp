@@ -12,10 +12,8 @@ ScopeFrameItem::ScopeFrameItem(QString scope, const QRectF& rect, int depth) : s
 }
 
 void ScopeFrameItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
-  painter->setRenderHint(QPainter::Antialiasing);
-  painter->setPen(QPen(QColor(0xC3, 0xC9, 0xD2), 1));
-  painter->setBrush(QColor(0x6B, 0x7C, 0x93, 18));
-  painter->drawRoundedRect(rect_, 8, 8);
+  // The frame itself is the scene's background (GraphScene::drawBackground):
+  // drawn there, frames that enclose the whole view cost one blend together.
   if (option->levelOfDetailFromTransform(painter->worldTransform()) < 0.45) return;
   QFont f;
   f.setPixelSize(11);

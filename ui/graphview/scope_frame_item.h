@@ -1,6 +1,8 @@
 #pragma once
 // The frame around an expanded name scope, labelled with the scope's last
 // component. Double-clicking it collapses the scope again (GraphScene).
+// The item paints the label; the frame's fill and border are painted with
+// all others by GraphScene::drawBackground (see OverviewPainter).
 #include <QGraphicsItem>
 #include <QString>
 
