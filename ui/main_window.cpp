@@ -73,6 +73,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   actions_->view_menu()->addAction(graph_view_->minimap_action());
   actions_->view_menu()->addAction(graph_view_->expand_all_action());
   actions_->view_menu()->addAction(graph_view_->collapse_all_action());
+  actions_->view_menu()->addAction(graph_view_->relayout_action());
   debug_ = new DebugWorkbench(this);
   editor_ = new EditorWorkbench(this);
   cluster_ = new ClusterWorkbench(this);

@@ -9,12 +9,18 @@
 #include <QScrollBar>
 #include <QTemporaryDir>
 #include <algorithm>
+#include <map>
+#include <set>
+
+#include "io/graph_io.h"
 
 #include "../bench/synthetic_graph.h"
 #include "ui/graph_document.h"
 #include "ui/graphview/edge_item.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
+#include "ui/graphview/incremental_layout.h"
+#include "ui/graphview/scope_frame_item.h"
 #include "ui/graphview/layered_layout.h"
 #include "ui/graphview/node_item.h"
 #include "ui/main_window.h"
@@ -105,6 +111,125 @@ class GraphViewLargeTest : public QObject {
     QVERIFY(view->collapse_all_scopes());
     QVERIFY(view->wait_for_layout(60000));
     QVERIFY(scene->group_item_count() > 0);
+  }
+
+  void expanding_a_group_keeps_the_rest_in_place() {
+    const auto synthetic = flowlens::bench::synthetic_training_graph(3000);
+    const QString path = dir_.filePath("synthetic_3k.pbtxt");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(synthetic.text.data(), static_cast<qint64>(synthetic.text.size()));
+    f.close();
+
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(w.open_file(path));
+    GraphView* view = w.graph_view();
+    QVERIFY(view->wait_for_layout(60000));
+    GraphScene* scene = view->graph_scene();
+    auto boxes = [&] {
+      std::map<QString, QRectF> out;
+      for (QGraphicsItem* item : scene->items())
+        if (auto* node = dynamic_cast<NodeItem*>(item)) out[node->name()] = node->sceneBoundingRect();
+      return out;
+    };
+    // Open the scopes down to "gradients/tower_0"'s level, so there are
+    // boxes all around the one to expand.
+    // (Each step is itself an expansion: a folded series of towers opens
+    // into its members.)
+    QString target;  // a plain group inside gradients/, with boxes around it
+    for (QString open = QStringLiteral("gradients"); !open.isEmpty() && target.isEmpty();) {
+      QVERIFY(view->expand_scope(open));
+      QVERIFY(view->wait_for_layout(60000));
+      open.clear();
+      for (QGraphicsItem* item : scene->items())
+        if (auto* node = dynamic_cast<NodeItem*>(item); node && node->is_group() && node->name().startsWith("gradients/"))
+          (node->name().contains('[') ? open : target) = node->name();
+    }
+    QVERIFY2(!target.isEmpty(), "a plain group inside gradients/");
+    qInfo("expanding %s", qPrintable(target));
+    const auto before = boxes();
+    const QRectF group = before.at(target);
+    const QTransform zoom = view->transform();
+    const QPointF centre = view->mapToScene(view->viewport()->rect().center());
+
+    QVERIFY(view->expand_scope(target));
+    QVERIFY(view->wait_for_layout(60000));
+    const auto after = boxes();
+    QCOMPARE(view->transform(), zoom);  // the view stays where the user was
+    QVERIFY(QLineF(view->mapToScene(view->viewport()->rect().center()), centre).length() < 2);
+
+    // Everything else kept its place, or moved right and/or down by the
+    // room the expansion needed: the same shift for all that moved.
+    std::set<double> dx, dy;
+    for (const auto& [name, rect] : before) {
+      if (name == target) continue;
+      QVERIFY2(after.count(name), qPrintable(name));
+      const QRectF now = after.at(name);
+      QCOMPARE(now.size(), rect.size());
+      const QPointF moved = now.topLeft() - rect.topLeft();
+      if (rect.center().x() < group.right() && rect.center().y() < group.bottom()) QCOMPARE(moved, QPointF(0, 0));
+      if (moved.x() != 0) dx.insert(moved.x());
+      if (moved.y() != 0) dy.insert(moved.y());
+      QVERIFY(moved.x() >= 0 && moved.y() >= 0);
+    }
+    QVERIFY(dx.size() <= 1 && dy.size() <= 1);
+
+    // The scope's frame sits where the group box was and holds its members.
+    ScopeFrameItem* frame = nullptr;
+    for (QGraphicsItem* item : scene->items())
+      if (auto* fr = dynamic_cast<ScopeFrameItem*>(item); fr && fr->scope() == target) frame = fr;
+    QVERIFY(frame);
+    const QRectF frame_rect = frame->boundingRect().adjusted(1, 1, -1, -1);
+    QVERIFY(QLineF(frame_rect.topLeft(), group.topLeft()).length() < 12);  // bounding rects include the halo margin
+    int members = 0;
+    for (const auto& [name, rect] : after)
+      if (name.startsWith(target + "/")) {
+        ++members;
+        QVERIFY2(frame_rect.contains(rect.adjusted(8, 8, -8, -8)), qPrintable(name));
+      }
+    QVERIFY(members > 0);
+
+    // No two boxes overlap anywhere (bounding rects carry an 8-unit halo margin).
+    std::vector<QRectF> rects;
+    for (const auto& [name, rect] : after) rects.push_back(rect.adjusted(8.5, 8.5, -8.5, -8.5));
+    std::sort(rects.begin(), rects.end(), [](const QRectF& a, const QRectF& b) { return a.left() < b.left(); });
+    for (std::size_t i = 0; i < rects.size(); ++i)
+      for (std::size_t j = i + 1; j < rects.size() && rects[j].left() < rects[i].right(); ++j)
+        QVERIFY2(!rects[i].intersects(rects[j]), "two boxes overlap after the expansion");
+
+    // Re-layout lays the whole view out anew.
+    view->relayout_action()->trigger();
+    QVERIFY(view->wait_for_layout(60000));
+    QCOMPARE(static_cast<int>(boxes().size()), static_cast<int>(after.size()));
+  }
+
+  void expansion_plan_refuses_what_is_not_one_expansion() {
+    const auto synthetic = flowlens::bench::synthetic_training_graph(500);
+    auto graph = std::make_shared<const Graph>(parse_graph_text(synthetic.text, "synthetic"));
+    NameScopeGrouping g;
+    g.set_graph(graph);
+    const VisibleGraph top = g.visible();
+    const LayoutInput top_input = GraphScene::layout_input(top, *graph);
+    const LayoutResult top_layout = run_layout(top_input);
+    // One group opened: a plan whose sub-layout holds exactly its contents.
+    QVERIFY(g.expand("gradients"));
+    const VisibleGraph opened = g.visible();
+    const LayoutInput opened_input = GraphScene::layout_input(opened, *graph);
+    const auto plan = ExpansionPlan::make(top, top_input, top_layout, opened, opened_input, "gradients");
+    QVERIFY(plan);
+    QCOMPARE(plan->sub_input().boxes.size() + top.units.size(), opened.units.size() + 1);
+    const LayoutResult merged = plan->merge(run_layout(plan->sub_input()));
+    QCOMPARE(merged.box_centers.size(), opened.units.size());
+    QCOMPARE(merged.edges.size(), opened.edges.size());
+    for (const auto& e : merged.edges) QVERIFY(!e.path.isEmpty());
+    // Not one expansion: the wrong scope, nothing changed, or two scopes opened.
+    QVERIFY(!ExpansionPlan::make(top, top_input, top_layout, opened, opened_input, "train"));
+    QVERIFY(!ExpansionPlan::make(top, top_input, top_layout, top, top_input, "gradients"));
+    QVERIFY(g.expand("train"));
+    const VisibleGraph both = g.visible();
+    QVERIFY(!ExpansionPlan::make(top, top_input, top_layout, both, GraphScene::layout_input(both, *graph), "gradients"));
   }
 };
 

@@ -127,6 +127,10 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
   collapse_all_action_ = new QAction(QStringLiteral("&Collapse All Scopes"), this);
   collapse_all_action_->setObjectName(QStringLiteral("actionCollapseAll"));
   connect(collapse_all_action_, &QAction::triggered, this, &GraphView::collapse_all_scopes);
+  relayout_action_ = new QAction(QStringLiteral("&Re-layout"), this);
+  relayout_action_->setObjectName(QStringLiteral("actionRelayout"));
+  relayout_action_->setToolTip(QStringLiteral("Lay the whole view out anew (expanding a scope only makes room for it)"));
+  connect(relayout_action_, &QAction::triggered, this, &GraphView::relayout_all);
 }
 
 GraphView::~GraphView() {
@@ -142,6 +146,8 @@ void GraphView::set_document(std::shared_ptr<const GraphDocument> doc) {
   job_->cancel();
   doc_ = std::move(doc);
   scene_->clear_graph();
+  has_shown_ = false;
+  pending_expansion_.reset();
   pending_select_ = -1;
   shapes_.reset();
   grouping_.set_graph(doc_ ? doc_->graph : nullptr);
@@ -168,6 +174,7 @@ void GraphView::set_document(std::shared_ptr<const GraphDocument> doc) {
 
 void GraphView::relayout() {
   if (!doc_ || !doc_->graph) return;
+  pending_expansion_.reset();
   pending_ = grouping_.visible();
   if (pending_.units.empty()) {  // nothing to lay out; Graphviz is not needed
     job_->cancel();
@@ -177,15 +184,49 @@ void GraphView::relayout() {
     return;
   }
   show_status(QStringLiteral("Laying out %1 boxes\u2026").arg(pending_.units.size()), true);
-  job_->start(GraphScene::layout_input(pending_, *doc_->graph));
+  pending_input_ = GraphScene::layout_input(pending_, *doc_->graph);
+  job_->start(pending_input_);
+}
+
+void GraphView::relayout_all() {
+  if (!doc_ || !doc_->graph) return;
+  relayout();
+}
+
+void GraphView::populate_scene(const LayoutResult& layout) {
+  selecting_ = true;
+  scene_->populate(pending_, layout, *doc_->graph, palette_, shapes_ ? &*shapes_ : nullptr);
+  selecting_ = false;
+  shown_ = pending_;
+  shown_input_ = pending_input_;
+  shown_layout_ = layout;
+  has_shown_ = true;
+  show_status(QString(), false);
 }
 
 void GraphView::apply_layout(int, const LayoutResult& result) {
   const QString previous = selected_node();
-  selecting_ = true;
-  scene_->populate(pending_, result, *doc_->graph, palette_, shapes_ ? &*shapes_ : nullptr);
-  selecting_ = false;
-  show_status(QString(), false);
+  if (pending_expansion_) {
+    // Only the expanded scope's contents were laid out: merge them in and
+    // keep the view where it is (what is left of and above the scope did
+    // not move at all).
+    const LayoutResult merged = pending_expansion_->merge(result);
+    pending_expansion_.reset();
+    const QPointF centre = mapToScene(viewport()->rect().center());
+    const QTransform zoom = transform();
+    populate_scene(merged);
+    setTransform(zoom);
+    centerOn(centre);
+    auto_fit_ = false;
+    update_minimap_visibility();
+    minimap_->refit();
+    const int node = pending_select_ >= 0 ? pending_select_ : doc_->graph->index_of(previous.toStdString());
+    pending_select_ = -1;
+    if (node >= 0) select_item_of(node);
+    emit layout_finished();
+    return;
+  }
+  populate_scene(result);
   update_minimap_visibility();  // before fitting, which keeps clear of it
   fit_to_graph();
   minimap_->refit();
@@ -205,7 +246,22 @@ void GraphView::apply_layout(int, const LayoutResult& result) {
 
 bool GraphView::expand_scope(const QString& scope) {
   if (!grouping_.expand(scope.toStdString())) return false;
-  relayout();
+  if (!has_shown_ || job_->running()) {
+    relayout();
+    return true;
+  }
+  VisibleGraph after = grouping_.visible();
+  LayoutInput after_input = GraphScene::layout_input(after, *doc_->graph);
+  auto plan = ExpansionPlan::make(shown_, shown_input_, shown_layout_, after, after_input, scope.toStdString());
+  if (!plan) {  // not a single group opening (e.g. lone sub-scopes opened too): lay out anew
+    relayout();
+    return true;
+  }
+  pending_ = std::move(after);
+  pending_input_ = std::move(after_input);
+  show_status(QStringLiteral("Laying out %1 boxes\u2026").arg(plan->sub_input().boxes.size()), true);
+  job_->start(plan->sub_input());
+  pending_expansion_ = std::move(plan);
   return true;
 }
 

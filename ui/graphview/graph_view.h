@@ -17,6 +17,8 @@
 
 #include "graph/infer_shapes.h"
 #include "ui/graphview/device_palette.h"
+#include "ui/graphview/graphviz_layout.h"
+#include "ui/graphview/incremental_layout.h"
 #include "ui/graphview/name_scope_grouping.h"
 
 class QAction;
@@ -26,7 +28,6 @@ class QPushButton;
 namespace flowlens::ui {
 
 struct GraphDocument;
-struct LayoutResult;
 class DeviceLegend;
 class GraphScene;
 class LayoutJob;
@@ -52,6 +53,9 @@ class GraphView : public QGraphicsView {
   // is not laid out yet.
   bool focus_node(const QString& name);
 
+  // Expanding lays out only the scope's contents, where its box was, and
+  // moves the rest just enough to make room (see ExpansionPlan); the view
+  // keeps its zoom and position. Collapsing and Re-layout lay out anew.
   bool expand_scope(const QString& scope);
   bool collapse_scope(const QString& scope);
   // Every scope open (each node its own box) / back to the top level. Views
@@ -60,6 +64,9 @@ class GraphView : public QGraphicsView {
   bool collapse_all_scopes();
   QAction* expand_all_action() const { return expand_all_action_; }
   QAction* collapse_all_action() const { return collapse_all_action_; }
+  // Lays the current view out anew (after expansions have crowded it).
+  void relayout_all();
+  QAction* relayout_action() const { return relayout_action_; }
 
   bool layout_pending() const;
   // Runs the event loop until the pending layout is applied or has failed.
@@ -97,6 +104,7 @@ class GraphView : public QGraphicsView {
  private:
   void relayout();
   void apply_layout(int ticket, const LayoutResult& result);
+  void populate_scene(const LayoutResult& layout);
   void show_status(const QString& text, bool busy);
   void place_overlays();
   void update_minimap_visibility();
@@ -109,6 +117,13 @@ class GraphView : public QGraphicsView {
   NameScopeGrouping grouping_;
   DevicePalette palette_;
   VisibleGraph pending_;  // what the running layout is for
+  LayoutInput pending_input_;
+  std::optional<ExpansionPlan> pending_expansion_;  // set when the running layout is an expansion's contents
+  // What the scene shows, kept for the next expansion.
+  VisibleGraph shown_;
+  LayoutInput shown_input_;
+  LayoutResult shown_layout_;
+  bool has_shown_ = false;
   GraphScene* scene_ = nullptr;
   LayoutJob* job_ = nullptr;
   DeviceLegend* legend_ = nullptr;
@@ -116,6 +131,7 @@ class GraphView : public QGraphicsView {
   QAction* minimap_action_ = nullptr;
   QAction* expand_all_action_ = nullptr;
   QAction* collapse_all_action_ = nullptr;
+  QAction* relayout_action_ = nullptr;
   QWidget* status_card_ = nullptr;
   QLabel* status_label_ = nullptr;
   QWidget* busy_bar_ = nullptr;
