@@ -105,8 +105,12 @@ void EdgeItem::paint_clipped(QPainter* painter, const QPen& pen, const QRectF& a
       painter->drawPolyline(poly.constData() + start, static_cast<int>(end - start + 1));
       start = -1;
     };
+    // Plain comparisons: this runs for every segment of every long edge in view.
+    const double left = area.left() - 1, right = area.right() + 1, top = area.top() - 1, bottom = area.bottom() + 1;
     for (qsizetype i = 1; i < poly.size(); ++i) {
-      const bool visible = QRectF(poly[i - 1], poly[i]).normalized().adjusted(-1, -1, 1, 1).intersects(area);
+      const QPointF a = poly[i - 1], b = poly[i];
+      const bool visible = std::max(a.x(), b.x()) >= left && std::min(a.x(), b.x()) <= right &&
+                           std::max(a.y(), b.y()) >= top && std::min(a.y(), b.y()) <= bottom;
       if (visible && start < 0) start = i - 1;
       if (!visible && start >= 0) flush(i - 1);
     }

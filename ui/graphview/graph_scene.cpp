@@ -93,7 +93,8 @@ int depth_of(const std::vector<VisibleGraph::Cluster>& clusters, int i) {
 
 GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
   setBackgroundBrush(QColor(0xFB, 0xFB, 0xFC));
-  // Items never move, and the index would only cost time at rebuild.
+  // Items never move: a BSP index answers "what is in view" for paints and
+  // hover (its depth is set per scene in populate()).
   setItemIndexMethod(QGraphicsScene::BspTreeIndex);
   connect(this, &QGraphicsScene::selectionChanged, this, [this] { ++generation_; });
 }
@@ -123,6 +124,13 @@ void GraphScene::clear_graph() {
 void GraphScene::populate(const VisibleGraph& visible, const LayoutResult& layout, const Graph& graph,
                           const DevicePalette& palette, const ShapeInferenceResult* shapes) {
   clear_graph();
+  // Qt sizes the BSP tree by item count (2^15 leaves for a fully expanded
+  // 10,000-node view), and an item goes into every leaf it overlaps: a long
+  // edge into thousands, each a duplicate every query wades through. 2^10
+  // leaves paint a 1:1 view of that graph in about half the time (and use
+  // less memory); small scenes keep Qt's choice.
+  const std::size_t items = visible.units.size() + visible.edges.size() + visible.clusters.size();
+  setBspTreeDepth(items >= static_cast<std::size_t>(kOverviewMinItems) ? 10 : 0);
   unit_of_node_ = visible.unit_of_node;
   for (std::size_t i = 0; i < visible.clusters.size() && i < layout.cluster_rects.size(); ++i) {
     addItem(new ScopeFrameItem(qs(visible.clusters[i].scope), layout.cluster_rects[i],
