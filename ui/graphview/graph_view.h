@@ -12,6 +12,7 @@
 // clicking or dragging there moves the view (toggled by minimap_action()).
 #include <QGraphicsView>
 #include <QString>
+#include <future>
 #include <memory>
 #include <optional>
 
@@ -105,6 +106,8 @@ class GraphView : public QGraphicsView {
   void relayout();
   void apply_layout(int ticket, const LayoutResult& result);
   void populate_scene(const LayoutResult& layout);
+  // Waits for the running shape inference, if any, and keeps its result.
+  void take_shapes();
   void show_status(const QString& text, bool busy);
   void place_overlays();
   void update_minimap_visibility();
@@ -114,6 +117,7 @@ class GraphView : public QGraphicsView {
 
   std::shared_ptr<const GraphDocument> doc_;
   std::optional<ShapeInferenceResult> shapes_;
+  std::future<std::optional<ShapeInferenceResult>> shapes_future_;  // inference running beside the first layout
   NameScopeGrouping grouping_;
   DevicePalette palette_;
   VisibleGraph pending_;  // what the running layout is for
