@@ -4,6 +4,7 @@
 #include <QPainter>
 #include <QPainterPathStroker>
 #include <QStyleOptionGraphicsItem>
+#include <QWidget>
 #include <QtMath>
 #include <algorithm>
 #include <cmath>
@@ -44,7 +45,6 @@ EdgeItem::EdgeItem(const LayoutResult::EdgeGeometry& geometry, bool control, int
   arrow_ = arrowhead(path_, geometry.tip, geometry.has_tip);
   path_bounds_ = path_.boundingRect();
   setAcceptHoverEvents(true);
-  setFlag(ItemUsesExtendedStyleOption);  // paint() gets the exposed rectangle
   setZValue(0);  // under the boxes, over the scope frames
 }
 
@@ -118,7 +118,7 @@ void EdgeItem::paint_clipped(QPainter* painter, const QPen& pen, const QRectF& a
   }
 }
 
-void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
+void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) {
   painter->setRenderHint(QPainter::Antialiasing);
   const QColor color = control_ ? kControlColor : kDataColor;
   const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
@@ -129,7 +129,15 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
   if (control_) pen.setStyle(Qt::DashLine);
   painter->setPen(pen);
   painter->setBrush(Qt::NoBrush);
-  const QRectF area = option->exposedRect.adjusted(-width_ - 2, -width_ - 2, width_ + 2, width_ + 2);
+  // What of the edge can be seen: the view's widget mapped back into item
+  // coordinates (cheaper than ItemUsesExtendedStyleOption's exposed
+  // rectangle, which Qt works out with region arithmetic for every item).
+  // Without a widget (exports, QGraphicsScene::render) all of it.
+  const QRectF area = widget ? painter->worldTransform()
+                                   .inverted()
+                                   .mapRect(QRectF(widget->rect()))
+                                   .adjusted(-width_ - 2, -width_ - 2, width_ + 2, width_ + 2)
+                             : path_bounds_;
   if (area.contains(path_bounds_))
     painter->drawPath(path_);
   else
