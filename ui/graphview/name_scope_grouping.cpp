@@ -40,16 +40,20 @@ std::string range_text(const std::vector<long long>& numbers) {
 }  // namespace
 
 void NameScopeGrouping::find_series() {
-  // A scope's structure: the sorted ops of every node inside it (a node named
-  // like the scope sits inside its group, so it counts too).
-  // Ops are interned (an id per op name), so the per-scope lists hold ints
-  // rather than a copy of the op's name per node and enclosing scope.
+  // A scope's structure: the multiset of ops of every node inside it (a node
+  // named like the scope sits inside its group, so it counts too), kept as
+  // a count per op. Ops are interned (an id per op name). Only scopes whose
+  // name ends in a number can be in a series, so only those are counted:
+  // "gradients" of a 100,000-node export holds half the graph.
   std::unordered_map<std::string_view, int> op_ids;
   std::vector<std::string_view> op_names;
-  ScopeMap<std::vector<int>> ops;
+  ScopeMap<std::vector<int>> ops;  // scope → count per op id
   auto add = [&](std::string_view scope, int op) {
-    if (auto it = ops.find(scope); it != ops.end()) it->second.push_back(op);
-    else ops.emplace(std::string(scope), std::vector<int>{op});
+    if (scope.empty() || scope.back() < '0' || scope.back() > '9') return;
+    auto it = ops.find(scope);
+    if (it == ops.end()) it = ops.emplace(std::string(scope), std::vector<int>()).first;
+    if (static_cast<std::size_t>(op) >= it->second.size()) it->second.resize(static_cast<std::size_t>(op) + 1, 0);
+    ++it->second[static_cast<std::size_t>(op)];
   };
   for (const Node& n : graph_->nodes()) {
     const auto [it, fresh] = op_ids.try_emplace(n.op, static_cast<int>(op_names.size()));
@@ -62,16 +66,19 @@ void NameScopeGrouping::find_series() {
   // Siblings keyed by (parent, base name, structure); std::map keeps the
   // result independent of hash order.
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::pair<long long, std::string>>> runs;
-  for (auto& [scope, list] : ops) {
+  // Op ids in name order: the signature must not depend on which op came first.
+  std::vector<int> by_name(op_names.size());
+  for (std::size_t i = 0; i < by_name.size(); ++i) by_name[i] = static_cast<int>(i);
+  std::sort(by_name.begin(), by_name.end(), [&](int a, int b) {
+    return op_names[static_cast<std::size_t>(a)] < op_names[static_cast<std::size_t>(b)];
+  });
+  for (auto& [scope, counts] : ops) {
     const auto [base, number] = split_trailing_number(last_name_component(scope));
     if (number < 0) continue;
-    // By name, not id: the signature must not depend on which op came first.
-    std::vector<std::string_view> names;
-    names.reserve(list.size());
-    for (int op : list) names.push_back(op_names[static_cast<std::size_t>(op)]);
-    std::sort(names.begin(), names.end());
     std::string signature;
-    for (std::string_view op : names) (signature += op) += '\n';
+    for (int op : by_name)
+      if (static_cast<std::size_t>(op) < counts.size() && counts[static_cast<std::size_t>(op)] > 0)
+        ((signature += op_names[static_cast<std::size_t>(op)]) += '*') += std::to_string(counts[static_cast<std::size_t>(op)]) + '\n';
     runs[{parent_of(scope), base, signature}].push_back({number, scope});
   }
   for (auto& [key, members] : runs) {
