@@ -99,6 +99,8 @@ GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
   connect(this, &QGraphicsScene::selectionChanged, this, [this] { ++generation_; });
 }
 
+GraphScene::~GraphScene() { clear(); }
+
 LayoutInput GraphScene::layout_input(const VisibleGraph& visible, const Graph& graph) {
   LayoutInput in;
   in.boxes.reserve(visible.units.size());

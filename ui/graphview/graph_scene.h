@@ -25,6 +25,10 @@ class GraphScene : public QGraphicsScene {
 
  public:
   explicit GraphScene(QObject* parent = nullptr);
+  // Deletes the items while this is still a GraphScene: deleting a selected
+  // item emits selectionChanged, whose handler here counts generations
+  // (~QGraphicsScene would do it after this class is gone: UB).
+  ~GraphScene() override;
 
   // What Graphviz needs for `visible`: a box per unit (sized for its labels),
   // a cluster per expanded scope, an edge per merged edge, in that order.
