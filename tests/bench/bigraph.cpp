@@ -250,6 +250,18 @@ void print_frames(Figures& f) {
               f["frame_1:1"]);
 }
 
+// Writes the synthetic graph of about `nodes` nodes to `path`; its exact
+// node count, or nullopt (said on stderr) when the file cannot be written.
+std::optional<int64_t> write_synthetic_graph(const QString& path, int64_t nodes) {
+  const auto graph = flowlens::bench::synthetic_training_graph(nodes);
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly) || f.write(graph.text.data(), static_cast<qint64>(graph.text.size())) < 0) {
+    std::fprintf(stderr, "bench_bigraph: cannot write %s: %s\n", qPrintable(path), qPrintable(f.errorString()));
+    return std::nullopt;
+  }
+  return graph.nodes;
+}
+
 std::string size_label(int64_t n) { return n >= 1000 ? std::to_string(n / 1000) + "k" : std::to_string(n); }
 
 }  // namespace
@@ -273,13 +285,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "usage: bench_bigraph --write-graph NODES FILE   (NODES >= 50)\n");
       return 2;
     }
-    const auto graph = flowlens::bench::synthetic_training_graph(n);
-    QFile f(args[3]);
-    if (!f.open(QIODevice::WriteOnly) || f.write(graph.text.data(), static_cast<qint64>(graph.text.size())) < 0) {
-      std::fprintf(stderr, "bench_bigraph: cannot write %s: %s\n", qPrintable(args[3]), qPrintable(f.errorString()));
-      return 1;
-    }
-    std::printf("%s: %lld nodes\n", qPrintable(args[3]), static_cast<long long>(graph.nodes));
+    const auto nodes = write_synthetic_graph(args[3], n);
+    if (!nodes) return 1;
+    std::printf("%s: %lld nodes\n", qPrintable(args[3]), static_cast<long long>(*nodes));
     return 0;
   }
   const bool smoke = flowlens::bench::smoke_mode(argc, argv);
@@ -313,25 +321,19 @@ int main(int argc, char** argv) {
   QTemporaryDir dir;
 
   for (int64_t size : sizes) {
-    const auto graph = flowlens::bench::synthetic_training_graph(size);
     const QString path = dir.filePath(QString("synthetic_%1.pbtxt").arg(size));
-    {
-      QFile f(path);
-      if (!f.open(QIODevice::WriteOnly) || f.write(graph.text.data(), static_cast<qint64>(graph.text.size())) < 0) {
-        std::fprintf(stderr, "bench_bigraph: cannot write %s\n", qPrintable(path));
-        return 1;
-      }
-    }
+    const auto nodes = write_synthetic_graph(path, size);
+    if (!nodes) return 1;
     const std::string label = size_label(size);
     QString why;
     const auto ours = run_child(QStringLiteral("flowlens"), path, frames, 900, &why);
     if (!ours) {
-      std::fprintf(stderr, "bench_bigraph: FlowLens on %lld nodes %s\n", static_cast<long long>(graph.nodes),
+      std::fprintf(stderr, "bench_bigraph: FlowLens on %lld nodes %s\n", static_cast<long long>(*nodes),
                    qPrintable(why));
       return 1;
     }
     Figures o = *ours;
-    std::printf("== %s: %lld nodes\n", label.c_str(), static_cast<long long>(graph.nodes));
+    std::printf("== %s: %lld nodes\n", label.c_str(), static_cast<long long>(*nodes));
     std::printf("  flowlens  open to first frame %8.0f ms (%.0f boxes)   every scope expanded %8.0f ms (%.0f boxes)\n",
                 o["open_ms"], o["open_boxes"], o["expand_ms"], o["boxes"]);
     print_frames(o);

@@ -15,6 +15,7 @@
 #include "io/graph_io.h"
 
 #include "../bench/synthetic_graph.h"
+#include "ui/ui_test_util.h"
 #include "ui/graph_document.h"
 #include "ui/graphview/edge_item.h"
 #include "ui/graphview/graph_scene.h"
@@ -56,12 +57,9 @@ class GraphViewLargeTest : public QObject {
   }
 
   void ten_thousand_nodes_expand_fully() {
-    const auto synthetic = flowlens::bench::synthetic_training_graph(10000);
-    const QString path = dir_.filePath("synthetic_10k.pbtxt");
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(synthetic.text.data(), static_cast<qint64>(synthetic.text.size()));
-    f.close();
+    int64_t nodes = 0;
+    const QString path = flowlens::testing::write_synthetic_graph(dir_, 10000, &nodes);
+    QVERIFY(!path.isEmpty());
 
     MainWindow w;
     w.resize(1280, 800);
@@ -79,10 +77,10 @@ class GraphViewLargeTest : public QObject {
     const qint64 layout_ms = clock.elapsed();
     GraphScene* scene = view->graph_scene();
     qInfo("%lld nodes fully expanded: %d boxes, %d edges, %d frames laid out in %lld ms",
-          static_cast<long long>(synthetic.nodes), scene->node_item_count(), scene->edge_item_count(),
+          static_cast<long long>(nodes), scene->node_item_count(), scene->edge_item_count(),
           scene->frame_item_count(), layout_ms);
     QCOMPARE(scene->group_item_count(), 0);
-    QCOMPARE(scene->node_item_count(), static_cast<int>(synthetic.nodes));
+    QCOMPARE(scene->node_item_count(), static_cast<int>(nodes));
 
     // No two boxes overlap (checked rank by rank: boxes sorted by x).
     std::vector<QRectF> boxes;
@@ -114,12 +112,8 @@ class GraphViewLargeTest : public QObject {
   }
 
   void expanding_a_group_keeps_the_rest_in_place() {
-    const auto synthetic = flowlens::bench::synthetic_training_graph(3000);
-    const QString path = dir_.filePath("synthetic_3k.pbtxt");
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(synthetic.text.data(), static_cast<qint64>(synthetic.text.size()));
-    f.close();
+    const QString path = flowlens::testing::write_synthetic_graph(dir_, 3000);
+    QVERIFY(!path.isEmpty());
 
     MainWindow w;
     w.resize(1280, 800);

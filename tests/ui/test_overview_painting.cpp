@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "../bench/synthetic_graph.h"
+#include "ui/ui_test_util.h"
 #include "ui/graph_document.h"
 #include "ui/graphview/edge_item.h"
 #include "ui/graphview/graph_scene.h"
@@ -157,12 +158,8 @@ class OverviewPaintingTest : public QObject {
   }
 
   void big_views_zoomed_out_paint_the_overview_with_marks() {
-    const auto synthetic = flowlens::bench::synthetic_training_graph(3000);
-    const QString path = dir_.filePath("synthetic_3k.pbtxt");
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(synthetic.text.data(), static_cast<qint64>(synthetic.text.size()));
-    f.close();
+    const QString path = flowlens::testing::write_synthetic_graph(dir_, 3000);
+    QVERIFY(!path.isEmpty());
 
     MainWindow w;
     w.resize(1280, 800);

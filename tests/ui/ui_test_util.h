@@ -1,11 +1,13 @@
 #pragma once
 // Helpers shared by the UI tests: sample paths, waiting for a layout, and
-// writing small graph files into a test's temporary directory.
+// writing graph files (small ones, synthetic big ones) into a test's
+// temporary directory.
 #include <QByteArray>
 #include <QFile>
 #include <QString>
 #include <QTemporaryDir>
 
+#include "../bench/synthetic_graph.h"
 #include "ui/graphview/graph_view.h"
 
 namespace flowlens::testing {
@@ -27,6 +29,15 @@ inline QString write_file(const QTemporaryDir& dir, const QString& name, const Q
   if (!f.open(QIODevice::WriteOnly)) return {};
   f.write(text);
   return path;
+}
+
+// Writes a synthetic training export of about `nodes` nodes
+// (tests/bench/synthetic_graph.h) to dir; returns the path, or "".
+// `written`, if given, receives the exact node count.
+inline QString write_synthetic_graph(const QTemporaryDir& dir, int64_t nodes, int64_t* written = nullptr) {
+  const auto graph = bench::synthetic_training_graph(nodes);
+  if (written) *written = graph.nodes;
+  return write_file(dir, QStringLiteral("synthetic_%1.pbtxt").arg(nodes), QByteArray::fromStdString(graph.text));
 }
 
 }  // namespace flowlens::testing

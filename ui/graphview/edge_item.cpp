@@ -81,14 +81,13 @@ QPainterPath EdgeItem::shape() const {
 }
 
 void EdgeItem::paint_clipped(QPainter* painter, const QPen& pen, const QRectF& area, double scale) const {
-  if (polylines_.empty()) {  // flattened on first need: most edges are never drawn clipped
-    auto& self = const_cast<EdgeItem&>(*this);
+  if (polylines_.empty()) {
     for (const QPolygonF& poly : path_.toSubpathPolygons()) {
       std::vector<double> lengths(static_cast<std::size_t>(poly.size()), 0.0);
       for (qsizetype i = 1; i < poly.size(); ++i)
         lengths[static_cast<std::size_t>(i)] = lengths[static_cast<std::size_t>(i - 1)] + QLineF(poly[i - 1], poly[i]).length();
-      self.polylines_.push_back(poly);
-      self.lengths_.push_back(std::move(lengths));
+      polylines_.push_back(poly);
+      lengths_.push_back(std::move(lengths));
     }
   }
   for (std::size_t p = 0; p < polylines_.size(); ++p) {

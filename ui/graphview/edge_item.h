@@ -48,8 +48,9 @@ class EdgeItem : public QGraphicsItem {
   // since Qt strokes and dashes a path over its whole length however little
   // of it is visible, and a 1:1 view of a big graph crosses hundreds of
   // edges thousands of units long.
-  std::vector<QPolygonF> polylines_;
-  std::vector<std::vector<double>> lengths_;
+  // Filled on first need (most edges are never drawn clipped).
+  mutable std::vector<QPolygonF> polylines_;
+  mutable std::vector<std::vector<double>> lengths_;
   QPolygonF arrow_;
   QRectF path_bounds_;
   mutable QRectF bounds_;  // boundingRect(), once computed

@@ -194,10 +194,7 @@ void GraphView::relayout() {
   job_->start(pending_input_);
 }
 
-void GraphView::relayout_all() {
-  if (!doc_ || !doc_->graph) return;
-  relayout();
-}
+void GraphView::relayout_all() { relayout(); }
 
 void GraphView::take_shapes() {
   if (shapes_future_.valid()) shapes_ = shapes_future_.get();
@@ -217,34 +214,29 @@ void GraphView::populate_scene(const LayoutResult& layout) {
 
 void GraphView::apply_layout(int, const LayoutResult& result) {
   const QString previous = selected_node();
-  if (pending_expansion_) {
-    // Only the expanded scope's contents were laid out: merge them in and
-    // keep the view where it is (what is left of and above the scope did
-    // not move at all).
-    const LayoutResult merged = pending_expansion_->merge(result);
-    pending_expansion_.reset();
-    const QPointF centre = mapToScene(viewport()->rect().center());
-    const QTransform zoom = transform();
-    populate_scene(merged);
+  // After an expansion only the scope's contents were laid out: merge them
+  // in and keep the view where it is (what is left of and above the scope
+  // did not move at all). Otherwise fit the new layout.
+  const bool expansion = pending_expansion_.has_value();
+  const QPointF centre = mapToScene(viewport()->rect().center());
+  const QTransform zoom = transform();
+  std::optional<LayoutResult> merged;
+  if (expansion) merged = pending_expansion_->merge(result);
+  pending_expansion_.reset();
+  populate_scene(merged ? *merged : result);
+  update_minimap_visibility();  // before fitting, which keeps clear of it
+  if (expansion) {
     setTransform(zoom);
     centerOn(centre);
     auto_fit_ = false;
-    update_minimap_visibility();
-    minimap_->refit();
-    const int node = pending_select_ >= 0 ? pending_select_ : doc_->graph->index_of(previous.toStdString());
-    pending_select_ = -1;
-    if (node >= 0) select_item_of(node);
-    emit layout_finished();
-    return;
+  } else {
+    fit_to_graph();
   }
-  populate_scene(result);
-  update_minimap_visibility();  // before fitting, which keeps clear of it
-  fit_to_graph();
   minimap_->refit();
   // Fully expanded but too big to read at fit: start from the scope overview
   // instead, as TensorBoard does (only judged on screen, at its real size).
-  if (std::exchange(first_layout_, false) && isVisible() && transform().m11() < NodeItem::kTextLevelOfDetail &&
-      grouping_.collapse_all()) {
+  if (!expansion && std::exchange(first_layout_, false) && isVisible() &&
+      transform().m11() < NodeItem::kTextLevelOfDetail && grouping_.collapse_all()) {
     if (pending_select_ >= 0) grouping_.reveal(pending_select_);
     relayout();
     return;
