@@ -58,16 +58,17 @@ AcceleratorDevices find_accelerators(const LocalDeviceOptions& options) {
 }
 
 void register_accelerator_kernels(OpRegistry& r) {
-  auto share_cpu_kernel = [&](const char* op, KernelSupportFn supports) {
+  auto share_cpu_kernel = [&](const std::string& op, KernelSupportFn supports) {
     if (const OpDef* def = r.find(op); def && def->kernel("CPU")) r.add_kernel(op, "GPU", def->kernel("CPU"), supports);
   };
-  // Kernels that only move bytes (copy_rows, shared buffers) or read shapes
-  // work on device memory unchanged.
-  for (const char* op : {"Const", "Identity", "StopGradient", "Placeholder", "PlaceholderWithDefault", "Reshape",
-                         "Concat", "ConcatV2", "Pack", "Split", "SplitV", "Unpack", "Slice"})
-    share_cpu_kernel(op, cuda::is_device_or_host_memory_node);
+  // Kernels that only move bytes (copy_rows, shared buffers) work on device
+  // memory unchanged; kernels that read no values run anywhere.
+  for (const std::string& name : r.op_names()) {
+    const OpDef* def = r.find(name);
+    if (def->moves_bytes_only) share_cpu_kernel(name, cuda::is_device_or_host_memory_node);
+    else if (def->reads_no_values) share_cpu_kernel(name, nullptr);
+  }
   for (const char* op : {"Variable", "VariableV2", "Assign"}) share_cpu_kernel(op, cuda::is_gpu_variable_node);
-  for (const char* op : {"Shape", "Size", "Rank", "NoOp", "ConcatOffset", "ReducedShape"}) share_cpu_kernel(op, nullptr);
   if (r.find("Cast")) r.add_kernel("Cast", "GPU", cuda::run_cpu_kernel_on_host, is_cast_without_device_reads);
 
   cuda::register_gpu_math_kernels(r);

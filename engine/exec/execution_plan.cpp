@@ -6,8 +6,6 @@
 namespace flowlens {
 namespace {
 
-bool is_variable_op(const std::string& op) { return op == "Variable" || op == "VariableV2"; }
-
 class PlanBuilder {
  public:
   PlanBuilder(const Graph& g, const Placement& p, DeviceSet& d, const OpRegistry& r, const VariableResolver& v)
@@ -161,12 +159,24 @@ class PlanBuilder {
     }
   }
 
+  // The variable behind output `port` of a plan node when it is a ref output:
+  // a variable's own storage, or (Assign, Apply*: output_ref forwards input 0)
+  // the variable of its first ref input.
+  Variable* ref_output_variable(const PlanNode& pn, int port) const {
+    if (!pn.def || !pn.def->is_ref_output(port)) return nullptr;
+    if (pn.own_variable) return pn.own_variable;
+    for (Variable* v : pn.input_refs)
+      if (v) return v;
+    return nullptr;
+  }
+
   void wire_inputs() {
+    // Ref inputs first, in dependency order, so a ref output of an Assign
+    // (its input 0's variable) is known before its consumers are wired.
+    std::vector<std::vector<std::pair<int, TensorId>>> data_inputs(plan_.nodes.size());
     for (size_t p = 0; p < plan_.nodes.size(); ++p) {
       PlanNode& pn = plan_.nodes[p];
-      const Node& n = *pn.node;
-      int data_index = 0;
-      for (const std::string& text : n.inputs) {
+      for (const std::string& text : pn.node->inputs) {
         auto id = TensorId::parse(text);
         if (!id) continue;
         int src = graph_.index_of(id->node);
@@ -177,31 +187,55 @@ class PlanBuilder {
           ++pn.initial_pending;
           continue;
         }
-        auto fed = fed_.find(id->to_string());
-        Variable* ref = nullptr;
-        if (pn.def->is_ref_input(data_index)) {
-          const Node& src_node = graph_.nodes()[static_cast<size_t>(src)];
-          if (!is_variable_op(src_node.op) || fed != fed_.end())
-            problems_.push_back("'" + n.name + "' (" + n.op + "): input " + std::to_string(data_index) +
-                                " must be a variable, but '" + text + "' is " + src_node.op +
-                                (fed != fed_.end() ? " (fed)" : ""));
-          else
-            ref = plan_.nodes[static_cast<size_t>(src_plan)].own_variable;
-        }
+        data_inputs[p].emplace_back(src_plan, *id);
+      }
+    }
+    std::vector<char> refs_done(plan_.nodes.size(), 0);
+    for (size_t p = 0; p < plan_.nodes.size(); ++p) wire_refs(static_cast<int>(p), data_inputs, refs_done);
+    for (size_t p = 0; p < plan_.nodes.size(); ++p) {
+      PlanNode& pn = plan_.nodes[p];
+      for (size_t i = 0; i < data_inputs[p].size(); ++i) {
+        const auto& [src_plan, id] = data_inputs[p][i];
+        auto fed = fed_.find(id.to_string());
+        Variable* deref = nullptr;
         if (fed != fed_.end()) {
           pn.input_slots.push_back(fed->second);
         } else {
           PlanNode& producer = plan_.nodes[static_cast<size_t>(src_plan)];
-          pn.input_slots.push_back(producer.first_slot + id->index);
+          pn.input_slots.push_back(producer.first_slot + id.index);
           producer.consumers.push_back(static_cast<int>(p));
           ++pn.initial_pending;
+          if (!pn.input_refs[i]) deref = ref_output_variable(producer, id.index);
         }
-        pn.input_refs.push_back(ref);
-        ++data_index;
+        pn.input_derefs.push_back(deref);
       }
     }
     for (size_t p = 0; p < plan_.nodes.size(); ++p)
       if (plan_.nodes[p].initial_pending == 0) plan_.roots.push_back(static_cast<int>(p));
+  }
+
+  // Binds node p's ref inputs to variables, its producers' first (a chain
+  // Variable -> Assign -> Assign is resolved from the variable outwards).
+  void wire_refs(int p, const std::vector<std::vector<std::pair<int, TensorId>>>& data_inputs,
+                 std::vector<char>& done) {
+    if (done[static_cast<size_t>(p)]) return;
+    done[static_cast<size_t>(p)] = 1;
+    PlanNode& pn = plan_.nodes[static_cast<size_t>(p)];
+    const auto& ins = data_inputs[static_cast<size_t>(p)];
+    pn.input_refs.assign(ins.size(), nullptr);
+    for (size_t i = 0; i < ins.size(); ++i) {
+      if (!pn.def || !pn.def->is_ref_input(static_cast<int>(i))) continue;
+      const auto& [src_plan, id] = ins[i];
+      const Node& src_node = *plan_.nodes[static_cast<size_t>(src_plan)].node;
+      const bool fed = fed_.count(id.to_string()) > 0;
+      if (!fed) wire_refs(src_plan, data_inputs, done);
+      Variable* v = fed ? nullptr : ref_output_variable(plan_.nodes[static_cast<size_t>(src_plan)], id.index);
+      if (!v)
+        problems_.push_back("'" + pn.node->name + "' (" + pn.node->op + "): input " + std::to_string(i) +
+                            " must be a variable, but '" + id.to_string() + "' is " + src_node.op +
+                            (fed ? " (fed)" : ""));
+      pn.input_refs[i] = v;
+    }
   }
 
   const Graph& graph_;

@@ -24,6 +24,10 @@ struct PlanNode {
   int first_slot = 0;                // outputs live in slots [first_slot, first_slot + num_outputs)
   std::vector<int> input_slots;      // one per data input
   std::vector<Variable*> input_refs; // per data input: the variable for ref inputs, else nullptr
+  // Per data input: the variable whose value the node reads when it runs, for
+  // a value input fed by a ref output (a Variable, an Assign's output_ref):
+  // like TensorFlow, a read ordered after an update sees the new value.
+  std::vector<Variable*> input_derefs;
   std::vector<int> consumers;        // plan indices waiting on this node (data and control edges)
   int initial_pending = 0;
   Variable* own_variable = nullptr;  // Variable/VariableV2 storage

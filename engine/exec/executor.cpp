@@ -59,7 +59,22 @@ void run_node(RunState* st, const PlanNode& pn) {
   inputs.resize(n_in);
   Device& device = *pn.device;
   for (size_t i = 0; i < n_in; ++i) {
-    const Tensor& value = st->values[static_cast<size_t>(pn.input_slots[i])];
+    Tensor value;
+    if (Variable* v = pn.input_derefs[i] ? pn.input_derefs[i] : pn.input_refs[i]) {
+      // A value read through a ref edge: the variable as it is now, after any
+      // update this node was ordered behind (TensorFlow dereferences here too).
+      // A ref input may be uninitialized (Assign initializes it).
+      std::lock_guard<std::mutex> lock(v->mu);
+      value = v->value;
+      if (!value.valid() && pn.input_derefs[i]) {
+        st->fail("node '" + pn.node->name + "' (" + pn.node->op + "): input " + std::to_string(i) +
+                 ": Attempting to use uninitialized value " + v->name);
+        inputs.clear();
+        return;
+      }
+    } else {
+      value = st->values[static_cast<size_t>(pn.input_slots[i])];
+    }
     if (!value.valid() && !pn.input_refs[i]) {
       st->fail("node '" + pn.node->name + "' (" + pn.node->op + "): " +
                "input " + std::to_string(i) + ": " + missing_value_message(st->plan, pn.input_slots[i]));
@@ -79,7 +94,7 @@ void run_node(RunState* st, const PlanNode& pn) {
   }
   std::span<Tensor> outputs(st->values.data() + pn.first_slot, static_cast<size_t>(pn.num_outputs));
   KernelContext ctx(*pn.node, std::span<const Tensor>(inputs.data(), n_in), pn.input_refs, outputs, pn.own_variable,
-                    &device, device.memory());
+                    &device, device.memory(), pn.def);
 
   const bool observed = !st->observers.empty();
   int64_t start = observed ? now_ns() : 0;

@@ -44,8 +44,8 @@ std::string colocation_target(const Node& n, const OpDef* def) {
       for (const std::string& s : l->s)
         if (s.starts_with("loc:@")) return s.substr(5);
   if (def)
-    for (int i : def->ref_inputs)
-      if (i < static_cast<int>(n.inputs.size()))
+    for (int i = 0; i < static_cast<int>(n.inputs.size()); ++i)
+      if (def->is_ref_input(i))
         if (auto id = TensorId::parse(n.inputs[static_cast<size_t>(i)])) return id->node;
   return {};
 }

@@ -74,7 +74,7 @@ ShapeInferenceResult infer_shapes(const Graph& graph, const OpRegistry& registry
       }
       constants.push_back(constant);
     }
-    ShapeContext ctx(n, std::move(inputs), std::move(constants), num_outputs);
+    ShapeContext ctx(n, std::move(inputs), std::move(constants), num_outputs, def);
     try {
       def->shape_fn(ctx);
       outs = ctx.outputs();

@@ -1,5 +1,6 @@
 #include "graph/validate.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -92,12 +93,19 @@ class Validator {
       }
     }
     if (!def) return;
-    if (data_inputs < def->min_inputs || (def->max_inputs >= 0 && data_inputs > def->max_inputs)) {
-      std::string expected = def->max_inputs < 0 ? "at least " + std::to_string(def->min_inputs)
-                             : def->min_inputs == def->max_inputs
-                                 ? std::to_string(def->min_inputs)
-                                 : std::to_string(def->min_inputs) + " to " + std::to_string(def->max_inputs);
-      error(n.name, n.op + " takes " + expected + " data input" + (expected == "1" ? "" : "s") + ", got " +
+    int expected = -1;
+    try {
+      expected = def->inputs_for(n);
+    } catch (const Error&) {
+      return;  // a bad size attr; check_attrs reports it
+    }
+    const int min = def->min_inputs(), max = def->max_inputs();
+    const bool ok = expected >= 0 ? data_inputs == expected : data_inputs >= min && (max < 0 || data_inputs <= max);
+    if (!ok) {
+      const std::string want = expected >= 0 ? std::to_string(expected)
+                               : max < 0      ? "at least " + std::to_string(min)
+                                              : std::to_string(min) + " to " + std::to_string(max);
+      error(n.name, n.op + " takes " + want + " data input" + (want == "1" ? "" : "s") + ", got " +
                         std::to_string(data_inputs));
     }
   }
@@ -112,6 +120,7 @@ class Validator {
 
   static bool kind_matches(AttrKind kind, const AttrValue& v) {
     const AttrList* list = v.get_if<AttrList>();
+    auto only = [&](bool has) { return list && (list->empty() || has); };
     switch (kind) {
       case AttrKind::String: return v.is<std::string>();
       case AttrKind::Int: return v.is<int64_t>();
@@ -120,44 +129,71 @@ class Validator {
       case AttrKind::Type: return v.is<DType>();
       case AttrKind::Shape: return v.is<Shape>();
       case AttrKind::Tensor: return v.is<Tensor>();
-      case AttrKind::ListInt: return list && list->s.empty() && list->f.empty() && list->type.empty();
-      case AttrKind::ListType: return list && list->i.empty() && list->s.empty();
-      case AttrKind::ListShape: return list && list->i.empty() && list->s.empty();
       case AttrKind::Func: return v.is<std::shared_ptr<FuncRef>>();
-      case AttrKind::Any: return true;
+      case AttrKind::ListString: return only(!list->s.empty());
+      case AttrKind::ListInt: return only(!list->i.empty());
+      case AttrKind::ListFloat: return only(!list->f.empty()) || only(!list->i.empty());
+      case AttrKind::ListBool: return only(!list->b.empty());
+      case AttrKind::ListType: return only(!list->type.empty());
+      case AttrKind::ListShape: return only(!list->shape.empty());
+      case AttrKind::ListTensor: return only(!list->tensor.empty());
+      case AttrKind::ListFunc: return only(!list->func.empty());
     }
     return false;
   }
 
-  static const char* kind_text(AttrKind kind) {
-    switch (kind) {
-      case AttrKind::String: return "string";
-      case AttrKind::Int: return "int";
-      case AttrKind::Float: return "float";
-      case AttrKind::Bool: return "bool";
-      case AttrKind::Type: return "type";
-      case AttrKind::Shape: return "shape";
-      case AttrKind::Tensor: return "tensor";
-      case AttrKind::ListInt: return "list(int)";
-      case AttrKind::ListType: return "list(type)";
-      case AttrKind::ListShape: return "list(shape)";
-      case AttrKind::Func: return "func";
-      case AttrKind::Any: return "any";
+  static size_t list_length(const AttrList& l) {
+    return std::max({l.s.size(), l.i.size(), l.f.size(), l.b.size(), l.type.size(), l.shape.size(), l.tensor.size(),
+                     l.func.size()});
+  }
+
+  // TensorFlow's ValidateAttrValue wording: allowed values and minimums.
+  void check_attr_value(const Node& n, const AttrDef& a, const AttrValue& v) {
+    if (const DType* t = v.get_if<DType>(); t && !a.allowed_types.empty()) {
+      if (std::find(a.allowed_types.begin(), a.allowed_types.end(), dtype_base(*t)) == a.allowed_types.end()) {
+        std::string allowed;
+        for (DType x : a.allowed_types) allowed += (allowed.empty() ? "" : ", ") + dtype_name(x);
+        error(n.name, "Value for attr '" + a.name + "' of " + dtype_name(*t) +
+                          " is not in the list of allowed values: " + allowed);
+      }
     }
-    return "?";
+    if (const AttrList* l = v.get_if<AttrList>(); l && !a.allowed_types.empty())
+      for (DType t : l->type)
+        if (std::find(a.allowed_types.begin(), a.allowed_types.end(), dtype_base(t)) == a.allowed_types.end())
+          error(n.name, "Value for attr '" + a.name + "' of " + dtype_name(t) + " is not in the list of allowed values");
+    if (const std::string* s = v.get_if<std::string>(); s && !a.allowed_strings.empty()) {
+      if (std::find(a.allowed_strings.begin(), a.allowed_strings.end(), *s) == a.allowed_strings.end()) {
+        std::string allowed;
+        for (const std::string& x : a.allowed_strings) allowed += (allowed.empty() ? "\"" : ", \"") + x + "\"";
+        error(n.name, "Value for attr '" + a.name + "' of \"" + *s + "\" is not in the list of allowed values: " + allowed);
+      }
+    }
+    if (a.minimum) {
+      if (const int64_t* i = v.get_if<int64_t>(); i && *i < *a.minimum)
+        error(n.name, "Value for attr '" + a.name + "' of " + std::to_string(*i) + " must be at least minimum " +
+                          std::to_string(*a.minimum));
+      if (const AttrList* l = v.get_if<AttrList>(); l && static_cast<int64_t>(list_length(*l)) < *a.minimum)
+        error(n.name, "Length for attr '" + a.name + "' of " + std::to_string(list_length(*l)) +
+                          " must be at least minimum " + std::to_string(*a.minimum));
+    }
   }
 
   void check_attrs(const Node& n, const OpDef& def) {
-    for (const AttrSpec& spec : def.attrs) {
-      const AttrValue* v = n.find_attr(spec.name);
+    for (const AttrDef& a : def.attrs) {
+      const AttrValue* v = n.find_attr(a.name);
       if (!v) {
-        if (spec.required) error(n.name, n.op + " requires attr '" + spec.name + "' (" + kind_text(spec.kind) + ")");
+        // Type attrs named by inputs and list sizes are told from the inputs.
+        if (!a.default_value && !a.inferable)
+          error(n.name, n.op + " requires attr '" + a.name + "' (" + attr_kind_name(a.kind) + ")");
         continue;
       }
       if (v->is<AttrPlaceholder>()) continue;
-      if (!kind_matches(spec.kind, *v))
-        error(n.name, "attr '" + spec.name + "' of " + n.op + " must be " + kind_text(spec.kind) + ", got " +
+      if (!kind_matches(a.kind, *v)) {
+        error(n.name, "attr '" + a.name + "' of " + n.op + " must be " + attr_kind_name(a.kind) + ", got " +
                           v->kind_name() + " " + v->to_string());
+        continue;
+      }
+      check_attr_value(n, a, *v);
     }
   }
 

@@ -171,15 +171,49 @@ void fill_shape(ShapeContext& ctx) {
 }  // namespace
 
 void register_array_ops(OpRegistry& r) {
-  r.add(make_def("Reshape", 2, 2, 1, {attr("T", AttrKind::Type), attr("Tshape", AttrKind::Type)}, reshape_shape,
-                 reshape_kernel));
-  r.add(make_def("Shape", 1, 1, 1, {attr("T", AttrKind::Type), attr("out_type", AttrKind::Type)}, shape_shape,
-                 shape_kernel));
-  r.add(make_def("Size", 1, 1, 1, {attr("T", AttrKind::Type), attr("out_type", AttrKind::Type)}, size_shape,
-                 size_kernel));
-  r.add(make_def("Rank", 1, 1, 1, {attr("T", AttrKind::Type)}, rank_shape, rank_kernel));
-  r.add(make_def("Fill", 2, 2, 1, {attr("T", AttrKind::Type), attr("index_type", AttrKind::Type)}, fill_shape,
-                 fill_kernel));
+  r.add(OpBuilder("Reshape")
+            .input("tensor: T")
+            .input("shape: Tshape")
+            .output("output: T")
+            .attr("T: type")
+            .attr("Tshape: {int32, int64} = DT_INT32")
+            .shape(reshape_shape)
+            .cpu(reshape_kernel)
+            .moves_bytes_only()
+            .category("array")
+            .doc("The same values in another shape."));
+  for (const char* name : {"Shape", "Size"})
+    r.add(OpBuilder(name)
+              .input("input: T")
+              .output("output: out_type")
+              .attr("T: type")
+              .attr("out_type: {int32, int64} = DT_INT32")
+              .shape(std::string(name) == "Shape" ? shape_shape : size_shape)
+              .cpu(std::string(name) == "Shape" ? shape_kernel : size_kernel)
+              .reads_no_values()
+              .not_differentiable("depends only on the input's shape")
+              .category("array")
+              .doc(std::string(name) == "Shape" ? "The input's shape as a 1-D tensor." : "The input's number of elements."));
+  r.add(OpBuilder("Rank")
+            .input("input: T")
+            .output("output: int32")
+            .attr("T: type")
+            .shape(rank_shape)
+            .cpu(rank_kernel)
+            .reads_no_values()
+            .not_differentiable("depends only on the input's shape")
+            .category("array")
+            .doc("The input's number of dimensions."));
+  r.add(OpBuilder("Fill")
+            .input("dims: index_type")
+            .input("value: T")
+            .output("output: T")
+            .attr("T: type")
+            .attr("index_type: {int32, int64} = DT_INT32")
+            .shape(fill_shape)
+            .cpu(fill_kernel)
+            .category("array")
+            .doc("A tensor of the given shape filled with one value."));
 }
 
 }  // namespace flowlens::ops

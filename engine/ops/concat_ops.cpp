@@ -287,31 +287,67 @@ void splitv_shape(ShapeContext& ctx) {
   split_shape_common(ctx, 0, ctx.constant_input(2), sizes);
 }
 
-int split_outputs(const Node& n) {
-  const int64_t k = n.attr_int("num_split", 1);
-  return k < 1 ? 1 : static_cast<int>(k);
-}
-
 }  // namespace
 
 void register_concat_ops(OpRegistry& r) {
-  r.add(make_def("Concat", 2, -1, 1, {attr("N", AttrKind::Int), attr("T", AttrKind::Type)}, concat_shape,
-                 concat_kernel));
-  r.add(make_def("ConcatV2", 2, -1, 1,
-                 {attr("N", AttrKind::Int), attr("T", AttrKind::Type), attr("Tidx", AttrKind::Type)},
-                 concat_v2_shape, concat_v2_kernel));
-  r.add(make_def("Pack", 1, -1, 1, {attr("N", AttrKind::Int), attr("T", AttrKind::Type), attr("axis", AttrKind::Int)},
-                 pack_shape, pack_kernel));
-  OpDef split = make_def("Split", 2, 2, 1, {attr("num_split", AttrKind::Int, true), attr("T", AttrKind::Type)},
-                         split_shape, split_kernel);
-  split.num_outputs_fn = split_outputs;
-  r.add(std::move(split));
-  OpDef splitv = make_def("SplitV", 3, 3, 1,
-                          {attr("num_split", AttrKind::Int, true), attr("T", AttrKind::Type),
-                           attr("Tlen", AttrKind::Type)},
-                          splitv_shape, splitv_kernel);
-  splitv.num_outputs_fn = split_outputs;
-  r.add(std::move(splitv));
+  r.add(OpBuilder("Concat")
+            .input("concat_dim: int32")
+            .input("values: N * T")
+            .output("output: T")
+            .attr("N: int >= 2")
+            .attr("T: type")
+            .shape(concat_shape)
+            .cpu(concat_kernel)
+            .moves_bytes_only()
+            .category("array")
+            .doc("Joins tensors along a dimension (axis first)."));
+  r.add(OpBuilder("ConcatV2")
+            .input("values: N * T")
+            .input("axis: Tidx")
+            .output("output: T")
+            .attr("N: int >= 2")
+            .attr("T: type")
+            .attr("Tidx: {int32, int64} = DT_INT32")
+            .shape(concat_v2_shape)
+            .cpu(concat_v2_kernel)
+            .moves_bytes_only()
+            .category("array")
+            .doc("Joins tensors along a dimension (axis last)."));
+  r.add(OpBuilder("Pack")
+            .input("values: N * T")
+            .output("output: T")
+            .attr("N: int >= 1")
+            .attr("T: type")
+            .attr("axis: int = 0")
+            .shape(pack_shape)
+            .cpu(pack_kernel)
+            .moves_bytes_only()
+            .category("array")
+            .doc("Stacks N tensors of one shape into one of rank + 1."));
+  r.add(OpBuilder("Split")
+            .input("split_dim: int32")
+            .input("value: T")
+            .output("output: num_split * T")
+            .attr("num_split: int >= 1")
+            .attr("T: type")
+            .shape(split_shape)
+            .cpu(split_kernel)
+            .moves_bytes_only()
+            .category("array")
+            .doc("Splits a tensor into num_split equal parts along a dimension."));
+  r.add(OpBuilder("SplitV")
+            .input("value: T")
+            .input("size_splits: Tlen")
+            .input("split_dim: int32")
+            .output("output: num_split * T")
+            .attr("num_split: int >= 1")
+            .attr("T: type")
+            .attr("Tlen: {int8, int32, int64} = DT_INT64")
+            .shape(splitv_shape)
+            .cpu(splitv_kernel)
+            .moves_bytes_only()
+            .category("array")
+            .doc("Splits a tensor into parts of the given sizes along a dimension."));
 }
 
 }  // namespace flowlens::ops

@@ -3,8 +3,6 @@
 //   SqrtGrad(y, dy)                       element-wise, float32/float64
 //   BroadcastGradientArgs(s0, s1) -> (r0, r1)  axes to sum for each input
 //   BiasAddGrad(out_backprop)             sum over all but the last axis
-//   ReducedShape(shape, axes)             shape with reduced axes set to 1
-//                                         (FlowLens-only; TF builds it from several ops)
 //   GreaterEqual, LessEqual               broadcasting comparisons -> bool
 //   Slice(input, begin, size), ConcatOffset(dim, shapes...), Unpack(value)
 
@@ -253,23 +251,7 @@ void concat_offset_shape(ShapeContext& ctx) {
     ctx.set_output(i, DType::Int32, i + 1 < ctx.num_inputs() ? ctx.input(i + 1).shape : unknown_shape(1));
 }
 
-int data_inputs(const Node& n) {
-  int k = 0;
-  for (const std::string& s : n.inputs) k += !s.empty() && s[0] != '^';
-  return k;
-}
-
-int concat_offset_outputs(const Node& n) {
-  const int64_t k = n.attr_int("N", data_inputs(n) - 1);
-  return k < 1 ? 1 : static_cast<int>(k);
-}
-
 // ---- Unpack -----------------------------------------------------------------------------------
-
-int unpack_outputs(const Node& n) {
-  const int64_t k = n.attr_int("num", 1);
-  return k < 1 ? 1 : static_cast<int>(k);
-}
 
 void unpack_kernel(KernelContext& ctx) {
   check_num_inputs(ctx, 1);
@@ -307,27 +289,108 @@ void unpack_shape(ShapeContext& ctx) {
 }  // namespace
 
 void register_gradient_ops(OpRegistry& r) {
-  const std::vector<AttrSpec> t = {attr("T", AttrKind::Type)};
-  r.add(make_def("ReluGrad", 2, 2, 1, t, elementwise_grad_shape, elementwise_grad_kernel<ReluGradF>));
-  r.add(make_def("SigmoidGrad", 2, 2, 1, t, elementwise_grad_shape, elementwise_grad_kernel<SigmoidGradF>));
-  r.add(make_def("TanhGrad", 2, 2, 1, t, elementwise_grad_shape, elementwise_grad_kernel<TanhGradF>));
-  r.add(make_def("SqrtGrad", 2, 2, 1, t, elementwise_grad_shape, elementwise_grad_kernel<SqrtGradF>));
-  r.add(make_def("BroadcastGradientArgs", 2, 2, 2, t, bcast_args_shape, bcast_args_kernel));
-  r.add(make_def("BiasAddGrad", 1, 1, 1, {attr("T", AttrKind::Type), attr("data_format", AttrKind::String)},
-                 bias_add_grad_shape, bias_add_grad_kernel));
-  r.add(make_def("ReducedShape", 2, 2, 1, {attr("Tidx", AttrKind::Type)}, reduced_shape_shape, reduced_shape_kernel));
-  r.add(make_def("GreaterEqual", 2, 2, 1, t, compare_shape, compare_kernel<GreaterEqualF>));
-  r.add(make_def("LessEqual", 2, 2, 1, t, compare_shape, compare_kernel<LessEqualF>));
-  r.add(make_def("Slice", 3, 3, 1, {attr("T", AttrKind::Type), attr("Index", AttrKind::Type)}, slice_shape,
-                 slice_kernel));
-  OpDef co = make_def("ConcatOffset", 2, -1, 1, {attr("N", AttrKind::Int)}, concat_offset_shape, concat_offset_kernel);
-  co.num_outputs_fn = concat_offset_outputs;
-  r.add(std::move(co));
-  OpDef up = make_def("Unpack", 1, 1, 1,
-                      {attr("num", AttrKind::Int, true), attr("axis", AttrKind::Int), attr("T", AttrKind::Type)},
-                      unpack_shape, unpack_kernel);
-  up.num_outputs_fn = unpack_outputs;
-  r.add(std::move(up));
+  const std::vector<DType> floats = {DType::Float, DType::Double};
+  r.add(OpBuilder("ReluGrad")
+            .input("gradients: T")
+            .input("features: T")
+            .output("backprops: T")
+            .attr("T: realnumbertype")
+            .shape(elementwise_grad_shape)
+            .cpu(elementwise_grad_kernel<ReluGradF>, floats)
+            .category("nn")
+            .doc("Relu's backprop: gradients where features > 0, else 0."));
+  const std::pair<const char*, KernelFn> y_dy[] = {{"SigmoidGrad", elementwise_grad_kernel<SigmoidGradF>},
+                                                   {"TanhGrad", elementwise_grad_kernel<TanhGradF>},
+                                                   {"SqrtGrad", elementwise_grad_kernel<SqrtGradF>}};
+  for (const auto& [name, fn] : y_dy)
+    r.add(OpBuilder(name)
+              .input("y: T")
+              .input("dy: T")
+              .output("z: T")
+              .attr("T: {bfloat16, half, float, double, complex64, complex128}")
+              .shape(elementwise_grad_shape)
+              .cpu(fn, floats)
+              .category("math")
+              .doc("Backprop of the op in its name, from its output y and the gradient dy."));
+  r.add(OpBuilder("BroadcastGradientArgs")
+            .input("s0: T")
+            .input("s1: T")
+            .output("r0: T")
+            .output("r1: T")
+            .attr("T: {int32, int64} = DT_INT32")
+            .shape(bcast_args_shape)
+            .cpu(bcast_args_kernel)
+            .not_differentiable("shape arithmetic")
+            .category("math")
+            .doc("The axes to sum each input's gradient over, for a broadcasting binary op."));
+  r.add(OpBuilder("BiasAddGrad")
+            .input("out_backprop: T")
+            .output("output: T")
+            .attr("T: numbertype")
+            .attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+            .shape(bias_add_grad_shape)
+            .cpu(bias_add_grad_kernel, floats)
+            .category("nn")
+            .doc("BiasAdd's bias gradient: the sum over every dimension but the channels."));
+  for (bool ge : {true, false})
+    r.add(OpBuilder(ge ? "GreaterEqual" : "LessEqual")
+              .input("x: T")
+              .input("y: T")
+              .output("z: bool")
+              .attr("T: realnumbertype")
+              .shape(compare_shape)
+              .cpu(ge ? compare_kernel<GreaterEqualF> : compare_kernel<LessEqualF>,
+                   {DType::Float, DType::Double, DType::Int32, DType::Int64})
+              .not_differentiable("a comparison")
+              .category("math")
+              .doc(ge ? "x >= y with broadcasting." : "x <= y with broadcasting."));
+  // Temporary: Sum's gradient still builds it; it goes once that gradient is
+  // built from TensorFlow's ops (Range, DynamicStitch, BroadcastTo).
+  r.add(OpBuilder("ReducedShape")
+            .input("shape: int32")
+            .input("axes: Tidx")
+            .output("output: int32")
+            .attr("Tidx: {int32, int64} = DT_INT32")
+            .shape(reduced_shape_shape)
+            .cpu(reduced_shape_kernel)
+            .not_differentiable("shape arithmetic")
+            .no_gpu("shape arithmetic in host memory")
+            .category("internal")
+            .doc("FlowLens-only: a shape with the reduced axes set to 1."));
+  r.add(OpBuilder("Slice")
+            .input("input: T")
+            .input("begin: Index")
+            .input("size: Index")
+            .output("output: T")
+            .attr("T: type")
+            .attr("Index: {int32, int64}")
+            .shape(slice_shape)
+            .cpu(slice_kernel)
+            .moves_bytes_only()
+            .category("array")
+            .doc("A contiguous block of a tensor: begin and size per dimension (-1: to the end)."));
+  r.add(OpBuilder("ConcatOffset")
+            .input("concat_dim: int32")
+            .input("shape: N * shape_type")
+            .output("offset: N * shape_type")
+            .attr("N: int >= 2")
+            .attr("shape_type: {int32, int64} = DT_INT32")
+            .shape(concat_offset_shape)
+            .cpu(concat_offset_kernel)
+            .not_differentiable("shape arithmetic")
+            .category("array")
+            .doc("Where each input of a Concat starts in its output (for Concat's gradient)."));
+  r.add(OpBuilder("Unpack")
+            .input("value: T")
+            .output("output: num * T")
+            .attr("num: int >= 0")
+            .attr("T: type")
+            .attr("axis: int = 0")
+            .shape(unpack_shape)
+            .cpu(unpack_kernel)
+            .moves_bytes_only()
+            .category("array")
+            .doc("Unstacks a tensor along a dimension into num tensors."));
 }
 
 }  // namespace flowlens::ops

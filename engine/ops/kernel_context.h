@@ -8,11 +8,13 @@
 #include <vector>
 
 #include "graph/node.h"
+#include "ops/attr_reader.h"
 #include "tensor/tensor.h"
 
 namespace flowlens {
 
 class Device;
+struct OpDef;
 
 // A variable's storage, owned by the Session so values persist across runs.
 struct Variable {
@@ -25,11 +27,15 @@ class KernelContext {
  public:
   KernelContext(const Node& node, std::span<const Tensor> inputs, std::span<Variable* const> ref_inputs,
                 std::span<Tensor> outputs, Variable* own_variable, Device* device = nullptr,
-                AcceleratorMemory* memory = nullptr)
+                AcceleratorMemory* memory = nullptr, const OpDef* def = nullptr)
       : node_(node), inputs_(inputs), refs_(ref_inputs), outputs_(outputs), own_variable_(own_variable),
-        device_(device), memory_(memory) {}
+        device_(device), memory_(memory), def_(def) {}
 
   const Node& node() const { return node_; }
+  // The op's definition (nullptr when a test calls a kernel without one).
+  const OpDef* def() const { return def_; }
+  // Attrs with the OpDef's defaults.
+  AttrReader attrs() const { return AttrReader(node_, def_); }
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
   // Data input i. For a ref input position this is the variable's current
   // value (may be an empty tensor if uninitialized).
@@ -69,6 +75,7 @@ class KernelContext {
   Variable* own_variable_;
   Device* device_;
   AcceleratorMemory* memory_;
+  const OpDef* def_;
 };
 
 }  // namespace flowlens

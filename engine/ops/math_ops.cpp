@@ -127,21 +127,44 @@ void addn_kernel(KernelContext& ctx) {
 }
 
 template <class F>
-void add_binary(OpRegistry& r, const char* name) {
-  r.add(make_def(name, 2, 2, 1, {attr("T", AttrKind::Type)}, binary_shape, binary_kernel<F>));
+void add_binary(OpRegistry& r, const char* name, const char* type_spec, const char* doc) {
+  r.add(OpBuilder(name)
+            .input("x: T")
+            .input("y: T")
+            .output("z: T")
+            .attr(type_spec)
+            .shape(binary_shape)
+            .cpu(binary_kernel<F>, {DType::Float, DType::Double, DType::Int32, DType::Int64})
+            .category("math")
+            .doc(doc));
 }
 
 }  // namespace
 
 void register_math_ops(OpRegistry& r) {
-  add_binary<AddF>(r, "Add");
-  add_binary<AddF>(r, "AddV2");
-  add_binary<SubF>(r, "Sub");
-  add_binary<MulF>(r, "Mul");
-  add_binary<DivF>(r, "RealDiv");
-  add_binary<MaxF>(r, "Maximum");
-  add_binary<MinF>(r, "Minimum");
-  r.add(make_def("AddN", 1, -1, 1, {attr("N", AttrKind::Int), attr("T", AttrKind::Type)}, addn_shape, addn_kernel));
+  add_binary<AddF>(r, "Add",
+                   "T: {bfloat16, half, float, double, uint8, int8, int16, int32, int64, complex64, complex128, string}",
+                   "x + y with broadcasting.");
+  add_binary<AddF>(r, "AddV2",
+                   "T: {bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, int64, complex64, complex128}",
+                   "x + y with broadcasting.");
+  const char* binary_more =
+      "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}";
+  add_binary<SubF>(r, "Sub", binary_more, "x - y with broadcasting.");
+  add_binary<MulF>(r, "Mul", binary_more, "x * y with broadcasting.");
+  add_binary<DivF>(r, "RealDiv", binary_more, "x / y with broadcasting.");
+  const char* minmax = "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64}";
+  add_binary<MaxF>(r, "Maximum", minmax, "max(x, y) with broadcasting.");
+  add_binary<MinF>(r, "Minimum", minmax, "min(x, y) with broadcasting.");
+  r.add(OpBuilder("AddN")
+            .input("inputs: N * T")
+            .output("sum: T")
+            .attr("N: int >= 1")
+            .attr("T: {numbertype, variant}")
+            .shape(addn_shape)
+            .cpu(addn_kernel, {DType::Float, DType::Double, DType::Int32, DType::Int64})
+            .category("math")
+            .doc("Sums N tensors of one shape."));
 }
 
 }  // namespace flowlens::ops

@@ -92,9 +92,17 @@ void matmul_kernel(KernelContext& ctx) {
 }  // namespace
 
 void register_matmul_op(OpRegistry& r) {
-  r.add(make_def("MatMul", 2, 2, 1,
-                 {attr("transpose_a", AttrKind::Bool), attr("transpose_b", AttrKind::Bool), attr("T", AttrKind::Type)},
-                 matmul_shape, matmul_kernel));
+  r.add(OpBuilder("MatMul")
+            .input("a: T")
+            .input("b: T")
+            .output("product: T")
+            .attr("transpose_a: bool = false")
+            .attr("transpose_b: bool = false")
+            .attr("T: {bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, int8, int16, complex64, complex128}")
+            .shape(matmul_shape)
+            .cpu(matmul_kernel, {DType::Float, DType::Double, DType::Int32, DType::Int64})
+            .category("math")
+            .doc("Matrix product a * b (either transposed)."));
 }
 
 }  // namespace flowlens::ops

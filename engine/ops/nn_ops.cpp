@@ -164,13 +164,54 @@ void sparse_xent_kernel(KernelContext& ctx) {
 }  // namespace
 
 void register_nn_ops(OpRegistry& r) {
-  r.add(make_def("BiasAdd", 2, 2, 1, {attr("T", AttrKind::Type), attr("data_format", AttrKind::String)},
-                 bias_add_shape, bias_add_kernel));
-  r.add(make_def("BiasAddV1", 2, 2, 1, {attr("T", AttrKind::Type)}, bias_add_shape, bias_add_kernel));
-  r.add(make_def("Softmax", 1, 1, 1, {attr("T", AttrKind::Type)}, softmax_shape, softmax_kernel));
-  r.add(make_def("SoftmaxCrossEntropyWithLogits", 2, 2, 2, {attr("T", AttrKind::Type)}, xent_shape, xent_kernel));
-  r.add(make_def("SparseSoftmaxCrossEntropyWithLogits", 2, 2, 2,
-                 {attr("T", AttrKind::Type), attr("Tlabels", AttrKind::Type)}, xent_shape, sparse_xent_kernel));
+  r.add(OpBuilder("BiasAdd")
+            .input("value: T")
+            .input("bias: T")
+            .output("output: T")
+            .attr("T: numbertype")
+            .attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+            .shape(bias_add_shape)
+            .cpu(bias_add_kernel, {DType::Float, DType::Double, DType::Int32, DType::Int64})
+            .category("nn")
+            .doc("Adds a 1-D bias along the channel dimension."));
+  r.add(OpBuilder("BiasAddV1")
+            .input("value: T")
+            .input("bias: T")
+            .output("output: T")
+            .attr("T: numbertype")
+            .shape(bias_add_shape)
+            .cpu(bias_add_kernel, {DType::Float, DType::Double, DType::Int32, DType::Int64})
+            .category("nn")
+            .doc("Adds a 1-D bias along the last dimension (deprecated form of BiasAdd)."));
+  r.add(OpBuilder("Softmax")
+            .input("logits: T")
+            .output("softmax: T")
+            .attr("T: {half, bfloat16, float, double}")
+            .shape(softmax_shape)
+            .cpu(softmax_kernel, {DType::Float, DType::Double})
+            .category("nn")
+            .doc("exp(x) / sum(exp(x)) over the last dimension."));
+  r.add(OpBuilder("SoftmaxCrossEntropyWithLogits")
+            .input("features: T")
+            .input("labels: T")
+            .output("loss: T")
+            .output("backprop: T")
+            .attr("T: {half, bfloat16, float, double}")
+            .shape(xent_shape)
+            .cpu(xent_kernel, {DType::Float, DType::Double})
+            .category("nn")
+            .doc("Cross entropy of softmax(features) against label distributions, and its backprop."));
+  r.add(OpBuilder("SparseSoftmaxCrossEntropyWithLogits")
+            .input("features: T")
+            .input("labels: Tlabels")
+            .output("loss: T")
+            .output("backprop: T")
+            .attr("T: {half, bfloat16, float, double}")
+            .attr("Tlabels: {int32, int64} = DT_INT64")
+            .shape(xent_shape)
+            .cpu(sparse_xent_kernel, {DType::Float, DType::Double})
+            .category("nn")
+            .doc("Cross entropy of softmax(features) against class indices, and its backprop."));
 }
 
 }  // namespace flowlens::ops

@@ -94,13 +94,6 @@ Shape unknown_shape(int rank);
 // A shape from a constant int tensor (-1 entries stay unknown).
 Shape shape_from_tensor(const Tensor& t);
 
-// ---- OpDef construction -----------------------------------------------------
-
-AttrSpec attr(const char* name, AttrKind kind, bool required = false);
-// A def with the given inputs/outputs/attrs and the CPU kernel.
-OpDef make_def(const char* name, int min_inputs, int max_inputs, int num_outputs, std::vector<AttrSpec> attrs,
-               ShapeFn shape_fn, KernelFn cpu_kernel);
-
 // ---- family registration (one file each) ----------------------------------
 
 void register_state_ops(OpRegistry& r);      // state_ops.cpp

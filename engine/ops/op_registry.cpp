@@ -4,26 +4,11 @@
 
 namespace flowlens {
 
-bool OpDef::is_ref_input(int i) const {
-  return std::find(ref_inputs.begin(), ref_inputs.end(), i) != ref_inputs.end();
-}
-
-KernelFn OpDef::kernel(std::string_view device_type) const {
-  auto it = kernels.find(std::string(device_type));
-  return it == kernels.end() ? nullptr : it->second;
-}
-
-KernelFn OpDef::kernel_for(std::string_view device_type, const Node& node) const {
-  KernelFn fn = kernel(device_type);
-  if (!fn) return nullptr;
-  auto it = kernel_supports.find(std::string(device_type));
-  return it == kernel_supports.end() || it->second(node) ? fn : nullptr;
-}
-
 OpRegistry& OpRegistry::global() {
   static OpRegistry* registry = [] {
     auto* r = new OpRegistry;  // intentionally leaked: kernels may run during static destruction
     register_standard_ops(*r);
+    register_gradient_functions(*r);
     register_accelerator_kernels(*r);
     return r;
   }();
@@ -35,15 +20,34 @@ void OpRegistry::add(OpDef def) {
   ops_[name] = std::make_unique<OpDef>(std::move(def));
 }
 
-void OpRegistry::add_kernel(std::string_view op, std::string_view device_type, KernelFn fn,
-                            KernelSupportFn supports) {
+OpDef& OpRegistry::mutable_def(std::string_view op, const char* what) {
   auto it = ops_.find(std::string(op));
-  if (it == ops_.end()) throw Error("add_kernel: op '" + std::string(op) + "' is not registered");
-  it->second->kernels[std::string(device_type)] = fn;
-  if (supports)
-    it->second->kernel_supports[std::string(device_type)] = supports;
-  else
-    it->second->kernel_supports.erase(std::string(device_type));
+  if (it == ops_.end()) throw Error(std::string(what) + ": op '" + std::string(op) + "' is not registered");
+  return *it->second;
+}
+
+void OpRegistry::add_kernel(std::string_view op, KernelDef kernel) {
+  OpDef& def = mutable_def(op, "add_kernel");
+  for (const auto& [attr, types] : kernel.type_constraints)
+    if (!def.find_attr(attr))
+      throw Error("add_kernel: " + def.name + " has no attr '" + attr + "' to constrain");
+  def.kernels.push_back(std::move(kernel));
+}
+
+void OpRegistry::add_kernel(std::string_view op, std::string_view device_type, KernelFn fn, KernelSupportFn supports) {
+  KernelDef k;
+  k.device = std::string(device_type);
+  k.fn = fn;
+  k.supports = supports;
+  add_kernel(op, std::move(k));
+}
+
+void OpRegistry::set_gradient(std::string_view op, GradFn fn) {
+  OpDef& def = mutable_def(op, "set_gradient");
+  if (def.gradient_kind == GradientKind::NotDifferentiable || def.gradient_kind == GradientKind::None)
+    throw Error("set_gradient: " + def.name + " is registered without a gradient (" + def.gradient_note + ")");
+  def.gradient_kind = GradientKind::Function;
+  def.gradient = fn;
 }
 
 const OpDef* OpRegistry::find(std::string_view op) const {

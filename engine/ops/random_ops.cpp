@@ -127,17 +127,25 @@ void random_shape(ShapeContext& ctx) {
 }  // namespace
 
 void register_random_ops(OpRegistry& r) {
-  const std::vector<AttrSpec> attrs = {attr("dtype", AttrKind::Type, true), attr("seed", AttrKind::Int),
-                                       attr("seed2", AttrKind::Int), attr("T", AttrKind::Type)};
-  const std::pair<const char*, KernelFn> ops[] = {{"RandomStandardNormal", random_kernel<Dist::Normal>},
-                                                  {"RandomUniform", random_kernel<Dist::Uniform>},
-                                                  {"TruncatedNormal", random_kernel<Dist::Truncated>}};
-  for (const auto& [name, fn] : ops) {
-    OpDef d = make_def(name, 1, 1, 1, attrs, random_shape, fn);
-    d.stateful = true;
-    d.keeps_state = true;  // a draw counter, so each run gets fresh values
-    r.add(std::move(d));
-  }
+  const std::tuple<const char*, KernelFn, const char*> ops[] = {
+      {"RandomStandardNormal", random_kernel<Dist::Normal>, "Samples from the standard normal distribution."},
+      {"RandomUniform", random_kernel<Dist::Uniform>, "Samples uniformly from [0, 1)."},
+      {"TruncatedNormal", random_kernel<Dist::Truncated>,
+       "Samples from the standard normal distribution, redrawing values beyond two standard deviations."}};
+  for (const auto& [name, fn, doc] : ops)
+    r.add(OpBuilder(name)
+              .input("shape: T")
+              .output("output: dtype")
+              .attr("seed: int = 0")
+              .attr("seed2: int = 0")
+              .attr("dtype: {half, bfloat16, float, double}")
+              .attr("T: {int32, int64}")
+              .keeps_state()  // a draw counter, so each run gets fresh values
+              .shape(random_shape)
+              .cpu(fn, {DType::Float, DType::Double}, "dtype")
+              .not_differentiable("a random source")
+              .category("random")
+              .doc(doc));
 }
 
 }  // namespace flowlens::ops

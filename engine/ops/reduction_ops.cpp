@@ -173,11 +173,20 @@ void reduce_shape(ShapeContext& ctx) {
 }  // namespace
 
 void register_reduction_ops(OpRegistry& r) {
-  const std::vector<AttrSpec> attrs = {attr("keep_dims", AttrKind::Bool), attr("T", AttrKind::Type),
-                                       attr("Tidx", AttrKind::Type)};
-  r.add(make_def("Sum", 2, 2, 1, attrs, reduce_shape, reduce_kernel<Reduce::Sum>));
-  r.add(make_def("Mean", 2, 2, 1, attrs, reduce_shape, reduce_kernel<Reduce::Mean>));
-  r.add(make_def("Max", 2, 2, 1, attrs, reduce_shape, reduce_kernel<Reduce::Max>));
+  const std::pair<const char*, KernelFn> ops[] = {
+      {"Sum", reduce_kernel<Reduce::Sum>}, {"Mean", reduce_kernel<Reduce::Mean>}, {"Max", reduce_kernel<Reduce::Max>}};
+  for (const auto& [name, fn] : ops)
+    r.add(OpBuilder(name)
+              .input("input: T")
+              .input("reduction_indices: Tidx")
+              .output("output: T")
+              .attr("keep_dims: bool = false")
+              .attr(std::string(name) == "Max" ? "T: {realnumbertype, quantizedtype}" : "T: numbertype")
+              .attr("Tidx: {int32, int64} = DT_INT32")
+              .shape(reduce_shape)
+              .cpu(fn, {DType::Float, DType::Double, DType::Int32, DType::Int64})
+              .category("math")
+              .doc(std::string(name) == "Sum" ? "Sum over the given axes." : std::string(name) == "Mean" ? "Mean over the given axes." : "Maximum over the given axes."));
 }
 
 }  // namespace flowlens::ops

@@ -6,10 +6,13 @@
 #include <vector>
 
 #include "graph/node.h"
+#include "ops/attr_reader.h"
 #include "tensor/shape.h"
 #include "tensor/tensor.h"
 
 namespace flowlens {
+
+struct OpDef;
 
 struct TensorInfo {
   DType dtype = DType::Invalid;  // Invalid when unknown
@@ -19,11 +22,14 @@ struct TensorInfo {
 class ShapeContext {
  public:
   ShapeContext(const Node& node, std::vector<TensorInfo> inputs, std::vector<const Tensor*> constant_inputs,
-               int num_outputs)
+               int num_outputs, const OpDef* def = nullptr)
       : node_(node), inputs_(std::move(inputs)), constants_(std::move(constant_inputs)),
-        outputs_(static_cast<size_t>(num_outputs)) {}
+        outputs_(static_cast<size_t>(num_outputs)), def_(def) {}
 
   const Node& node() const { return node_; }
+  const OpDef* def() const { return def_; }
+  // Attrs with the OpDef's defaults.
+  AttrReader attrs() const { return AttrReader(node_, def_); }
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
   const TensorInfo& input(int i) const { return inputs_[static_cast<size_t>(i)]; }
   // Value of input i when it comes straight from a Const node (Reshape's
@@ -39,6 +45,7 @@ class ShapeContext {
   std::vector<TensorInfo> inputs_;
   std::vector<const Tensor*> constants_;
   std::vector<TensorInfo> outputs_;
+  const OpDef* def_;
 };
 
 }  // namespace flowlens

@@ -133,20 +133,5 @@ Shape shape_from_tensor(const Tensor& t) {
   return Shape(std::move(dims));
 }
 
-AttrSpec attr(const char* name, AttrKind kind, bool required) { return AttrSpec{name, kind, required}; }
-
-OpDef make_def(const char* name, int min_inputs, int max_inputs, int num_outputs, std::vector<AttrSpec> attrs,
-               ShapeFn shape_fn, KernelFn cpu_kernel) {
-  OpDef d;
-  d.name = name;
-  d.min_inputs = min_inputs;
-  d.max_inputs = max_inputs;
-  d.num_outputs = num_outputs;
-  d.attrs = std::move(attrs);
-  d.shape_fn = shape_fn;
-  if (cpu_kernel) d.kernels["CPU"] = cpu_kernel;
-  return d;
-}
-
 }  // namespace ops
 }  // namespace flowlens

@@ -157,47 +157,114 @@ void assign_update_kernel(KernelContext& ctx) {
   ctx.set_output(0, std::move(out));
 }
 
-std::vector<AttrSpec> variable_attrs() {
-  return {attr("shape", AttrKind::Shape), attr("dtype", AttrKind::Type, true), attr("container", AttrKind::String),
-          attr("shared_name", AttrKind::String)};
-}
-
 }  // namespace
 
 void register_state_ops(OpRegistry& r) {
-  r.add(make_def("Const", 0, 0, 1, {attr("value", AttrKind::Tensor, true), attr("dtype", AttrKind::Type)},
-                 const_shape, const_kernel));
-  r.add(make_def("Placeholder", 0, 0, 1, {attr("dtype", AttrKind::Type, true), attr("shape", AttrKind::Shape)},
-                 placeholder_shape, placeholder_kernel));
-  r.add(make_def("PlaceholderWithDefault", 1, 1, 1,
-                 {attr("dtype", AttrKind::Type), attr("shape", AttrKind::Shape)}, placeholder_with_default_shape,
-                 pass_through_kernel));
-  for (const char* name : {"Variable", "VariableV2"}) {
-    OpDef d = make_def(name, 0, 0, 1, variable_attrs(), variable_shape, variable_kernel);
-    d.stateful = true;
-    d.keeps_state = true;
-    r.add(std::move(d));
-  }
-  {
-    OpDef d = make_def("Assign", 2, 2, 1,
-                       {attr("T", AttrKind::Type), attr("validate_shape", AttrKind::Bool),
-                        attr("use_locking", AttrKind::Bool)},
-                       assign_shape, assign_kernel);
-    d.ref_inputs = {0};
-    d.stateful = true;
-    r.add(std::move(d));
-  }
-  for (bool add : {true, false}) {
-    OpDef d = make_def(add ? "AssignAdd" : "AssignSub", 2, 2, 1,
-                       {attr("T", AttrKind::Type), attr("use_locking", AttrKind::Bool)}, assign_update_shape,
-                       add ? assign_update_kernel<true> : assign_update_kernel<false>);
-    d.ref_inputs = {0};
-    d.stateful = true;
-    r.add(std::move(d));
-  }
-  r.add(make_def("Identity", 1, 1, 1, {attr("T", AttrKind::Type)}, unchanged_shape, pass_through_kernel));
-  r.add(make_def("StopGradient", 1, 1, 1, {attr("T", AttrKind::Type)}, unchanged_shape, pass_through_kernel));
-  r.add(make_def("NoOp", 0, 0, 0, {}, noop_shape, noop_kernel));
+  r.add(OpBuilder("Const")
+            .output("output: dtype")
+            .attr("value: tensor")
+            .attr("dtype: type")
+            .shape(const_shape)
+            .cpu(const_kernel)
+            .moves_bytes_only()
+            .not_differentiable("a constant")
+            .category("array")
+            .doc("A constant tensor, the value attr."));
+  r.add(OpBuilder("Placeholder")
+            .output("output: dtype")
+            .attr("dtype: type")
+            .attr("shape: shape = { unknown_rank: true }")
+            .shape(placeholder_shape)
+            .cpu(placeholder_kernel)
+            .moves_bytes_only()
+            .not_differentiable("a fed value")
+            .category("array")
+            .doc("A value that must be fed at run time."));
+  r.add(OpBuilder("PlaceholderV2")
+            .output("output: dtype")
+            .attr("dtype: type")
+            .attr("shape: shape")
+            .shape(placeholder_shape)
+            .cpu(placeholder_kernel)
+            .moves_bytes_only()
+            .not_differentiable("a fed value")
+            .category("array")
+            .doc("A value that must be fed at run time (deprecated form of Placeholder)."));
+  r.add(OpBuilder("PlaceholderWithDefault")
+            .input("input: dtype")
+            .output("output: dtype")
+            .attr("dtype: type")
+            .attr("shape: shape")
+            .shape(placeholder_with_default_shape)
+            .cpu(pass_through_kernel)
+            .moves_bytes_only()
+            .category("array")
+            .doc("Passes its input through unless a value is fed."));
+  for (const char* name : {"Variable", "VariableV2"})
+    r.add(OpBuilder(name)
+              .output("ref: Ref(dtype)")
+              .attr("shape: shape")
+              .attr("dtype: type")
+              .attr("container: string = ''")
+              .attr("shared_name: string = ''")
+              .keeps_state()
+              .shape(variable_shape)
+              .cpu(variable_kernel)
+              .not_differentiable("a variable: gradients are taken with respect to it, not through it")
+              .category("state")
+              .doc("A mutable tensor kept across runs, used by reference."));
+  r.add(OpBuilder("Assign")
+            .input("ref: Ref(T)")
+            .input("value: T")
+            .output("output_ref: Ref(T)")
+            .attr("T: type")
+            .attr("validate_shape: bool = true")
+            .attr("use_locking: bool = true")
+            .stateful()
+            .shape(assign_shape)
+            .cpu(assign_kernel)
+            .not_differentiable("a variable update")
+            .category("state")
+            .doc("Sets a variable to a value."));
+  for (bool add : {true, false})
+    r.add(OpBuilder(add ? "AssignAdd" : "AssignSub")
+              .input("ref: Ref(T)")
+              .input("value: T")
+              .output("output_ref: Ref(T)")
+              .attr("T: numbertype")
+              .attr("use_locking: bool = false")
+              .stateful()
+              .shape(assign_update_shape)
+              .cpu(add ? assign_update_kernel<true> : assign_update_kernel<false>)
+              .not_differentiable("a variable update")
+              .category("state")
+              .doc(add ? "Adds a value to a variable." : "Subtracts a value from a variable."));
+  r.add(OpBuilder("Identity")
+            .input("input: T")
+            .output("output: T")
+            .attr("T: type")
+            .shape(unchanged_shape)
+            .cpu(pass_through_kernel)
+            .moves_bytes_only()
+            .category("array")
+            .doc("Returns its input."));
+  r.add(OpBuilder("StopGradient")
+            .input("input: T")
+            .output("output: T")
+            .attr("T: type")
+            .shape(unchanged_shape)
+            .cpu(pass_through_kernel)
+            .moves_bytes_only()
+            .not_differentiable("stops gradients by definition")
+            .category("array")
+            .doc("Returns its input; no gradient flows through it."));
+  r.add(OpBuilder("NoOp")
+            .shape(noop_shape)
+            .cpu(noop_kernel)
+            .reads_no_values()
+            .not_differentiable("has no data inputs")
+            .category("control")
+            .doc("Does nothing; groups control dependencies."));
 }
 
 }  // namespace flowlens::ops

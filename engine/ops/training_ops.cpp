@@ -206,28 +206,74 @@ void synthetic_shape(ShapeContext& ctx) {
   ctx.set_output(1, DType::Int32, Shape{a.batch});
 }
 
-OpDef apply_def(const char* name, int inputs, std::vector<int> refs, bool nesterov, ShapeFn shape, KernelFn fn) {
-  std::vector<AttrSpec> attrs = {attr("T", AttrKind::Type), attr("use_locking", AttrKind::Bool)};
-  if (nesterov) attrs.push_back(attr("use_nesterov", AttrKind::Bool));
-  OpDef d = make_def(name, inputs, inputs, 1, std::move(attrs), shape, fn);
-  d.ref_inputs = std::move(refs);
-  d.stateful = true;
-  return d;
-}
-
 }  // namespace
 
 void register_training_ops(OpRegistry& r) {
-  r.add(apply_def("ApplyGradientDescent", 3, {0}, false, apply_shape<2, 0>, apply_gd_kernel));
-  r.add(apply_def("ApplyMomentum", 5, {0, 1}, true, apply_shape<3, 1>, apply_momentum_kernel));
-  r.add(apply_def("ApplyAdam", 10, {0, 1, 2}, true, apply_shape<9, 2>, apply_adam_kernel));
-  OpDef s = make_def("SyntheticClassification", 0, 0, 2,
-                     {attr("batch_size", AttrKind::Int, true), attr("num_features", AttrKind::Int, true),
-                      attr("num_classes", AttrKind::Int, true), attr("seed", AttrKind::Int)},
-                     synthetic_shape, synthetic_kernel);
-  s.stateful = true;
-  s.keeps_state = true;  // the batch counter
-  r.add(std::move(s));
+  const std::vector<DType> floats = {DType::Float, DType::Double};
+  r.add(OpBuilder("ApplyGradientDescent")
+            .input("var: Ref(T)")
+            .input("alpha: T")
+            .input("delta: T")
+            .output("out: Ref(T)")
+            .attr("T: numbertype")
+            .attr("use_locking: bool = false")
+            .stateful()
+            .shape(apply_shape<2, 0>)
+            .cpu(apply_gd_kernel, floats)
+            .not_differentiable("an optimizer update")
+            .category("training")
+            .doc("var -= alpha * delta."));
+  r.add(OpBuilder("ApplyMomentum")
+            .input("var: Ref(T)")
+            .input("accum: Ref(T)")
+            .input("lr: T")
+            .input("grad: T")
+            .input("momentum: T")
+            .output("out: Ref(T)")
+            .attr("T: numbertype")
+            .attr("use_locking: bool = false")
+            .attr("use_nesterov: bool = false")
+            .stateful()
+            .shape(apply_shape<3, 1>)
+            .cpu(apply_momentum_kernel, floats)
+            .not_differentiable("an optimizer update")
+            .category("training")
+            .doc("accum = accum * momentum + grad; var -= lr * accum (or the Nesterov form)."));
+  r.add(OpBuilder("ApplyAdam")
+            .input("var: Ref(T)")
+            .input("m: Ref(T)")
+            .input("v: Ref(T)")
+            .input("beta1_power: T")
+            .input("beta2_power: T")
+            .input("lr: T")
+            .input("beta1: T")
+            .input("beta2: T")
+            .input("epsilon: T")
+            .input("grad: T")
+            .output("out: Ref(T)")
+            .attr("T: numbertype")
+            .attr("use_locking: bool = false")
+            .attr("use_nesterov: bool = false")
+            .stateful()
+            .shape(apply_shape<9, 2>)
+            .cpu(apply_adam_kernel, floats)
+            .not_differentiable("an optimizer update")
+            .category("training")
+            .doc("The Adam update of var and its slots m and v."));
+  r.add(OpBuilder("SyntheticClassification")
+            .output("features: float")
+            .output("labels: int32")
+            .attr("batch_size: int >= 1")
+            .attr("num_features: int >= 1")
+            .attr("num_classes: int >= 1")
+            .attr("seed: int = 0")
+            .keeps_state()  // the batch counter
+            .shape(synthetic_shape)
+            .cpu(synthetic_kernel)
+            .not_differentiable("an input source")
+            .no_gpu("a FlowLens input source for the cluster demos; runs on the CPU")
+            .category("training")
+            .doc("FlowLens-only: batches of a synthetic classification problem (Gaussian clusters)."));
 }
 
 }  // namespace flowlens::ops

@@ -13,25 +13,37 @@ void recv_shape(ShapeContext& ctx) {
   ctx.set_output(0, dtype_base(ctx.node().attr_type("tensor_type", DType::Invalid)), Shape::unknown_rank());
 }
 
-std::vector<AttrSpec> transfer_attrs(const char* type_attr) {
-  return {attr(type_attr, AttrKind::Type, true),
-          attr("tensor_name", AttrKind::String, true),
-          attr("send_device", AttrKind::String, true),
-          attr("recv_device", AttrKind::String, true),
-          attr("send_device_incarnation", AttrKind::Int),
-          attr("client_terminated", AttrKind::Bool),
-          attr("_bytes", AttrKind::Int)};
-}
-
 }  // namespace
 
 void register_transfer_ops(OpRegistry& r) {
-  OpDef send = make_def("_Send", 1, 1, 0, transfer_attrs("T"), send_shape, nullptr);
-  send.stateful = true;
-  r.add(std::move(send));
-  OpDef recv = make_def("_Recv", 0, 0, 1, transfer_attrs("tensor_type"), recv_shape, nullptr);
-  recv.stateful = true;
-  r.add(std::move(recv));
+  r.add(OpBuilder("_Send")
+            .input("tensor: T")
+            .attr("T: type")
+            .attr("tensor_name: string")
+            .attr("send_device: string")
+            .attr("send_device_incarnation: int")
+            .attr("recv_device: string")
+            .attr("client_terminated: bool = false")
+            .stateful()
+            .shape(send_shape)
+            .not_differentiable("inserted by partitioning, after gradients are built")
+            .no_gpu("executed by the distributed runtime, not as a kernel")
+            .category("internal")
+            .doc("Sends a tensor to another device (inserted by partitioning)."));
+  r.add(OpBuilder("_Recv")
+            .output("tensor: tensor_type")
+            .attr("tensor_type: type")
+            .attr("tensor_name: string")
+            .attr("send_device: string")
+            .attr("send_device_incarnation: int")
+            .attr("recv_device: string")
+            .attr("client_terminated: bool = false")
+            .stateful()
+            .shape(recv_shape)
+            .not_differentiable("inserted by partitioning, after gradients are built")
+            .no_gpu("executed by the distributed runtime, not as a kernel")
+            .category("internal")
+            .doc("Receives a tensor from another device (inserted by partitioning)."));
 }
 
 }  // namespace flowlens::ops

@@ -120,27 +120,69 @@ void fill_like_kernel(KernelContext& ctx) {
   });
 }
 
+// The float-only activations (Sigmoid, Tanh, Exp, Log, Sqrt) and the ones
+// TensorFlow also defines on integers (Relu, Square, Neg).
 template <class F, bool kInts>
-void add_unary(OpRegistry& r, const char* name) {
-  r.add(make_def(name, 1, 1, 1, {attr("T", AttrKind::Type)}, unchanged_shape, unary_kernel<F, kInts>));
+void add_unary(OpRegistry& r, const char* name, const char* type_spec, const char* category, const char* doc) {
+  r.add(OpBuilder(name)
+            .input(std::string(name) == "Relu" ? "features: T" : "x: T")
+            .output(std::string(name) == "Relu" ? "activations: T" : "y: T")
+            .attr(type_spec)
+            .shape(unchanged_shape)
+            .cpu(unary_kernel<F, kInts>,
+                 kInts ? std::vector<DType>{DType::Float, DType::Double, DType::Int32, DType::Int64}
+                       : std::vector<DType>{DType::Float, DType::Double})
+            .category(category)
+            .doc(doc));
 }
 
 }  // namespace
 
 void register_unary_ops(OpRegistry& r) {
-  add_unary<ReluF, true>(r, "Relu");
-  add_unary<SigmoidF, false>(r, "Sigmoid");
-  add_unary<TanhF, false>(r, "Tanh");
-  add_unary<SquareF, true>(r, "Square");
-  add_unary<NegF, true>(r, "Neg");
-  add_unary<ExpF, false>(r, "Exp");
-  add_unary<LogF, false>(r, "Log");
-  add_unary<SqrtF, false>(r, "Sqrt");
-  r.add(make_def("Cast", 1, 1, 1,
-                 {attr("SrcT", AttrKind::Type), attr("DstT", AttrKind::Type, true), attr("Truncate", AttrKind::Bool)},
-                 cast_shape, cast_kernel));
-  r.add(make_def("ZerosLike", 1, 1, 1, {attr("T", AttrKind::Type)}, unchanged_shape, fill_like_kernel<0>));
-  r.add(make_def("OnesLike", 1, 1, 1, {attr("T", AttrKind::Type)}, unchanged_shape, fill_like_kernel<1>));
+  add_unary<ReluF, true>(r, "Relu", "T: {realnumbertype, qint8}", "nn", "max(x, 0), element-wise.");
+  add_unary<SigmoidF, false>(r, "Sigmoid", "T: {bfloat16, half, float, double, complex64, complex128}", "nn",
+                             "1 / (1 + exp(-x)), element-wise.");
+  add_unary<TanhF, false>(r, "Tanh", "T: {bfloat16, half, float, double, complex64, complex128}", "math",
+                          "Hyperbolic tangent, element-wise.");
+  add_unary<SquareF, true>(r, "Square",
+                           "T: {bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128}",
+                           "math", "x * x, element-wise.");
+  add_unary<NegF, true>(r, "Neg", "T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128}",
+                        "math", "-x, element-wise.");
+  add_unary<ExpF, false>(r, "Exp", "T: {bfloat16, half, float, double, complex64, complex128}", "math",
+                         "e^x, element-wise.");
+  add_unary<LogF, false>(r, "Log", "T: {bfloat16, half, float, double, complex64, complex128}", "math",
+                         "Natural logarithm, element-wise.");
+  add_unary<SqrtF, false>(r, "Sqrt", "T: {bfloat16, half, float, double, complex64, complex128}", "math",
+                          "Square root, element-wise.");
+  r.add(OpBuilder("Cast")
+            .input("x: SrcT")
+            .output("y: DstT")
+            .attr("SrcT: type")
+            .attr("DstT: type")
+            .attr("Truncate: bool = false")
+            .shape(cast_shape)
+            .cpu(cast_kernel)
+            .category("math")
+            .doc("Converts to another dtype."));
+  r.add(OpBuilder("ZerosLike")
+            .input("x: T")
+            .output("y: T")
+            .attr("T: type")
+            .shape(unchanged_shape)
+            .cpu(fill_like_kernel<0>)
+            .not_differentiable("its value does not depend on the input's values")
+            .category("array")
+            .doc("Zeros shaped like the input."));
+  r.add(OpBuilder("OnesLike")
+            .input("x: T")
+            .output("y: T")
+            .attr("T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool}")
+            .shape(unchanged_shape)
+            .cpu(fill_like_kernel<1>)
+            .not_differentiable("its value does not depend on the input's values")
+            .category("array")
+            .doc("Ones shaped like the input."));
 }
 
 }  // namespace flowlens::ops

@@ -34,12 +34,27 @@ constexpr DType dtype_base(DType t) {
 constexpr DType dtype_ref(DType t) {
   return dtype_is_ref(t) ? t : static_cast<DType>(static_cast<int>(t) + kRefOffset);
 }
-// The types kernels compute on: float32, float64, int32, int64, bool.
+// The types kernels compute on: the floating types, the fixed-width
+// integers and bool (not complex or quantized types).
 constexpr bool dtype_is_computable(DType t) {
-  return t == DType::Float || t == DType::Double || t == DType::Int32 ||
-         t == DType::Int64 || t == DType::Bool;
+  switch (t) {
+    case DType::Float: case DType::Double: case DType::Half: case DType::BFloat16:
+    case DType::Int8: case DType::Int16: case DType::Int32: case DType::Int64:
+    case DType::UInt8: case DType::UInt16: case DType::UInt32: case DType::UInt64:
+    case DType::Bool: return true;
+    default: return false;
+  }
 }
-constexpr bool dtype_is_floating(DType t) { return t == DType::Float || t == DType::Double; }
+constexpr bool dtype_is_floating(DType t) {
+  return t == DType::Float || t == DType::Double || t == DType::Half || t == DType::BFloat16;
+}
+constexpr bool dtype_is_integer(DType t) {
+  switch (t) {
+    case DType::Int8: case DType::Int16: case DType::Int32: case DType::Int64:
+    case DType::UInt8: case DType::UInt16: case DType::UInt32: case DType::UInt64: return true;
+    default: return false;
+  }
+}
 
 template <class T> struct DTypeOf;
 template <> struct DTypeOf<float> { static constexpr DType value = DType::Float; };
@@ -48,5 +63,12 @@ template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::Int3
 template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::Int64; };
 template <> struct DTypeOf<bool> { static constexpr DType value = DType::Bool; };
 template <> struct DTypeOf<uint8_t> { static constexpr DType value = DType::UInt8; };
+template <> struct DTypeOf<int8_t> { static constexpr DType value = DType::Int8; };
+template <> struct DTypeOf<int16_t> { static constexpr DType value = DType::Int16; };
+template <> struct DTypeOf<uint16_t> { static constexpr DType value = DType::UInt16; };
+template <> struct DTypeOf<uint32_t> { static constexpr DType value = DType::UInt32; };
+template <> struct DTypeOf<uint64_t> { static constexpr DType value = DType::UInt64; };
+// float16 and bfloat16 are Eigen::half and Eigen::bfloat16 (tensor/float16.h),
+// as in TensorFlow, so rounding and special values match it bit for bit.
 
 }  // namespace flowlens

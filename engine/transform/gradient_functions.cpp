@@ -1,43 +1,14 @@
 #include "transform/gradient_functions.h"
 
-#include <unordered_map>
-#include <unordered_set>
+#include "ops/op_registry.h"
 
 namespace flowlens::grad {
 
 namespace {
 
-const std::unordered_map<std::string, GradFn>& table() {
-  static const std::unordered_map<std::string, GradFn> t = [] {
-    GradTable list;
-    add_math_gradients(list);
-    add_nn_gradients(list);
-    add_array_gradients(list);
-    std::unordered_map<std::string, GradFn> m;
-    for (const auto& [name, fn] : list) m[name] = fn;
-    return m;
-  }();
-  return t;
-}
-
 bool static_equal(const Shape& a, const Shape& b) { return a.fully_defined() && b.fully_defined() && a == b; }
 
 }  // namespace
-
-GradFn find_gradient(const std::string& op) {
-  auto it = table().find(op);
-  return it == table().end() ? nullptr : it->second;
-}
-
-bool is_not_differentiable(const std::string& op) {
-  static const std::unordered_set<std::string> ops = {
-      "Const", "Placeholder", "Variable", "VariableV2", "StopGradient", "Shape", "Size", "Rank", "ZerosLike",
-      "OnesLike", "BroadcastGradientArgs", "ReducedShape", "GreaterEqual", "LessEqual", "ConcatOffset",
-      "RandomStandardNormal", "RandomUniform", "TruncatedNormal", "SyntheticClassification", "NoOp", "Assign",
-      "AssignAdd", "AssignSub", "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ReluGrad", "SigmoidGrad",
-      "TanhGrad", "SqrtGrad", "BiasAddGrad", "_Send", "_Recv"};
-  return ops.count(op) > 0;
-}
 
 std::string shape_of(GradContext& c, int input) {
   return c.b.shape(c.inputs[static_cast<size_t>(input)], c.input_info[static_cast<size_t>(input)].dtype);
@@ -67,3 +38,15 @@ std::string grad_or_zeros(GradContext& c, int i) {
 }
 
 }  // namespace flowlens::grad
+
+namespace flowlens {
+
+void register_gradient_functions(OpRegistry& registry) {
+  grad::GradTable table;
+  grad::add_math_gradients(table);
+  grad::add_nn_gradients(table);
+  grad::add_array_gradients(table);
+  for (const auto& [op, fn] : table) registry.set_gradient(op, fn);
+}
+
+}  // namespace flowlens

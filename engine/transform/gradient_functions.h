@@ -5,6 +5,9 @@
 // flowing into each output, and adds nodes (through the context's builder,
 // scoped "<scope>/<node>_grad/") that compute the gradient of each data input.
 //
+// register_gradient_functions (ops/op_registry.h) attaches them to the OpDefs;
+// ops that take no gradient say so in their OpDef instead.
+//
 // Families: math_gradients.cpp (element-wise, reductions, MatMul),
 // nn_gradients.cpp (activations, BiasAdd, softmax, cross entropy),
 // array_gradients.cpp (Identity, Reshape, Cast, Split, Concat, Pack ...).
@@ -13,7 +16,7 @@
 #include <vector>
 
 #include "graph/graph.h"
-#include "ops/shape_context.h"
+#include "ops/op_def.h"
 #include "transform/graph_builder.h"
 
 namespace flowlens::grad {
@@ -28,15 +31,6 @@ struct GradContext {
   std::vector<TensorInfo> output_info;  // per output
   DType dtype;                          // the op's T: output 0's dtype, else input 0's, else attr T
 };
-
-// One gradient tensor per data input, "" where none.
-using GradFn = std::vector<std::string> (*)(GradContext&);
-
-// The gradient function of `op`, or nullptr when none is registered.
-// is_not_differentiable: ops whose inputs never receive gradients (Shape,
-// ZerosLike, StopGradient, random ops ...); add_gradients stops there.
-GradFn find_gradient(const std::string& op);
-bool is_not_differentiable(const std::string& op);
 
 using GradTable = std::vector<std::pair<const char*, GradFn>>;
 void add_math_gradients(GradTable& table);   // math_gradients.cpp

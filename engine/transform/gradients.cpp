@@ -190,10 +190,11 @@ class GradientBuilder {
       out_grads[static_cast<size_t>(p)] = aggregate(key(v, p));
       any = any || !out_grads[static_cast<size_t>(p)].empty();
     }
-    if (!any || grad::is_not_differentiable(node.op)) return;
-    grad::GradFn fn = grad::find_gradient(node.op);
+    if (!any || (def && def->gradient_kind == GradientKind::NotDifferentiable)) return;
+    const GradFn fn = def && def->gradient_kind == GradientKind::Function ? def->gradient : nullptr;
     if (!fn)
-      throw Error("add_gradients: no gradient defined for node '" + node.name + "' (op " + node.op + ")");
+      throw Error("add_gradients: no gradient defined for node '" + node.name + "' (op " + node.op + ")" +
+                  (def && !def->gradient_note.empty() ? ": " + def->gradient_note : std::string()));
 
     GraphBuilder b(graph_, scope_ + "/" + forward.name + "_grad", device_for(forward));
     grad::GradContext c{b, forward, {}, {}, out_grads, {}, {}, DType::Invalid};

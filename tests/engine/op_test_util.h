@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ops/op_registry.h"
+#include "tensor/float16.h"
 
 namespace flowlens::testing {
 
@@ -38,7 +39,7 @@ inline std::vector<Tensor> run_op(const std::string& op, AttrMap attrs, std::vec
   for (size_t i = 0; i < inputs.size(); ++i)
     if (refs[i]) inputs[i] = refs[i]->value;
   std::vector<Tensor> outputs(static_cast<size_t>(def.outputs_for(node)));
-  KernelContext ctx(node, inputs, refs, outputs, own);
+  KernelContext ctx(node, inputs, refs, outputs, own, nullptr, nullptr, &def);
   fn(ctx);
   return outputs;
 }
@@ -55,7 +56,7 @@ inline std::vector<TensorInfo> infer(const std::string& op, AttrMap attrs, std::
   const OpDef& def = op_def(op);
   Node node = make_node(op, std::move(attrs));
   constants.resize(inputs.size(), nullptr);
-  ShapeContext ctx(node, std::move(inputs), std::move(constants), def.outputs_for(node));
+  ShapeContext ctx(node, std::move(inputs), std::move(constants), def.outputs_for(node), &def);
   if (def.shape_fn) def.shape_fn(ctx);
   return ctx.outputs();
 }
@@ -67,6 +68,33 @@ inline Tensor D(Shape s, std::vector<double> v) { return Tensor::from_vector<dou
 inline Tensor I32(Shape s, std::vector<int32_t> v) { return Tensor::from_vector<int32_t>(std::move(s), v); }
 inline Tensor I64(Shape s, std::vector<int64_t> v) { return Tensor::from_vector<int64_t>(std::move(s), v); }
 inline Tensor B(Shape s, std::vector<bool> v) { return Tensor::from_vector<bool>(std::move(s), v); }
+// Any numeric dtype from doubles (rounded the way a static_cast rounds; the
+// 16-bit floats to nearest even, as TensorFlow converts them).
+inline Tensor T(DType dtype, Shape s, const std::vector<double>& v) {
+  Tensor t(dtype, std::move(s));
+  if (static_cast<int64_t>(v.size()) != t.num_elements()) throw Error("T(): value count does not match the shape");
+  auto fill = [&](auto* p) {
+    using E = std::remove_pointer_t<decltype(p)>;
+    for (size_t i = 0; i < v.size(); ++i) p[i] = static_cast<E>(v[i]);
+  };
+  switch (dtype) {
+    case DType::Float: fill(t.data<float>()); break;
+    case DType::Double: fill(t.data<double>()); break;
+    case DType::Half: for (size_t i = 0; i < v.size(); ++i) t.data<float16>()[i] = float16(static_cast<float>(v[i])); break;
+    case DType::BFloat16: for (size_t i = 0; i < v.size(); ++i) t.data<bfloat16>()[i] = bfloat16(static_cast<float>(v[i])); break;
+    case DType::Int8: fill(t.data<int8_t>()); break;
+    case DType::Int16: fill(t.data<int16_t>()); break;
+    case DType::Int32: fill(t.data<int32_t>()); break;
+    case DType::Int64: fill(t.data<int64_t>()); break;
+    case DType::UInt8: fill(t.data<uint8_t>()); break;
+    case DType::UInt16: fill(t.data<uint16_t>()); break;
+    case DType::UInt32: fill(t.data<uint32_t>()); break;
+    case DType::UInt64: fill(t.data<uint64_t>()); break;
+    case DType::Bool: for (size_t i = 0; i < v.size(); ++i) t.data<bool>()[i] = v[i] != 0; break;
+    default: throw Error("T(): unsupported dtype " + dtype_name(dtype));
+  }
+  return t;
+}
 inline Tensor scalar_f(float v) { return Tensor::scalar<float>(v); }
 inline Tensor scalar_i(int32_t v) { return Tensor::scalar<int32_t>(v); }
 
@@ -80,10 +108,18 @@ inline std::vector<double> as_doubles(const Tensor& t) {
     switch (t.dtype()) {
       case DType::Float: out.push_back(t.data<float>()[i]); break;
       case DType::Double: out.push_back(t.data<double>()[i]); break;
+      case DType::Half: out.push_back(static_cast<float>(t.data<float16>()[i])); break;
+      case DType::BFloat16: out.push_back(static_cast<float>(t.data<bfloat16>()[i])); break;
+      case DType::Int8: out.push_back(t.data<int8_t>()[i]); break;
+      case DType::Int16: out.push_back(t.data<int16_t>()[i]); break;
       case DType::Int32: out.push_back(t.data<int32_t>()[i]); break;
       case DType::Int64: out.push_back(static_cast<double>(t.data<int64_t>()[i])); break;
+      case DType::UInt8: out.push_back(t.data<uint8_t>()[i]); break;
+      case DType::UInt16: out.push_back(t.data<uint16_t>()[i]); break;
+      case DType::UInt32: out.push_back(t.data<uint32_t>()[i]); break;
+      case DType::UInt64: out.push_back(static_cast<double>(t.data<uint64_t>()[i])); break;
       case DType::Bool: out.push_back(t.data<bool>()[i] ? 1.0 : 0.0); break;
-      default: throw Error("as_doubles: unsupported dtype");
+      default: throw Error("as_doubles: unsupported dtype " + dtype_name(t.dtype()));
     }
   }
   return out;

@@ -46,18 +46,12 @@ OpRegistry& test_registry() {
   static OpRegistry* r = [] {
     auto* reg = new OpRegistry;
     register_standard_ops(*reg);
-    OpDef barrier;
-    barrier.name = "TestBarrier";
-    barrier.kernels["CPU"] = barrier_kernel;
-    reg->add(barrier);
-    OpDef fail;
-    fail.name = "TestFail";
-    fail.kernels["CPU"] = fail_kernel;
-    reg->add(fail);
-    OpDef gpu_only;
-    gpu_only.name = "TestGpuOnly";
-    gpu_only.kernels["GPU"] = fail_kernel;
-    reg->add(gpu_only);
+    reg->add(OpBuilder("TestBarrier").output("y: float").cpu(barrier_kernel));
+    reg->add(OpBuilder("TestFail").output("y: float").cpu(fail_kernel));
+    KernelDef gpu;
+    gpu.device = "GPU";
+    gpu.fn = fail_kernel;
+    reg->add(OpBuilder("TestGpuOnly").output("y: float").kernel(gpu));
     return reg;
   }();
   return *r;

@@ -31,8 +31,8 @@ class TestOpsState : public QObject {
     QVERIFY(op_def("RandomUniform").stateful);
     QVERIFY(!op_def("Add").stateful);
     QCOMPARE(op_def("NoOp").outputs_for(make_node("NoOp")), 0);
-    QCOMPARE(op_def("SoftmaxCrossEntropyWithLogits").num_outputs, 2);
-    QCOMPARE(op_def("AddN").max_inputs, -1);
+    QCOMPARE(op_def("SoftmaxCrossEntropyWithLogits").outputs.size(), size_t{2});
+    QCOMPARE(op_def("AddN").max_inputs(), -1);
   }
   void const_op() {
     Tensor v = F({2}, {1, 2});

@@ -101,7 +101,7 @@ const std::vector<DType>& editable_dtypes() {
   return types;
 }
 
-AttrKind attr_kind_of(const AttrValue& value) {
+std::optional<AttrKind> attr_kind_of(const AttrValue& value) {
   if (value.is<std::string>()) return AttrKind::String;
   if (value.is<int64_t>()) return AttrKind::Int;
   if (value.is<float>()) return AttrKind::Float;
@@ -114,11 +114,12 @@ AttrKind attr_kind_of(const AttrValue& value) {
     if (!l->type.empty()) return AttrKind::ListType;
     if (!l->shape.empty()) return AttrKind::ListShape;
   }
-  return AttrKind::Any;
+  return std::nullopt;
 }
 
-QWidget* make_attr_editor(AttrKind kind, const AttrValue* current, DType tensor_dtype, const AttrCommit& commit) {
-  switch (kind) {
+QWidget* make_attr_editor(std::optional<AttrKind> kind, const AttrValue* current, DType tensor_dtype,
+                          const AttrCommit& commit) {
+  switch (kind.value_or(AttrKind::Func)) {
     case AttrKind::Type: return type_editor(current, commit);
     case AttrKind::Bool: {
       auto* box = new QCheckBox;

@@ -7,6 +7,7 @@
 // parse turns the field red with the reason as its tooltip and commits nothing.
 #include <QWidget>
 #include <functional>
+#include <optional>
 
 #include "graph/attr_value.h"
 #include "ops/op_registry.h"
@@ -17,10 +18,10 @@ using AttrCommit = std::function<void(const AttrValue&)>;
 
 // `current` may be null (the attr is not set). `tensor_dtype` is what a
 // tensor's text is read as (the node's dtype or T attr).
-QWidget* make_attr_editor(AttrKind kind, const AttrValue* current, DType tensor_dtype, const AttrCommit& commit);
+QWidget* make_attr_editor(std::optional<AttrKind> kind, const AttrValue* current, DType tensor_dtype, const AttrCommit& commit);
 
 // The kind an existing value has, for attrs the op does not declare (_class).
-AttrKind attr_kind_of(const AttrValue& value);
+std::optional<AttrKind> attr_kind_of(const AttrValue& value);
 
 // The dtypes offered by the type picker, in order.
 const std::vector<DType>& editable_dtypes();

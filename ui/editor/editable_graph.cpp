@@ -28,37 +28,51 @@ DType default_type_for(const std::string& attr) {
   return DType::Float;
 }
 
+// What a freshly dropped node needs: a dtype for every type attr (allowed by
+// the op) and a value for every attr the OpDef neither defaults nor infers.
 AttrMap default_attrs(const OpDef& def) {
   AttrMap attrs;
-  for (const AttrSpec& spec : def.attrs) {
-    switch (spec.kind) {
-      case AttrKind::Type: attrs[spec.name] = default_type_for(spec.name); break;
-      case AttrKind::Int: if (spec.required) attrs[spec.name] = int64_t{1}; break;
-      case AttrKind::Shape: if (spec.required || def.name.starts_with("Variable")) attrs[spec.name] = Shape{}; break;
-      case AttrKind::String: if (spec.required || def.name.starts_with("Variable")) attrs[spec.name] = std::string(); break;
-      case AttrKind::Float: if (spec.required) attrs[spec.name] = 0.0f; break;
-      case AttrKind::Bool: if (spec.required) attrs[spec.name] = false; break;
+  for (const AttrDef& a : def.attrs) {
+    if (a.kind == AttrKind::Type) {
+      DType t = a.default_value ? *a.default_value->get_if<DType>() : default_type_for(a.name);
+      if (!a.allowed_types.empty() && std::find(a.allowed_types.begin(), a.allowed_types.end(), t) == a.allowed_types.end())
+        t = a.allowed_types.front();
+      attrs[a.name] = t;
+      continue;
+    }
+    if (a.default_value || a.inferable) continue;
+    switch (a.kind) {
+      case AttrKind::Int: attrs[a.name] = a.minimum ? *a.minimum : int64_t{1}; break;
+      case AttrKind::Shape: attrs[a.name] = Shape{}; break;
+      case AttrKind::String:
+        attrs[a.name] = a.allowed_strings.empty() ? std::string() : a.allowed_strings.front();
+        break;
+      case AttrKind::Float: attrs[a.name] = 0.0f; break;
+      case AttrKind::Bool: attrs[a.name] = false; break;
       default: break;
     }
   }
-  for (const AttrSpec& spec : def.attrs)
-    if (spec.kind == AttrKind::Tensor && spec.required) {
+  for (const AttrDef& a : def.attrs)
+    if (a.kind == AttrKind::Tensor && !a.default_value) {
       auto it = attrs.find("dtype");
       const DType t = it != attrs.end() && it->second.is<DType>() ? *it->second.get_if<DType>() : DType::Float;
-      attrs[spec.name] = parse_tensor_text(QStringLiteral("0"), t, nullptr).value_or(Tensor::scalar<float>(0));
+      attrs[a.name] = parse_tensor_text(QStringLiteral("0"), t, nullptr).value_or(Tensor::scalar<float>(0));
     }
   return attrs;
 }
 
-// Keeps `N` (AddN, Pack: the input count; ConcatV2: inputs minus the axis)
-// in step with the inputs, as tf.add_n / tf.concat write it.
+// Keeps list sizes (N of AddN, Pack, ConcatV2) in step with the inputs, as
+// tf.add_n / tf.concat write them: the inputs the fixed arguments leave.
 void sync_input_count_attr(Node& node, const OpDef* def) {
-  if (!def) return;
-  const bool has_n = std::any_of(def->attrs.begin(), def->attrs.end(), [](const AttrSpec& s) { return s.name == "N"; });
-  if (!has_n || def->max_inputs >= 0) return;
-  const int inputs = data_input_count(node);
-  const bool axis_last = node.op == "ConcatV2" || node.op == "Concat" || node.op == "ConcatOffset";
-  node.attrs["N"] = int64_t{std::max(0, axis_last ? inputs - 1 : inputs)};
+  if (!def || def->max_inputs() >= 0) return;
+  int fixed = 0;
+  const ArgDef* list = nullptr;
+  for (const ArgDef& a : def->inputs) {
+    if (a.number_attr.empty()) fixed += a.is_list() ? 0 : 1;
+    else list = &a;
+  }
+  if (!list) return;
+  node.attrs[list->number_attr] = int64_t{std::max(0, data_input_count(node) - fixed)};
 }
 
 bool valid_node_name(const QString& name) {

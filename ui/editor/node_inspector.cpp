@@ -168,9 +168,9 @@ void NodeInspector::rebuild() {
   form->addRow(QStringLiteral("Outputs"), outputs_);
 
   // Declared attrs first (set or not), then any others the node carries.
-  std::vector<std::pair<std::string, AttrKind>> rows;
+  std::vector<std::pair<std::string, std::optional<AttrKind>>> rows;
   if (def)
-    for (const AttrSpec& spec : def->attrs) rows.emplace_back(spec.name, spec.kind);
+    for (const AttrDef& a : def->attrs) rows.emplace_back(a.name, a.kind);
   for (const auto& [key, value] : n->attrs)
     if (std::none_of(rows.begin(), rows.end(), [&](const auto& r) { return r.first == key; }))
       rows.emplace_back(key, attr_kind_of(value));
@@ -185,8 +185,8 @@ void NodeInspector::rebuild() {
     });
     *self = editor;
     editor->setObjectName(QStringLiteral("attr_") + k);
-    const bool required = def && std::any_of(def->attrs.begin(), def->attrs.end(),
-                                             [&](const AttrSpec& s) { return s.name == key && s.required; });
+    const AttrDef* declared = def ? def->find_attr(key) : nullptr;
+    const bool required = declared && !declared->default_value && !declared->inferable;
     form->addRow(required ? k + QStringLiteral(" *") : k, editor);
   }
   auto* remove = new QPushButton(QIcon::fromTheme(QStringLiteral("edit-delete")), QStringLiteral("Delete Node"));

@@ -16,8 +16,8 @@ int data_input_count(const Node& node) {
 int input_port_count(const Node& node, const OpDef* def) {
   const int connected = data_input_count(node);
   if (!def) return connected;
-  if (def->max_inputs < 0) return std::max(def->min_inputs, connected + 1);
-  return std::max(def->max_inputs, connected);
+  if (def->max_inputs() < 0) return std::max(def->min_inputs(), connected + 1);
+  return std::max(def->max_inputs(), connected);
 }
 
 int output_port_count(const Node& node, const OpDef* def) {
@@ -25,7 +25,7 @@ int output_port_count(const Node& node, const OpDef* def) {
   try {
     return std::max(0, def->outputs_for(node));
   } catch (const Error&) {  // an attr the count depends on is malformed; validation reports it
-    return def->num_outputs;
+    return static_cast<int>(def->outputs.size());
   }
 }
 

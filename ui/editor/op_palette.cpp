@@ -6,7 +6,6 @@
 #include <QVBoxLayout>
 
 #include "ops/op_registry.h"
-#include "ui/editor/op_groups.h"
 
 namespace flowlens::ui {
 namespace {
@@ -28,15 +27,21 @@ class OpTree : public QTreeWidget {
 };
 
 QString arity(const OpDef& def) {
-  if (def.max_inputs < 0) return QStringLiteral("%1+ inputs").arg(def.min_inputs);
-  if (def.min_inputs == def.max_inputs) return def.min_inputs == 1 ? QStringLiteral("1 input") : QStringLiteral("%1 inputs").arg(def.min_inputs);
-  return QStringLiteral("%1-%2 inputs").arg(def.min_inputs).arg(def.max_inputs);
+  const int min = def.min_inputs(), max = def.max_inputs();
+  if (max < 0) return QStringLiteral("%1+ inputs").arg(min);
+  if (min == max) return min == 1 ? QStringLiteral("1 input") : QStringLiteral("%1 inputs").arg(min);
+  return QStringLiteral("%1-%2 inputs").arg(min).arg(max);
 }
 
 QString describe(const OpDef& def) {
   QStringList attrs;
-  for (const AttrSpec& a : def.attrs) attrs << QString::fromStdString(a.name) + (a.required ? QStringLiteral("*") : QString());
-  QString text = QStringLiteral("<b>%1</b><br>%2, %3 output(s)").arg(QString::fromStdString(def.name), arity(def)).arg(def.num_outputs);
+  for (const AttrDef& a : def.attrs)
+    attrs << QString::fromStdString(a.name) + (!a.default_value && !a.inferable ? QStringLiteral("*") : QString());
+  QStringList outputs;
+  for (const ArgDef& a : def.outputs) outputs << QString::fromStdString(a.is_list() ? a.name + "[]" : a.name);
+  QString text = QStringLiteral("<b>%1</b>").arg(QString::fromStdString(def.name));
+  if (!def.summary.empty()) text += QStringLiteral("<br>%1").arg(QString::fromStdString(def.summary).toHtmlEscaped());
+  text += QStringLiteral("<br>%1; outputs: %2").arg(arity(def), outputs.isEmpty() ? QStringLiteral("none") : outputs.join(QStringLiteral(", ")));
   if (!attrs.isEmpty()) text += QStringLiteral("<br>attrs: %1 (* required)").arg(attrs.join(QStringLiteral(", ")));
   if (def.kernels.empty()) text += QStringLiteral("<br><i>no kernel: can be drawn, not run</i>");
   return text + QStringLiteral("<br>Drag onto the canvas, or double-click.");
@@ -87,7 +92,9 @@ OpPalette::OpPalette(const OpRegistry& registry, QWidget* parent) : QWidget(pare
 
 void OpPalette::fill(const OpRegistry& registry) {
   QHash<QString, QTreeWidgetItem*> groups;
-  for (const QString& g : op_group_names()) {
+  for (const std::string& category : op_categories()) {
+    if (category == "internal") continue;  // _Send/_Recv: partitioning inserts them, nobody draws them
+    const QString g = QString::fromStdString(category);
     auto* item = new QTreeWidgetItem(tree_, {g});
     item->setFlags(Qt::ItemIsEnabled);
     QFont bold = item->font(0);
@@ -96,9 +103,10 @@ void OpPalette::fill(const OpRegistry& registry) {
     groups.insert(g, item);
   }
   for (const std::string& name : registry.op_names()) {
-    if (op_is_internal(name)) continue;
     const OpDef* def = registry.find(name);
-    auto* item = new QTreeWidgetItem(groups.value(op_group(name)), {QString::fromStdString(name)});
+    QTreeWidgetItem* group = groups.value(QString::fromStdString(def->category));
+    if (!group) continue;
+    auto* item = new QTreeWidgetItem(group, {QString::fromStdString(name)});
     item->setData(0, kOpRole, QString::fromStdString(name));
     item->setToolTip(0, describe(*def));
     item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsDragEnabled);
