@@ -81,8 +81,15 @@ void register_accelerator_kernels(OpRegistry& r) {
   // nodes stay on its device and nothing waits on a copy.
   for (const std::string& name : r.op_names()) {
     const OpDef* def = r.find(name);
-    if (def->kernel("CPU") && !def->kernel("GPU") && !def->stateful && !def->keeps_state)
-      r.add_kernel(name, "GPU", def->kernel("CPU"), cuda::is_host_memory_node);
+    if (def->kernel("CPU") && !def->kernel("GPU") && !def->stateful && !def->keeps_state) {
+      KernelDef k;
+      k.device = "GPU";
+      k.fn = def->kernel("CPU");
+      k.supports = cuda::is_host_memory_node;
+      k.host_memory_only = true;
+      k.note = "int32/int64/bool tensors in host memory";
+      r.add_kernel(name, std::move(k));
+    }
   }
 }
 

@@ -486,6 +486,7 @@ OpBuilder& OpBuilder::no_gradient(std::string why) {
 }
 
 OpBuilder& OpBuilder::no_gpu(std::string why) { def_.no_gpu_reason = std::move(why); return *this; }
+OpBuilder& OpBuilder::no_kernel(std::string why) { def_.no_kernel_reason = std::move(why); return *this; }
 OpBuilder& OpBuilder::category(std::string c) { def_.category = std::move(c); return *this; }
 OpBuilder& OpBuilder::doc(std::string summary) { def_.summary = std::move(summary); return *this; }
 

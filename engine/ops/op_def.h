@@ -79,6 +79,9 @@ struct KernelDef {
   KernelSupportFn supports = nullptr;
   // Why the predicate is there, for `flowlens-run ops` ("int32 tensors in host memory").
   std::string note;
+  // A CPU kernel lent to a device for tensors that stay in host memory
+  // (int32 shape arithmetic beside GPU work): not a kernel for device data.
+  bool host_memory_only = false;
 
   // Whether this kernel takes `node` (an absent attr cannot rule a kernel out:
   // the kernel checks the dtypes it is handed).
@@ -110,6 +113,7 @@ struct OpDef {
   GradFn gradient = nullptr;
   std::string gradient_note;  // for NotDifferentiable / None: why
   std::string no_gpu_reason;  // set when no GPU kernel exists on purpose or yet
+  std::string no_kernel_reason;  // set when no CPU kernel exists (the runtime executes it)
   std::string category;       // palette group: math, nn, array, state, training, sparse, strings, summary, control, internal
   std::string summary;        // one line
 
@@ -165,6 +169,7 @@ class OpBuilder {
   OpBuilder& not_differentiable(std::string why = {});
   OpBuilder& no_gradient(std::string why);
   OpBuilder& no_gpu(std::string why);
+  OpBuilder& no_kernel(std::string why);
   OpBuilder& category(std::string c);
   OpBuilder& doc(std::string summary);
 

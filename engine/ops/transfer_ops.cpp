@@ -27,7 +27,7 @@ void register_transfer_ops(OpRegistry& r) {
             .stateful()
             .shape(send_shape)
             .not_differentiable("inserted by partitioning, after gradients are built")
-            .no_gpu("executed by the distributed runtime, not as a kernel")
+            .no_kernel("executed by the distributed runtime, not as a kernel")
             .category("internal")
             .doc("Sends a tensor to another device (inserted by partitioning)."));
   r.add(OpBuilder("_Recv")
@@ -41,7 +41,7 @@ void register_transfer_ops(OpRegistry& r) {
             .stateful()
             .shape(recv_shape)
             .not_differentiable("inserted by partitioning, after gradients are built")
-            .no_gpu("executed by the distributed runtime, not as a kernel")
+            .no_kernel("executed by the distributed runtime, not as a kernel")
             .category("internal")
             .doc("Receives a tensor from another device (inserted by partitioning)."));
 }
