@@ -80,6 +80,10 @@ int normalize_axis(const char* op, int64_t axis, int rank);
 
 // Row-major helpers.
 int64_t product(const std::vector<int64_t>& dims, int begin, int end);
+// The element count of `dims` (a shape computed from input: Reshape's,
+// Fill's, Tile's ...); throws "<op>: shape [..] ..." when a dim is negative
+// or the count overflows int64, before anything is allocated.
+int64_t checked_elements(const std::string& op, const std::vector<int64_t>& dims);
 
 // ---- shape-function helpers -----------------------------------------------
 

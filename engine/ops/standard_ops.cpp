@@ -96,6 +96,14 @@ int64_t product(const std::vector<int64_t>& dims, int begin, int end) {
   return n;
 }
 
+int64_t checked_elements(const std::string& op, const std::vector<int64_t>& dims) {
+  for (int64_t d : dims)
+    if (d < 0) fail(op + ": shape " + shape_str(Shape(dims)) + " has a negative dimension");
+  const auto n = Shape::checked_num_elements(dims);
+  if (!n) fail(op + ": shape " + shape_str(Shape(dims)) + " has more elements than int64 can count");
+  return *n;
+}
+
 DType attr_or_input_dtype(const ShapeContext& ctx, const char* name, int i) {
   DType t = ctx.node().attr_type(name, DType::Invalid);
   if (t != DType::Invalid) return dtype_base(t);

@@ -4,6 +4,8 @@
 // Tensors always carry fully defined shapes.
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,8 +26,11 @@ class Shape {
   int64_t& dim(int i) { return dims_[static_cast<size_t>(i)]; }
   const std::vector<int64_t>& dims() const { return dims_; }
   bool fully_defined() const;
-  // Product of dims; -1 when not fully defined.
+  // Product of dims; -1 when not fully defined or when it overflows int64.
   int64_t num_elements() const;
+  // The product of `dims`, or nullopt when a dim is negative or the product
+  // overflows int64: every element count computed from input goes through this.
+  static std::optional<int64_t> checked_num_elements(std::span<const int64_t> dims);
 
   // "[4,3]", "[?,3]", "<unknown>", "[]" for scalars.
   std::string to_string() const;

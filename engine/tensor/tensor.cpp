@@ -19,6 +19,10 @@ Tensor::Tensor(DType dtype, Shape shape, AcceleratorMemory* memory) : dtype_(dty
   if (dtype_is_ref(dtype) || dtype == DType::Invalid || dtype == DType::Resource || dtype == DType::Variant)
     throw Error("cannot allocate a tensor of dtype " + dtype_name(dtype));
   num_elements_ = shape_.num_elements();
+  const std::size_t element_size = dtype == DType::String ? sizeof(std::string) : dtype_size(dtype);
+  if (num_elements_ < 0 || static_cast<uint64_t>(num_elements_) > SIZE_MAX / (element_size ? element_size : 1))
+    throw Error("cannot allocate a tensor of shape " + shape_.to_string() + " (" + dtype_name(dtype) +
+                "): its size overflows");
   buffer_ = std::make_shared<Buffer>();
   if (dtype == DType::String) {
     buffer_->strings.resize(static_cast<size_t>(num_elements_));
