@@ -105,7 +105,6 @@ void reshape_shape(ShapeContext& ctx) {
                std::to_string(in_known));
         out.dim(out_unknown) = in_known / out_known;
       }
-      if (in_unknown < 0 && out_unknown < 0) out = Shape(out.dims());
     }
   }
   ctx.set_output(0, t, std::move(out));
