@@ -1,0 +1,16 @@
+#pragma once
+// Every op family's registry-walk cases, for the registry walk and the
+// hostile-input walk.
+#include "engine/op_cases/array.h"
+#include "engine/op_cases/core.h"
+
+namespace flowlens::testing {
+
+inline OpCases all_op_cases() {
+  OpCases c;
+  add_core_cases(c);
+  add_array_cases(c);
+  return c;
+}
+
+}  // namespace flowlens::testing
