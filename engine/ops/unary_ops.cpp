@@ -9,9 +9,16 @@ namespace {
 struct NegF {
   template <class T> T operator()(T x) const { return wrap_neg(x); }
 };
-// |x|; the most negative integer stays itself (two's complement).
+// |x| (fabs: -0.0 becomes +0.0); the most negative integer stays itself.
 struct AbsF {
-  template <class T> T operator()(T x) const { return x < T(0) ? wrap_neg(x) : x; }
+  template <class T> T operator()(T x) const {
+    if constexpr (is_int_v<T>) {
+      return x < T(0) ? wrap_neg(x) : x;
+    } else {
+      using std::fabs;
+      return static_cast<T>(fabs(static_cast<math_t<T>>(x)));
+    }
+  }
 };
 // -1, 0 or 1; NaN stays NaN (Eigen's scalar_sign_op).
 struct SignF {

@@ -19,6 +19,7 @@ class TestOpsUnary : public QObject {
  private slots:
   void abs_neg_sign() {
     QVERIFY(values_are(un("Abs", F({3}, {-1.5f, 0, 2})), kF, {3}, {1.5, 0, 2}));
+    QVERIFY(!std::signbit(un("Abs", F({1}, {-0.0f})).data<float>()[0]));
     QVERIFY(values_are(un("Abs", T(kH, {2}, {-2.5, 3})), kH, {2}, {2.5, 3}));
     // std::abs of the most negative int8 wraps back to itself.
     QVERIFY(values_are(un("Abs", T(DType::Int8, {3}, {-128, -5, 7})), DType::Int8, {3}, {-128, 5, 7}));
