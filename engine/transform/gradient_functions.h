@@ -8,7 +8,8 @@
 // register_gradient_functions (ops/op_registry.h) attaches them to the OpDefs;
 // ops that take no gradient say so in their OpDef instead.
 //
-// Families: math_gradients.cpp (element-wise, reductions, MatMul),
+// Families: math_gradients.cpp (reductions, MatMul; it adds the element-wise
+// unary_, binary_ and select_gradients.cpp),
 // nn_gradients.cpp (activations, BiasAdd, softmax, cross entropy),
 // array_gradients.cpp (Identity, Reshape, Cast, Split, Concat, Pack ...).
 #include <string>
@@ -39,12 +40,6 @@ void add_array_gradients(GradTable& table);  // array_gradients.cpp
 
 // ---- helpers shared by the families (gradient_functions.cpp) ----------------
 
-// For a broadcasting binary op: sums gx (shaped like the output) over the
-// axes input `i` was broadcast along and reshapes it to that input's shape
-// (TF's BroadcastGradientArgs + Sum + Reshape); a no-op when shapes are
-// statically equal.
-std::pair<std::string, std::string> reduce_binary_grads(GradContext& c, const std::string& gx,
-                                                         const std::string& gy);
 // The gradient for output i, or ZerosLike(output i) when none flows.
 std::string grad_or_zeros(GradContext& c, int i);
 std::string shape_of(GradContext& c, int input);  // Shape node of data input `input` (cached per call)
