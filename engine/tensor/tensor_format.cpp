@@ -35,7 +35,8 @@ std::string float16_text(float16 h) {
   const uint16_t bits = std::bit_cast<uint16_t>(h);
   const uint16_t mag = bits & 0x7FFF;
   auto neighbour = [&](int step) {  // the float16 one step away in magnitude
-    return static_cast<double>(static_cast<float>(std::bit_cast<float16>(static_cast<uint16_t>((bits & 0x8000) | (mag + step)))));
+    const auto next = static_cast<uint16_t>((bits & 0x8000) | (mag + step));
+    return static_cast<double>(static_cast<float>(std::bit_cast<float16>(next)));
   };
   const double below = mag == 0x0001 ? 0.0 : neighbour(-1);
   // Past the largest finite float16 (65504) the next step would be 65536:
