@@ -11,6 +11,8 @@ Session::Session(Graph graph, SessionOptions options)
       registry_(options.registry ? *options.registry : OpRegistry::global()),
       devices_(DeviceSet::local(LocalDeviceOptions{options.cpu_threads, options.use_gpus, options.virtual_gpus,
                                                     options.gpu_math})) {
+  if (options_.log_sink)
+    for (int i = 0; i < devices_->size(); ++i) devices_->at(i).set_log_sink(options_.log_sink);
   graph_.reindex();
   diagnostics_ = validate_graph(graph_, registry_);
   if (has_errors(diagnostics_)) {

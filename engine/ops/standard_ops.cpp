@@ -19,6 +19,9 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_array_ops(registry);
   ops::register_concat_ops(registry);
   ops::register_random_ops(registry);
+  ops::register_string_ops(registry);
+  ops::register_summary_ops(registry);
+  ops::register_logging_ops(registry);
   ops::register_training_ops(registry);
   ops::register_gradient_ops(registry);
   ops::register_transfer_ops(registry);

@@ -37,6 +37,7 @@ using GradTable = std::vector<std::pair<const char*, GradFn>>;
 void add_math_gradients(GradTable& table);   // math_gradients.cpp
 void add_nn_gradients(GradTable& table);     // nn_gradients.cpp
 void add_array_gradients(GradTable& table);  // array_gradients.cpp
+void add_logging_gradients(GradTable& table);  // logging_gradients.cpp
 
 // ---- helpers shared by the families (gradient_functions.cpp) ----------------
 

@@ -75,7 +75,13 @@ void RunController::work(int generation, std::shared_ptr<const Graph> graph, Run
   outcome.request = request;
   try {
     if (!session_) {
-      auto session = std::make_unique<Session>(*graph);
+      // Print and PrintV2 write into the Run Log, one entry per text they print.
+      SessionOptions options;
+      options.log_sink = [this](LogStream, std::string_view text) {
+        if (text.ends_with('\n')) text.remove_suffix(1);
+        post_message(generation_, QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())));
+      };
+      auto session = std::make_unique<Session>(*graph, std::move(options));
       for (const auto& note : session->placement().soft_placed)
         post_message(generation, QStringLiteral("Soft placement: '%1' asked for %2, runs on %3")
                                      .arg(QString::fromStdString(note.node), QString::fromStdString(note.requested),
