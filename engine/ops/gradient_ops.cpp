@@ -2,7 +2,6 @@
 //   ReluGrad(gradients, features), SigmoidGrad(y, dy), TanhGrad(y, dy),
 //   SqrtGrad(y, dy)                       element-wise, float32/float64
 //   BroadcastGradientArgs(s0, s1) -> (r0, r1)  axes to sum for each input
-//   BiasAddGrad(out_backprop)             sum over all but the last axis
 //   GreaterEqual, LessEqual               broadcasting comparisons -> bool
 //   Slice(input, begin, size), ConcatOffset(dim, shapes...), Unpack(value)
 
@@ -91,30 +90,6 @@ void bcast_args_shape(ShapeContext& ctx) {
   if (!is_index_type(t)) t = DType::Int32;
   ctx.set_output(0, t, unknown_shape(1));
   ctx.set_output(1, t, unknown_shape(1));
-}
-
-// ---- BiasAddGrad ------------------------------------------------------------------------
-
-void bias_add_grad_kernel(KernelContext& ctx) {
-  check_num_inputs(ctx, 1);
-  const Tensor& g = input(ctx, 0);
-  if (g.shape().rank() < 2) fail("BiasAddGrad: input must be at least 2D: " + shape_str(g.shape()));
-  const int64_t c = g.shape().dim(g.shape().rank() - 1);
-  Tensor& out = ctx.allocate_output(0, g.dtype(), Shape{c});
-  dispatch_float(g.dtype(), "BiasAddGrad", [&](auto tag) {
-    using T = decltype(tag);
-    const T* in = g.data<T>();
-    T* o = out.data<T>();
-    for (int64_t j = 0; j < c; ++j) o[j] = T(0);
-    const int64_t rows = c == 0 ? 0 : g.num_elements() / c;
-    for (int64_t r = 0; r < rows; ++r, in += c)
-      for (int64_t j = 0; j < c; ++j) o[j] += in[j];
-  });
-}
-
-void bias_add_grad_shape(ShapeContext& ctx) {
-  const Shape& s = ctx.input(0).shape;
-  ctx.set_output(0, attr_or_input_dtype(ctx, "T", 0), Shape{s.rank_known() && s.rank() > 0 ? s.dim(s.rank() - 1) : -1});
 }
 
 // ---- ReducedShape --------------------------------------------------------------------------
@@ -323,15 +298,6 @@ void register_gradient_ops(OpRegistry& r) {
             .not_differentiable("shape arithmetic")
             .category("math")
             .doc("The axes to sum each input's gradient over, for a broadcasting binary op."));
-  r.add(OpBuilder("BiasAddGrad")
-            .input("out_backprop: T")
-            .output("output: T")
-            .attr("T: numbertype")
-            .attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
-            .shape(bias_add_grad_shape)
-            .cpu(bias_add_grad_kernel, floats)
-            .category("nn")
-            .doc("BiasAdd's bias gradient: the sum over every dimension but the channels."));
   for (bool ge : {true, false})
     r.add(OpBuilder(ge ? "GreaterEqual" : "LessEqual")
               .input("x: T")
