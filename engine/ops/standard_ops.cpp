@@ -19,6 +19,8 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_array_ops(registry);
   ops::register_concat_ops(registry);
   ops::register_random_ops(registry);
+  ops::register_segment_ops(registry);
+  ops::register_sparse_ops(registry);
   ops::register_training_ops(registry);
   ops::register_gradient_ops(registry);
   ops::register_transfer_ops(registry);
