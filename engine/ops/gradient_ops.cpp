@@ -1,8 +1,7 @@
-// Ops that symbolic gradients (transform/gradients.h) are built from:
-//   BiasAddGrad(out_backprop)             sum over all but the last axis
-//   ReducedShape(shape, axes)             temporary, see below
-// (the element-wise ones live with their family: unary_grad_ops.cpp,
-// compare_ops.cpp, elementwise.cpp; Slice and Unpack with the array ops)
+// ReducedShape(shape, axes): a shape with the reduced axes set to 1,
+// FlowLens-only and temporary (see its registration). The other ops gradient
+// graphs are built from live with their families (the *Grad ops beside their
+// forward ops).
 
 #include "ops/op_helpers.h"
 
@@ -18,30 +17,6 @@ Tensor index_vector(DType t, const std::vector<int64_t>& v) {
     else out.data<int32_t>()[i] = static_cast<int32_t>(v[i]);
   }
   return out;
-}
-
-// ---- BiasAddGrad ------------------------------------------------------------------------
-
-void bias_add_grad_kernel(KernelContext& ctx) {
-  check_num_inputs(ctx, 1);
-  const Tensor& g = input(ctx, 0);
-  if (g.shape().rank() < 2) fail("BiasAddGrad: input must be at least 2D: " + shape_str(g.shape()));
-  const int64_t c = g.shape().dim(g.shape().rank() - 1);
-  Tensor& out = ctx.allocate_output(0, g.dtype(), Shape{c});
-  dispatch_float(g.dtype(), "BiasAddGrad", [&](auto tag) {
-    using T = decltype(tag);
-    const T* in = g.data<T>();
-    T* o = out.data<T>();
-    for (int64_t j = 0; j < c; ++j) o[j] = T(0);
-    const int64_t rows = c == 0 ? 0 : g.num_elements() / c;
-    for (int64_t r = 0; r < rows; ++r, in += c)
-      for (int64_t j = 0; j < c; ++j) o[j] += in[j];
-  });
-}
-
-void bias_add_grad_shape(ShapeContext& ctx) {
-  const Shape& s = ctx.input(0).shape;
-  ctx.set_output(0, attr_or_input_dtype(ctx, "T", 0), Shape{s.rank_known() && s.rank() > 0 ? s.dim(s.rank() - 1) : -1});
 }
 
 // ---- ReducedShape --------------------------------------------------------------------------
@@ -60,16 +35,6 @@ void reduced_shape_shape(ShapeContext& ctx) { ctx.set_output(0, DType::Int32, ct
 }  // namespace
 
 void register_gradient_ops(OpRegistry& r) {
-  const std::vector<DType> floats = {DType::Float, DType::Double};
-  r.add(OpBuilder("BiasAddGrad")
-            .input("out_backprop: T")
-            .output("output: T")
-            .attr("T: numbertype")
-            .attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
-            .shape(bias_add_grad_shape)
-            .cpu(bias_add_grad_kernel, floats)
-            .category("nn")
-            .doc("BiasAdd's bias gradient: the sum over every dimension but the channels."));
   // Temporary: Sum's gradient still builds it; it goes once that gradient is
   // built from TensorFlow's ops (Range, DynamicStitch, BroadcastTo).
   r.add(OpBuilder("ReducedShape")

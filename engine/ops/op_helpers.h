@@ -105,7 +105,10 @@ void register_math_ops(OpRegistry& r);       // math_ops.cpp
 void register_unary_ops(OpRegistry& r);      // unary_ops.cpp
 void register_reduction_ops(OpRegistry& r);  // reduction_ops.cpp
 void register_matmul_op(OpRegistry& r);      // matmul_op.cpp
-void register_nn_ops(OpRegistry& r);         // nn_ops.cpp
+void register_nn_ops(OpRegistry& r);         // nn_ops.cpp (calls register_softmax_ops)
+void register_softmax_ops(OpRegistry& r);    // softmax_ops.cpp
+void register_segment_ops(OpRegistry& r);    // segment_ops.cpp
+void register_sparse_ops(OpRegistry& r);     // sparse_ops.cpp
 void register_array_ops(OpRegistry& r);      // array_ops.cpp
 void register_concat_ops(OpRegistry& r);     // concat_ops.cpp
 void register_random_ops(OpRegistry& r);     // random_ops.cpp

@@ -22,6 +22,8 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_string_ops(registry);
   ops::register_summary_ops(registry);
   ops::register_logging_ops(registry);
+  ops::register_segment_ops(registry);
+  ops::register_sparse_ops(registry);
   ops::register_training_ops(registry);
   ops::register_gradient_ops(registry);
   ops::register_transfer_ops(registry);

@@ -11,7 +11,8 @@
 // Families: math_gradients.cpp (reductions, MatMul; it adds the element-wise
 // unary_, binary_ and select_gradients.cpp),
 // nn_gradients.cpp (activations, BiasAdd, softmax, cross entropy),
-// array_gradients.cpp (Identity, Reshape, Cast, Split, Concat, Pack ...).
+// array_gradients.cpp (Identity, Reshape, Cast, Split, Concat, Pack ...),
+// sparse_gradients.cpp (segment reductions, SparseToDense, SparseReorder).
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,6 +39,7 @@ void add_math_gradients(GradTable& table);   // math_gradients.cpp
 void add_nn_gradients(GradTable& table);     // nn_gradients.cpp
 void add_array_gradients(GradTable& table);  // array_gradients.cpp
 void add_logging_gradients(GradTable& table);  // logging_gradients.cpp
+void add_sparse_gradients(GradTable& table); // sparse_gradients.cpp (segment reductions, sparse tensors)
 
 // ---- helpers shared by the families (gradient_functions.cpp) ----------------
 

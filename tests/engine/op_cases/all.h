@@ -3,6 +3,9 @@
 // hostile-input walk.
 #include "engine/op_cases/array.h"
 #include "engine/op_cases/core.h"
+#include "engine/op_cases/math.h"
+#include "engine/op_cases/sparse.h"
+#include "engine/op_cases/strings.h"
 
 namespace flowlens::testing {
 
@@ -10,6 +13,9 @@ inline OpCases all_op_cases() {
   OpCases c;
   add_core_cases(c);
   add_array_cases(c);
+  add_math_cases(c);
+  add_sparse_cases(c);
+  add_strings_cases(c);
   return c;
 }
 
