@@ -7,8 +7,6 @@
 
 namespace flowlens::testing {
 
-inline Tensor S(Shape s, std::vector<std::string> v) { return Tensor::from_strings(std::move(s), std::move(v)); }
-
 inline void add_array_cases(OpCases& c) {
   const DType f = DType::Float, h = DType::Half, bf = DType::BFloat16;
   const DType i8 = DType::Int8, i16 = DType::Int16, u8 = DType::UInt8, i32 = DType::Int32, i64 = DType::Int64;
@@ -19,7 +17,7 @@ inline void add_array_cases(OpCases& c) {
   c.add({"ExpandDims", {{"T", bf}}, {gen(bf, {2, 3}), I32({}, {-1})}});
   c.add({"ExpandDims", {{"T", i8}, {"Tdim", i64}}, {gen(i8, {2}), I64({1}, {0})}});
   c.add({"Squeeze", {{"T", f}}, {gen(f, {1, 3, 1})}});
-  c.add({"Squeeze", {{"T", i16}, {"squeeze_dims", AttrList{.i = {-1}}}}, {gen(i16, {1, 3, 1})}});
+  c.add({"Squeeze", {{"T", i16}, {"squeeze_dims", int_list({-1})}}, {gen(i16, {1, 3, 1})}});
   c.add({"ShapeN", {{"T", f}, {"N", 2}, {"out_type", i64}}, {gen(f, {2, 3}), gen(f, {4})}});
   c.add({"Fill", {{"T", h}}, {I32({2}, {2, 2}), T(h, {}, {1.5})}});
   c.add({"Fill", {{"T", DType::String}, {"index_type", i64}}, {I64({1}, {3}), S({}, {"x"})}});
@@ -80,7 +78,7 @@ inline void add_array_cases(OpCases& c) {
   c.add({"ListDiff", {{"T", f}}, {F({5}, {1, 2, 3, 2, 5}), F({2}, {2, 4})}});
   c.add({"ListDiff", {{"T", i64}, {"out_idx", i64}}, {I64({3}, {7, 8, 9}), I64({0}, {})}});
 
-  c.add({"IdentityN", {{"T", AttrList{.type = {f, i32}}}}, {gen(f, {2}), gen(i32, {3})}});
+  c.add({"IdentityN", {{"T", type_list({f, i32})}}, {gen(f, {2}), gen(i32, {3})}});
   c.add({"Snapshot", {{"T", h}}, {gen(h, {2, 3})}});
   c.add({"PreventGradient", {{"T", f}, {"message", "not here"}}, {gen(f, {2})}});
 

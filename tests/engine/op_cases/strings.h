@@ -4,14 +4,6 @@
 
 namespace flowlens::testing {
 
-inline Tensor S(Shape s, std::vector<std::string> v) { return Tensor::from_strings(std::move(s), std::move(v)); }
-
-inline AttrList type_list(std::vector<DType> types) {
-  AttrList l;
-  l.type = std::move(types);
-  return l;
-}
-
 inline void add_strings_cases(OpCases& c) {
   const DType f = DType::Float;
   c.add({"StringToHashBucketFast", {{"num_buckets", 3}}, {S({3}, {"Hello", "TensorFlow", "2.x"})}});
