@@ -14,6 +14,12 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_math_ops(registry);
   ops::register_unary_ops(registry);
   ops::register_reduction_ops(registry);
+  ops::register_arg_reduce_ops(registry);
+  ops::register_scan_ops(registry);
+  ops::register_sequence_ops(registry);
+  ops::register_index_ops(registry);
+  ops::register_tile_ops(registry);
+  ops::register_stitch_ops(registry);
   ops::register_matmul_op(registry);
   ops::register_nn_ops(registry);
   ops::register_array_ops(registry);
@@ -22,6 +28,7 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_training_ops(registry);
   ops::register_gradient_ops(registry);
   ops::register_transfer_ops(registry);
+  ops::register_interim_floor_ops(registry);  // last: only ops no family registered
 }
 
 namespace ops {
