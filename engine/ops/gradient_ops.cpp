@@ -117,19 +117,6 @@ void bias_add_grad_shape(ShapeContext& ctx) {
   ctx.set_output(0, attr_or_input_dtype(ctx, "T", 0), Shape{s.rank_known() && s.rank() > 0 ? s.dim(s.rank() - 1) : -1});
 }
 
-// ---- ReducedShape --------------------------------------------------------------------------
-
-void reduced_shape_kernel(KernelContext& ctx) {
-  check_num_inputs(ctx, 2);
-  std::vector<int64_t> dims = read_ints("ReducedShape", "shape", input(ctx, 0));
-  const std::vector<int64_t> axes = read_ints("ReducedShape", "axes", input(ctx, 1));
-  const int rank = static_cast<int>(dims.size());
-  for (int64_t a : axes) dims[static_cast<size_t>(normalize_axis("ReducedShape", a, rank))] = 1;
-  ctx.set_output(0, index_vector(DType::Int32, dims));
-}
-
-void reduced_shape_shape(ShapeContext& ctx) { ctx.set_output(0, DType::Int32, ctx.input(0).shape); }
-
 // ---- GreaterEqual / LessEqual ----------------------------------------------------------------
 
 struct GreaterEqualF {
@@ -344,19 +331,6 @@ void register_gradient_ops(OpRegistry& r) {
               .not_differentiable("a comparison")
               .category("math")
               .doc(ge ? "x >= y with broadcasting." : "x <= y with broadcasting."));
-  // Temporary: Sum's gradient still builds it; it goes once that gradient is
-  // built from TensorFlow's ops (Range, DynamicStitch, BroadcastTo).
-  r.add(OpBuilder("ReducedShape")
-            .input("shape: int32")
-            .input("axes: Tidx")
-            .output("output: int32")
-            .attr("Tidx: {int32, int64} = DT_INT32")
-            .shape(reduced_shape_shape)
-            .cpu(reduced_shape_kernel)
-            .not_differentiable("shape arithmetic")
-            .no_gpu("shape arithmetic in host memory")
-            .category("internal")
-            .doc("FlowLens-only: a shape with the reduced axes set to 1."));
   r.add(OpBuilder("Slice")
             .input("input: T")
             .input("begin: Index")

@@ -44,6 +44,8 @@ namespace flowlens {
 void register_gradient_functions(OpRegistry& registry) {
   grad::GradTable table;
   grad::add_math_gradients(table);
+  grad::add_reduction_gradients(table);
+  grad::add_tile_stitch_gradients(table);
   grad::add_nn_gradients(table);
   grad::add_array_gradients(table);
   for (const auto& [op, fn] : table) registry.set_gradient(op, fn);
