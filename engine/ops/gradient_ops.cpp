@@ -4,11 +4,9 @@
 //   BroadcastGradientArgs(s0, s1) -> (r0, r1)  axes to sum for each input
 //   BiasAddGrad(out_backprop)             sum over all but the last axis
 //   GreaterEqual, LessEqual               broadcasting comparisons -> bool
-//   Slice(input, begin, size), ConcatOffset(dim, shapes...), Unpack(value)
 
 #include "ops/broadcast.h"
 #include "ops/op_helpers.h"
-#include "tensor/copy_rows.h"
 
 namespace flowlens::ops {
 namespace {
@@ -145,134 +143,6 @@ void compare_shape(ShapeContext& ctx) {
   ctx.set_output(0, DType::Bool, broadcast_static_shape(ctx.input(0).shape, ctx.input(1).shape));
 }
 
-// ---- Slice -------------------------------------------------------------------------------------
-
-void slice_kernel(KernelContext& ctx) {
-  check_num_inputs(ctx, 3);
-  const Tensor& x = input(ctx, 0);
-  check_copyable("Slice", x.dtype());
-  const std::vector<int64_t> begin = read_ints("Slice", "begin", input(ctx, 1));
-  std::vector<int64_t> size = read_ints("Slice", "size", input(ctx, 2));
-  const int rank = x.shape().rank();
-  if (static_cast<int>(begin.size()) != rank || static_cast<int>(size.size()) != rank)
-    fail("Expected begin and size arguments to be 1-D tensors of size " + std::to_string(rank) + ", but got " +
-         std::to_string(begin.size()) + " and " + std::to_string(size.size()));
-  for (int d = 0; d < rank; ++d) {
-    const int64_t dim = x.shape().dim(d), b = begin[static_cast<size_t>(d)];
-    int64_t& s = size[static_cast<size_t>(d)];
-    if (s == -1) s = dim - b;
-    if (b < 0 || s < 0 || b + s > dim)
-      fail("Expected begin[" + std::to_string(d) + "] in [0, " + std::to_string(dim) + "] and size in [0, " +
-           std::to_string(dim - b) + "], but got " + std::to_string(b) + " and " + std::to_string(s));
-  }
-  Tensor& out = ctx.allocate_output(0, x.dtype(), Shape(size));
-  if (out.num_elements() == 0) return;
-  const size_t es = dtype_size(x.dtype());
-  if (rank == 0) {
-    copy_rows(out, 0, es, x, 0, es, es, 1);
-    return;
-  }
-  // One 2-D copy (the last two dims) per index of the leading dims.
-  const std::vector<int64_t>& dims = x.shape().dims();
-  std::vector<int64_t> stride(static_cast<size_t>(rank), 1);  // input strides in elements
-  for (int d = rank - 2; d >= 0; --d) stride[static_cast<size_t>(d)] = stride[static_cast<size_t>(d) + 1] * dims[static_cast<size_t>(d) + 1];
-  const size_t width = static_cast<size_t>(size.back()) * es;
-  const int plane_dims = rank >= 2 ? 2 : 1;
-  const size_t rows = rank >= 2 ? static_cast<size_t>(size[static_cast<size_t>(rank) - 2]) : 1;
-  const size_t src_pitch = rank >= 2 ? static_cast<size_t>(stride[static_cast<size_t>(rank) - 2]) * es : width;
-  const int64_t planes = out.num_elements() / (size.back() * static_cast<int64_t>(rows));
-  std::vector<int64_t> idx(static_cast<size_t>(rank), 0);  // over the leading dims
-  size_t dst = 0;
-  for (int64_t p = 0; p < planes; ++p, dst += rows * width) {
-    int64_t off = begin.back();
-    if (rank >= 2) off += begin[static_cast<size_t>(rank) - 2] * stride[static_cast<size_t>(rank) - 2];
-    for (int d = 0; d + plane_dims < rank; ++d) off += (begin[static_cast<size_t>(d)] + idx[static_cast<size_t>(d)]) * stride[static_cast<size_t>(d)];
-    copy_rows(out, dst, width, x, static_cast<size_t>(off) * es, src_pitch, width, rows);
-    for (int d = rank - plane_dims - 1; d >= 0; --d) {
-      if (++idx[static_cast<size_t>(d)] < size[static_cast<size_t>(d)]) break;
-      idx[static_cast<size_t>(d)] = 0;
-    }
-  }
-}
-
-void slice_shape(ShapeContext& ctx) {
-  const Shape& in = ctx.input(0).shape;
-  const DType t = attr_or_input_dtype(ctx, "T", 0);
-  const Tensor* b = ctx.constant_input(1);
-  const Tensor* s = ctx.constant_input(2);
-  if (b && s && in.rank_known()) {
-    std::vector<int64_t> begin = read_ints("Slice", "begin", *b), size = read_ints("Slice", "size", *s);
-    if (static_cast<int>(size.size()) == in.rank() && begin.size() == size.size()) {
-      for (int d = 0; d < in.rank(); ++d) {
-        int64_t& z = size[static_cast<size_t>(d)];
-        if (z == -1) z = in.dim(d) >= 0 ? in.dim(d) - begin[static_cast<size_t>(d)] : Shape::kUnknownDim;
-      }
-      ctx.set_output(0, t, Shape(std::move(size)));
-      return;
-    }
-  }
-  ctx.set_output(0, t, in.rank_known() ? unknown_shape(in.rank()) : Shape::unknown_rank());
-}
-
-// ---- ConcatOffset(concat_dim, shape_0 ... shape_{N-1}) -> N offsets -----------------------------
-
-void concat_offset_kernel(KernelContext& ctx) {
-  check_min_inputs(ctx, 2);
-  const int n = ctx.num_inputs() - 1;
-  const std::vector<int64_t> first = read_ints("ConcatOffset", "shape", input(ctx, 1));
-  const int axis = normalize_axis("ConcatOffset", read_scalar_int("ConcatOffset", "concat_dim", input(ctx, 0)),
-                                  static_cast<int>(first.size()));
-  int64_t offset = 0;
-  for (int i = 0; i < n; ++i) {
-    const std::vector<int64_t> s = read_ints("ConcatOffset", "shape", input(ctx, i + 1));
-    if (s.size() != first.size()) fail("ConcatOffset: input " + std::to_string(i) + " has a different rank");
-    std::vector<int64_t> off(s.size(), 0);
-    off[static_cast<size_t>(axis)] = offset;
-    offset += s[static_cast<size_t>(axis)];
-    ctx.set_output(i, index_vector(DType::Int32, off));
-  }
-}
-
-void concat_offset_shape(ShapeContext& ctx) {
-  for (int i = 0; i < ctx.num_outputs(); ++i)
-    ctx.set_output(i, DType::Int32, i + 1 < ctx.num_inputs() ? ctx.input(i + 1).shape : unknown_shape(1));
-}
-
-// ---- Unpack -----------------------------------------------------------------------------------
-
-void unpack_kernel(KernelContext& ctx) {
-  check_num_inputs(ctx, 1);
-  const Tensor& x = input(ctx, 0);
-  check_copyable("Unpack", x.dtype());
-  const int rank = x.shape().rank();
-  const int axis = normalize_axis("Unpack", ctx.node().attr_int("axis", 0), rank);
-  const std::vector<int64_t>& dims = x.shape().dims();
-  const int64_t num = dims[static_cast<size_t>(axis)];
-  if (num != ctx.num_outputs())
-    fail("Input shape axis " + std::to_string(axis) + " must equal " + std::to_string(ctx.num_outputs()) +
-         ", got shape " + shape_str(x.shape()));
-  std::vector<int64_t> out_dims = dims;
-  out_dims.erase(out_dims.begin() + axis);
-  const int64_t outer = product(dims, 0, axis);
-  const size_t inner = static_cast<size_t>(product(dims, axis + 1, rank)) * dtype_size(x.dtype());
-  for (int i = 0; i < num; ++i) {
-    Tensor& out = ctx.allocate_output(i, x.dtype(), Shape(out_dims));
-    copy_rows(out, 0, inner, x, static_cast<size_t>(i) * inner, static_cast<size_t>(num) * inner, inner,
-              static_cast<size_t>(outer));
-  }
-}
-
-void unpack_shape(ShapeContext& ctx) {
-  const Shape& in = ctx.input(0).shape;
-  Shape out = Shape::unknown_rank();
-  if (in.rank_known()) {
-    std::vector<int64_t> d = in.dims();
-    d.erase(d.begin() + normalize_axis("Unpack", ctx.node().attr_int("axis", 0), in.rank()));
-    out = Shape(std::move(d));
-  }
-  for (int i = 0; i < ctx.num_outputs(); ++i) ctx.set_output(i, attr_or_input_dtype(ctx, "T", 0), out);
-}
-
 }  // namespace
 
 void register_gradient_ops(OpRegistry& r) {
@@ -331,40 +201,6 @@ void register_gradient_ops(OpRegistry& r) {
               .not_differentiable("a comparison")
               .category("math")
               .doc(ge ? "x >= y with broadcasting." : "x <= y with broadcasting."));
-  r.add(OpBuilder("Slice")
-            .input("input: T")
-            .input("begin: Index")
-            .input("size: Index")
-            .output("output: T")
-            .attr("T: type")
-            .attr("Index: {int32, int64}")
-            .shape(slice_shape)
-            .cpu(slice_kernel)
-            .moves_bytes_only()
-            .category("array")
-            .doc("A contiguous block of a tensor: begin and size per dimension (-1: to the end)."));
-  r.add(OpBuilder("ConcatOffset")
-            .input("concat_dim: int32")
-            .input("shape: N * shape_type")
-            .output("offset: N * shape_type")
-            .attr("N: int >= 2")
-            .attr("shape_type: {int32, int64} = DT_INT32")
-            .shape(concat_offset_shape)
-            .cpu(concat_offset_kernel)
-            .not_differentiable("shape arithmetic")
-            .category("array")
-            .doc("Where each input of a Concat starts in its output (for Concat's gradient)."));
-  r.add(OpBuilder("Unpack")
-            .input("value: T")
-            .output("output: num * T")
-            .attr("num: int >= 0")
-            .attr("T: type")
-            .attr("axis: int = 0")
-            .shape(unpack_shape)
-            .cpu(unpack_kernel)
-            .moves_bytes_only()
-            .category("array")
-            .doc("Unstacks a tensor along a dimension into num tensors."));
 }
 
 }  // namespace flowlens::ops

@@ -39,9 +39,9 @@ class KernelContext {
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
   // Data input i. For a ref input position this is the variable's current
   // value (may be an empty tensor if uninitialized).
-  const Tensor& input(int i) const { return inputs_[static_cast<size_t>(i)]; }
+  const Tensor& input(int i) const { return inputs_[checked(i, inputs_.size(), "input")]; }
   // The variable bound to ref input i, or nullptr if that input is not a ref.
-  Variable* ref_input(int i) const { return refs_[static_cast<size_t>(i)]; }
+  Variable* ref_input(int i) const { return i >= 0 && static_cast<size_t>(i) < refs_.size() ? refs_[static_cast<size_t>(i)] : nullptr; }
   // For Variable/VariableV2 nodes: this node's own storage.
   Variable* own_variable() const { return own_variable_; }
   // The device the kernel runs on (nullptr in unit tests that call kernels
@@ -60,14 +60,24 @@ class KernelContext {
   }
 
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
-  void set_output(int i, Tensor t) { outputs_[static_cast<size_t>(i)] = std::move(t); }
+  void set_output(int i, Tensor t) { outputs_[checked(i, outputs_.size(), "output")] = std::move(t); }
   // In the device's memory for dtypes that live there, else on the host.
   Tensor& allocate_output(int i, DType dtype, Shape shape) {
-    outputs_[static_cast<size_t>(i)] = Tensor(dtype, std::move(shape), memory_);
-    return outputs_[static_cast<size_t>(i)];
+    Tensor& slot = outputs_[checked(i, outputs_.size(), "output")];
+    slot = Tensor(dtype, std::move(shape), memory_);
+    return slot;
   }
 
  private:
+  // A kernel never reaches past its node's inputs or outputs, whatever attrs
+  // it was given (a list size that disagrees with the inputs): an Error, not UB.
+  size_t checked(int i, size_t n, const char* what) const {
+    if (i < 0 || static_cast<size_t>(i) >= n)
+      throw Error(node_.op + ": " + what + " " + std::to_string(i) + " does not exist (the node has " +
+                  std::to_string(n) + ")");
+    return static_cast<size_t>(i);
+  }
+
   const Node& node_;
   std::span<const Tensor> inputs_;
   std::span<Variable* const> refs_;

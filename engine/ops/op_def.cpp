@@ -245,6 +245,55 @@ const char* attr_kind_name(AttrKind kind) {
   return "?";
 }
 
+namespace {
+
+std::string spec_dtype_name(DType t) {
+  switch (t) {
+    case DType::Float: return "float";
+    case DType::Double: return "double";
+    case DType::Half: return "half";
+    default: return dtype_name(t);
+  }
+}
+
+std::string default_text(const AttrValue& v) {
+  if (const std::string* s = v.get_if<std::string>()) return "'" + *s + "'";
+  if (const DType* t = v.get_if<DType>()) return dtype_tf_name(*t);
+  if (const Shape* s = v.get_if<Shape>()) return s->rank_known() ? s->to_string() : "{ unknown_rank: true }";
+  if (const bool* b = v.get_if<bool>()) return *b ? "true" : "false";
+  return v.to_string();
+}
+
+}  // namespace
+
+std::string spec_text(const ArgDef& arg) {
+  std::string type = arg.type != DType::Invalid ? spec_dtype_name(arg.type)
+                     : !arg.type_list_attr.empty() ? arg.type_list_attr
+                                                   : arg.type_attr;
+  if (!arg.number_attr.empty()) type = arg.number_attr + " * " + type;
+  if (arg.is_ref) type = "Ref(" + type + ")";
+  return arg.name + ": " + type;
+}
+
+std::string spec_text(const AttrDef& attr) {
+  std::string kind = attr_kind_name(attr.kind);
+  auto set = [](const auto& items, auto&& text) {
+    std::string s = "{";
+    for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + text(items[i]);
+    return s + "}";
+  };
+  if (!attr.allowed_types.empty()) {
+    const std::string types = set(attr.allowed_types, spec_dtype_name);
+    kind = attr.kind == AttrKind::ListType ? "list(" + types + ")" : types;
+  } else if (!attr.allowed_strings.empty()) {
+    kind = set(attr.allowed_strings, [](const std::string& x) { return "'" + x + "'"; });
+  }
+  std::string s = attr.name + ": " + kind;
+  if (attr.minimum) s += " >= " + std::to_string(*attr.minimum);
+  if (attr.default_value) s += " = " + default_text(*attr.default_value);
+  return s;
+}
+
 const std::vector<std::string>& op_categories() {
   static const std::vector<std::string> categories = {"math",    "nn",      "array",  "state",   "training", "sparse",
                                                       "strings", "summary", "random", "control", "internal"};

@@ -180,6 +180,11 @@ class OpBuilder {
   OpDef def_;
 };
 
+// An argument or attr written back in REGISTER_OP syntax ("values: N * T",
+// "keep_dims: bool = false"), for `flowlens-run ops` and tooltips.
+std::string spec_text(const ArgDef& arg);
+std::string spec_text(const AttrDef& attr);
+
 // The palette categories, in palette order; every OpDef names one.
 const std::vector<std::string>& op_categories();
 

@@ -144,6 +144,7 @@ void register_random_ops(OpRegistry& r) {
               .shape(random_shape)
               .cpu(fn, {DType::Float, DType::Double}, "dtype")
               .not_differentiable("a random source")
+              .no_gpu("no GPU random generator yet: it draws on the CPU and the consumer copies the values over")
               .category("random")
               .doc(doc));
 }

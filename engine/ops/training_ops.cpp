@@ -183,9 +183,11 @@ void synthetic_kernel(KernelContext& ctx) {
     v->value = Tensor::scalar<int64_t>(batch_index + 1);
   }
   const auto seed = static_cast<uint64_t>(a.seed);
-  // Class centers: fixed by the seed, coordinates N(0, 3^2).
+  // Class centers: fixed by the seed, coordinates N(0, 3^2); held in a float64
+  // tensor so its size is checked like any other.
   std::mt19937_64 cg = engine_for(seed, ~uint64_t{0});
-  std::vector<double> centers(static_cast<size_t>(a.classes * a.features));
+  Tensor center_storage(DType::Double, Shape{a.classes, a.features});
+  std::span<double> centers = center_storage.values<double>();
   for (double& c : centers) c = 3.0 * normal(cg);
   std::mt19937_64 g = engine_for(seed, static_cast<uint64_t>(batch_index));
   Tensor& x = ctx.allocate_output(0, DType::Float, Shape{a.batch, a.features});

@@ -1,5 +1,8 @@
 #include "tensor/allocator.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -23,7 +26,21 @@ BlockCache& cache() {
   return *c;
 }
 
+std::size_t physical_memory() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : SIZE_MAX;
+}
+
+std::atomic<std::size_t>& tensor_limit() {
+  static std::atomic<std::size_t> limit{physical_memory()};
+  return limit;
+}
+
 }  // namespace
+
+std::size_t HostAllocator::max_tensor_bytes() { return tensor_limit().load(std::memory_order_relaxed); }
+void HostAllocator::set_max_tensor_bytes(std::size_t bytes) { tensor_limit().store(bytes, std::memory_order_relaxed); }
 
 void* HostAllocator::allocate(std::size_t bytes, std::size_t* capacity) {
   std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;

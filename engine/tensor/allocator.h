@@ -30,6 +30,13 @@ class HostAllocator {
   static void* allocate(std::size_t bytes, std::size_t* capacity);
   static void deallocate(void* block, std::size_t capacity);
   static AllocatorStats stats();
+
+  // The largest single tensor the process may allocate (default: the
+  // machine's physical memory). A shape computed from hostile input (a
+  // Reshape, Fill or random op asking for 2^32 elements) is refused with an
+  // Error before a byte is touched, instead of paging the machine to death.
+  static std::size_t max_tensor_bytes();
+  static void set_max_tensor_bytes(std::size_t bytes);
 };
 
 }  // namespace flowlens

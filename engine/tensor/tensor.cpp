@@ -23,6 +23,11 @@ Tensor::Tensor(DType dtype, Shape shape, AcceleratorMemory* memory) : dtype_(dty
   if (num_elements_ < 0 || static_cast<uint64_t>(num_elements_) > SIZE_MAX / (element_size ? element_size : 1))
     throw Error("cannot allocate a tensor of shape " + shape_.to_string() + " (" + dtype_name(dtype) +
                 "): its size overflows");
+  if (const std::size_t bytes = static_cast<std::size_t>(num_elements_) * element_size;
+      bytes > HostAllocator::max_tensor_bytes())
+    throw Error("cannot allocate a tensor of shape " + shape_.to_string() + " (" + dtype_name(dtype) + ", " +
+                std::to_string(bytes) + " bytes): more than the limit of " +
+                std::to_string(HostAllocator::max_tensor_bytes()) + " bytes for one tensor");
   buffer_ = std::make_shared<Buffer>();
   if (dtype == DType::String) {
     buffer_->strings.resize(static_cast<size_t>(num_elements_));
