@@ -31,11 +31,6 @@ std::string prod_all(GradContext& c, const std::string& v) {
                  {{"T", AttrValue(DType::Int32)}, {"Tidx", AttrValue(DType::Int32)}, {"keep_dims", AttrValue(false)}});
 }
 
-DType axes_dtype(const GradContext& c, int i) {
-  const DType t = c.input_info[static_cast<size_t>(i)].dtype;
-  return t == DType::Invalid ? DType::Int32 : dtype_base(t);
-}
-
 // ---- Sum / Mean: _SumGrad ----------------------------------------------------------
 
 // _SumGrad's input gradient. With a known rank and constant axes it takes
@@ -109,7 +104,7 @@ Grads min_or_max_grad(GradContext& c) {
   const std::string indicators = c.b.cast(equal, DType::Bool, c.dtype);
   const std::string count =
       c.b.add("Sum", "Sum", {indicators, axes},
-              {{"T", AttrValue(c.dtype)}, {"Tidx", AttrValue(axes_dtype(c, 1))}, {"keep_dims", AttrValue(false)}});
+              {{"T", AttrValue(c.dtype)}, {"Tidx", AttrValue(input_dtype(c, 1))}, {"keep_dims", AttrValue(false)}});
   const std::string num_selected = reshape(c, count, kept, c.dtype);
   return {c.b.binary("Mul", c.b.binary("RealDiv", indicators, num_selected, c.dtype), g, c.dtype), ""};
 }
@@ -123,7 +118,7 @@ Grads prod_grad(GradContext& c) {
   const std::string& x = c.inputs[0];
   const std::string& axes = c.inputs[1];
   const TensorInfo& xi = c.input_info[0];
-  const DType axes_type = axes_dtype(c, 1);
+  const DType axes_type = input_dtype(c, 1);
   const AttrMap int32_attrs = typed(DType::Int32);
   const std::string input_shape = shape_tensor(c, x, xi);
   std::string indices = c.b.add("Reshape", "Reshape", {axes, index_vector(c, {-1})},
@@ -171,7 +166,7 @@ Grads l2loss_grad(GradContext& c) { return {c.b.binary("Mul", c.inputs[0], c.gra
 std::string cumulative(GradContext& c, const char* op, const std::string& x, bool reverse) {
   const AttrReader a = attrs_of(c);
   return c.b.add(op, op, {x, c.inputs[1]},
-                 {{"T", AttrValue(c.dtype)}, {"Tidx", AttrValue(axes_dtype(c, 1))},
+                 {{"T", AttrValue(c.dtype)}, {"Tidx", AttrValue(input_dtype(c, 1))},
                   {"exclusive", AttrValue(a.boolean("exclusive"))}, {"reverse", AttrValue(reverse)}});
 }
 

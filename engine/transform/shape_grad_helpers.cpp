@@ -18,15 +18,10 @@ const Tensor* constant_value(const GradContext& c, const std::string& tensor) {
 }
 
 std::string index_vector(GradContext& c, const std::vector<int64_t>& values, DType t) {
-  const Shape shape{static_cast<int64_t>(values.size())};
-  if (t == DType::Int64) return c.b.constant("Const", Tensor::from_vector<int64_t>(shape, values));
-  return c.b.constant("Const", Tensor::from_vector<int32_t>(shape, std::vector<int32_t>(values.begin(), values.end())));
+  return int_const(c, "Const", t, values);
 }
 
-std::string index_scalar(GradContext& c, int64_t value, DType t) {
-  if (t == DType::Int64) return c.b.constant("Const", Tensor::scalar<int64_t>(value));
-  return c.b.constant("Const", Tensor::scalar<int32_t>(static_cast<int32_t>(value)));
-}
+std::string index_scalar(GradContext& c, int64_t value, DType t) { return int_const(c, "Const", t, {value}, true); }
 
 std::string real_scalar(GradContext& c, DType t, double value) {
   Tensor v(t, Shape{});
@@ -45,20 +40,10 @@ DType known_dtype(const GradContext& c, const TensorInfo& info) {
 
 }  // namespace
 
-std::string shape_tensor(GradContext& c, const std::string& x, const TensorInfo& info, DType out_type) {
-  if (info.shape.fully_defined()) return index_vector(c, info.shape.dims(), out_type);
-  return c.b.add("Shape", "Shape", {x}, {{"T", AttrValue(known_dtype(c, info))}, {"out_type", AttrValue(out_type)}});
-}
-
 std::string size_tensor(GradContext& c, const std::string& x, const TensorInfo& info) {
   if (info.shape.fully_defined()) return index_scalar(c, info.shape.num_elements());
   return c.b.add("Size", "Size", {x},
                  {{"T", AttrValue(known_dtype(c, info))}, {"out_type", AttrValue(DType::Int32)}});
-}
-
-std::string rank_tensor(GradContext& c, const std::string& x, const TensorInfo& info) {
-  if (info.shape.rank_known()) return index_scalar(c, info.shape.rank());
-  return c.b.add("Rank", "Rank", {x}, {{"T", AttrValue(known_dtype(c, info))}});
 }
 
 std::string pack_ints(GradContext& c, const std::string& base, std::vector<std::string> xs, DType t) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ops/attr_reader.h"
+#include "transform/array_gradient_util.h"  // shape_tensor, rank_tensor, int_const
 #include "transform/gradient_functions.h"
 
 namespace flowlens::grad {
@@ -18,18 +19,14 @@ AttrReader attrs_of(const GradContext& c);
 // tensor_util.constant_value, for tensors a Const node produces; nullptr otherwise.
 const Tensor* constant_value(const GradContext& c, const std::string& tensor);
 
-// Const nodes of an index dtype (int32 or int64): a vector, a scalar.
+// Const nodes of an index dtype (int32 or int64): a vector, a scalar (int_const).
 std::string index_vector(GradContext& c, const std::vector<int64_t>& values, DType t = DType::Int32);
 std::string index_scalar(GradContext& c, int64_t value, DType t = DType::Int32);
 // A scalar Const of any real dtype (the 16-bit floats included).
 std::string real_scalar(GradContext& c, DType t, double value);
 
-// array_ops.shape(x, out_type): a Const when x's static shape is fully
-// defined, else a Shape node.
-std::string shape_tensor(GradContext& c, const std::string& x, const TensorInfo& info, DType out_type = DType::Int32);
-// array_ops.size / array_ops.rank: Consts when statically known.
+// array_ops.size: a Const when x's static shape is fully defined, else a Size node.
 std::string size_tensor(GradContext& c, const std::string& x, const TensorInfo& info);
-std::string rank_tensor(GradContext& c, const std::string& x, const TensorInfo& info);
 
 // math_ops.reduced_shape(input_shape, axes): the shape as if keep_dims were
 // set. A Const when both are constants; else Cast (to int32, where needed),

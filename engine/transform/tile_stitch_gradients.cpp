@@ -9,11 +9,6 @@ namespace {
 
 using Grads = std::vector<std::string>;
 
-DType index_dtype(const GradContext& c, int i) {
-  const DType t = c.input_info[static_cast<size_t>(i)].dtype;
-  return t == DType::Invalid ? DType::Int32 : dtype_base(t);
-}
-
 std::string reshape(GradContext& c, const std::string& x, const std::string& shape, DType t, DType shape_type) {
   return c.b.add("Reshape", "Reshape", {x, shape},
                  {{"T", AttrValue(t)}, {"Tshape", AttrValue(shape_type)}});
@@ -22,7 +17,7 @@ std::string reshape(GradContext& c, const std::string& x, const std::string& sha
 // _TileGrad: reshape the gradient to interleaved [multiple, input dim]
 // pairs and sum over the multiples.
 Grads tile_grad(GradContext& c) {
-  const DType mt = index_dtype(c, 1);
+  const DType mt = input_dtype(c, 1);
   const TensorInfo& xi = c.input_info[0];
   const std::string input_shape = shape_tensor(c, c.inputs[0], xi, mt);
   const std::string stacked = pack_ints(c, "stack", {c.inputs[1], input_shape}, mt);
@@ -45,7 +40,7 @@ Grads tile_grad(GradContext& c) {
 // _BroadcastToGrad: sum over the broadcast axes (BroadcastGradientArgs),
 // keeping dims, and reshape to the input's shape.
 Grads broadcast_to_grad(GradContext& c) {
-  const DType st = index_dtype(c, 1);
+  const DType st = input_dtype(c, 1);
   const std::string input_shape = shape_tensor(c, c.inputs[0], c.input_info[0], st);
   std::string target = c.inputs[1];
   if (const Tensor* v = constant_value(c, target))  // try_evaluate_constant: a fresh Const
