@@ -104,6 +104,12 @@ void register_state_ops(OpRegistry& r);      // state_ops.cpp
 void register_math_ops(OpRegistry& r);       // math_ops.cpp
 void register_unary_ops(OpRegistry& r);      // unary_ops.cpp
 void register_reduction_ops(OpRegistry& r);  // reduction_ops.cpp
+void register_arg_reduce_ops(OpRegistry& r); // arg_reduce_ops.cpp
+void register_scan_ops(OpRegistry& r);       // scan_ops.cpp
+void register_sequence_ops(OpRegistry& r);   // sequence_ops.cpp
+void register_index_ops(OpRegistry& r);      // index_ops.cpp
+void register_tile_ops(OpRegistry& r);       // tile_ops.cpp
+void register_stitch_ops(OpRegistry& r);     // stitch_ops.cpp
 void register_matmul_op(OpRegistry& r);      // matmul_op.cpp
 void register_nn_ops(OpRegistry& r);         // nn_ops.cpp (calls register_softmax_ops)
 void register_softmax_ops(OpRegistry& r);    // softmax_ops.cpp

@@ -21,6 +21,8 @@ namespace flowlens {
 void register_gradient_functions(OpRegistry& registry) {
   grad::GradTable table;
   grad::add_math_gradients(table);
+  grad::add_reduction_gradients(table);
+  grad::add_tile_stitch_gradients(table);
   grad::add_nn_gradients(table);
   grad::add_array_gradients(table);
   grad::add_logging_gradients(table);

@@ -8,11 +8,13 @@
 // register_gradient_functions (ops/op_registry.h) attaches them to the OpDefs;
 // ops that take no gradient say so in their OpDef instead.
 //
-// Families: math_gradients.cpp (reductions, MatMul; it adds the element-wise
-// unary_, binary_ and select_gradients.cpp),
+// Families: math_gradients.cpp (element-wise; it adds unary_, binary_ and
+// select_gradients.cpp), reduction_gradients.cpp (reductions, scans, MatMul),
+// tile_stitch_gradients.cpp (Tile, BroadcastTo, DynamicStitch),
 // nn_gradients.cpp (activations, BiasAdd, softmax, cross entropy),
 // array_gradients.cpp (Identity, Reshape, Cast, Split, Concat, Pack ...),
-// sparse_gradients.cpp (segment reductions, SparseToDense, SparseReorder).
+// logging_gradients.cpp, sparse_gradients.cpp (segment reductions,
+// SparseToDense, SparseReorder).
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,6 +38,8 @@ struct GradContext {
 
 using GradTable = std::vector<std::pair<const char*, GradFn>>;
 void add_math_gradients(GradTable& table);   // math_gradients.cpp
+void add_reduction_gradients(GradTable& table);     // reduction_gradients.cpp
+void add_tile_stitch_gradients(GradTable& table);   // tile_stitch_gradients.cpp
 void add_nn_gradients(GradTable& table);     // nn_gradients.cpp
 void add_array_gradients(GradTable& table);  // array_gradients.cpp
 void add_logging_gradients(GradTable& table);  // logging_gradients.cpp
