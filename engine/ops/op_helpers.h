@@ -109,5 +109,10 @@ void register_nn_ops(OpRegistry& r);         // nn_ops.cpp
 void register_array_ops(OpRegistry& r);      // array_ops.cpp
 void register_concat_ops(OpRegistry& r);     // concat_ops.cpp
 void register_random_ops(OpRegistry& r);     // random_ops.cpp
+void register_resource_ops(OpRegistry& r);        // resource_ops.cpp
+void register_resource_gather_op(OpRegistry& r);  // resource_gather_op.cpp
+void register_apply_ops(OpRegistry& r);           // apply_ops.cpp
+void register_ftrl_ops(OpRegistry& r);            // ftrl_ops.cpp
+void register_sparse_apply_ops(OpRegistry& r);    // sparse_apply_ops.cpp
 
 }  // namespace flowlens::ops
