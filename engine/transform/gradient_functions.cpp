@@ -46,6 +46,7 @@ void register_gradient_functions(OpRegistry& registry) {
   grad::add_math_gradients(table);
   grad::add_nn_gradients(table);
   grad::add_array_gradients(table);
+  grad::add_state_gradients(table);
   for (const auto& [op, fn] : table) registry.set_gradient(op, fn);
 }
 

@@ -10,7 +10,8 @@
 //
 // Families: math_gradients.cpp (element-wise, reductions, MatMul),
 // nn_gradients.cpp (activations, BiasAdd, softmax, cross entropy),
-// array_gradients.cpp (Identity, Reshape, Cast, Split, Concat, Pack ...).
+// array_gradients.cpp (Identity, Reshape, Cast, Split, Concat, Pack ...),
+// state_gradients.cpp (ReadVariableOp, ResourceGather).
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,6 +37,7 @@ using GradTable = std::vector<std::pair<const char*, GradFn>>;
 void add_math_gradients(GradTable& table);   // math_gradients.cpp
 void add_nn_gradients(GradTable& table);     // nn_gradients.cpp
 void add_array_gradients(GradTable& table);  // array_gradients.cpp
+void add_state_gradients(GradTable& table);  // state_gradients.cpp
 
 // ---- helpers shared by the families (gradient_functions.cpp) ----------------
 
