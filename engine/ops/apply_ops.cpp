@@ -139,9 +139,10 @@ void adagrad_kernel(KernelContext& ctx) {
     const T* a0 = accum.data<T>();
     const T* g = grad.data<T>();
     T* o = out.data<T>();
+    T* a1 = update_slots ? acc.data<T>() : nullptr;
     for (int64_t i = 0, n = out.num_elements(); i < n; ++i) {
       const T a = update_slots ? T(a0[i] + T(g[i] * g[i])) : a0[i];
-      if (update_slots) acc.data<T>()[i] = a;
+      if (update_slots) a1[i] = a;
       // Adagrad: var -= grad * lr * rsqrt(accum); V2: var -= grad * lr / (sqrt(accum) + epsilon).
       o[i] = kV2 ? T(w[i] - T(T(g[i] * lr) / T(t_sqrt(a) + epsilon))) : T(w[i] - T(T(g[i] * lr) * t_rsqrt(a)));
     }

@@ -97,7 +97,7 @@ void assign_update_variable_kernel(KernelContext& ctx) {
   Variable* v = resource_variable(handle_input(ctx, 0));
   const Tensor& delta = input(ctx, 1);
   std::lock_guard lock(v->mu);
-  const Tensor old = existing_value_locked(handle_input(ctx, 0), *v, ReadFailure::NotFound);
+  const Tensor old = existing_value_locked(handle_input(ctx, 0), *v, ReadFailure::NotFound).to_host();
   check_assign_update(ctx, old, delta);
   Tensor out = fresh_like(old);
   dispatch<RealTypes>(old.dtype(), ctx.node().op.c_str(), [&](auto tag) {

@@ -36,13 +36,15 @@ void sparse_adagrad_kernel(KernelContext& ctx) {
     if (rows.indices.empty()) return set_ref_output(ctx, var);
     Tensor v1 = var.clone(), a1 = update_slots ? accum.clone() : accum;
     T* w = v1.data<T>();
+    T* acc = update_slots ? a1.data<T>() : nullptr;
+    const T* a0 = accum.data<T>();
     const T* g = grad.data<T>();
     for (size_t i = 0; i < rows.indices.size(); ++i) {
       const int64_t base = rows.indices[i] * rows.inner;
       for (int64_t k = 0; k < rows.inner; ++k) {
         const T gk = g[static_cast<int64_t>(i) * rows.inner + k];
-        T a = a1.data<T>()[base + k];
-        if (update_slots) a1.data<T>()[base + k] = a = T(a + T(gk * gk));
+        T a = a0[base + k];
+        if (update_slots) a = acc[base + k] = T(acc[base + k] + T(gk * gk));
         T& v = w[base + k];
         const T step = T(lr * gk);
         if (kV2)

@@ -23,7 +23,7 @@ UpdatedVariables::UpdatedVariables(const KernelContext& ctx, std::initializer_li
   size_t k = 0;
   for (int i : inputs) {
     check_readable(ctx, i, vars_[k]);
-    values_.push_back(vars_[k++]->value);
+    values_.push_back(vars_[k++]->value.to_host());
   }
 }
 
@@ -47,7 +47,7 @@ void add_optimizer_ops(OpRegistry& r, const OptimizerOpDef& op) {
         .category("training")
         .doc(op.doc);
     if (resource || !op.ref_form_on_gpu)
-      b.no_gpu("no GPU kernel yet: the update runs on the CPU (soft placement), next to its variables' host copies");
+      b.no_gpu("no GPU kernel yet; soft placement runs the update on the CPU");
     r.add(b);
   }
 }

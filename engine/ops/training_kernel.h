@@ -12,6 +12,7 @@
 #include <initializer_list>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ops/dtype_dispatch.h"
@@ -33,7 +34,8 @@ class UpdatedVariables {
   UpdatedVariables(const UpdatedVariables&) = delete;
   UpdatedVariables& operator=(const UpdatedVariables&) = delete;
 
-  // The k-th listed variable's value as it was when locked.
+  // The k-th listed variable's value as it was when locked, on the host (a
+  // ref variable last written by a GPU kernel is copied here).
   const Tensor& value(size_t k) const { return values_[k]; }
   void store(size_t k, Tensor t) { vars_[k]->value = std::move(t); }
 
