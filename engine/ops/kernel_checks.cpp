@@ -182,9 +182,32 @@ void check_initialized(const Variable* v) {
     fail("Attempting to use uninitialized value " + (v->name.empty() ? std::string("variable") : v->name));
 }
 
+const ResourceHandle& handle_input(const KernelContext& ctx, int i) {
+  const Tensor& t = input(ctx, i);
+  if (t.dtype() != DType::Resource)
+    fail(ctx.node().op + ": input " + std::to_string(i) + " must be a resource handle, got " + dtype_name(t.dtype()));
+  if (t.num_elements() == 0) fail(ctx.node().op + ": input " + std::to_string(i) + " holds no resource handle");
+  return t.handles()[0];
+}
+
+Variable* updated_variable(const KernelContext& ctx, int i) {
+  if (Variable* v = ctx.ref_input(i)) return v;
+  if (!ctx.input(i).valid() || ctx.input(i).dtype() != DType::Resource) return ref_variable_input(ctx, i);
+  Variable* v = handle_input(ctx, i).variable.get();
+  if (!v) fail("Invalid variable reference.");
+  return v;
+}
+
+void check_readable(const KernelContext& ctx, int i, const Variable* v) {
+  if (ctx.ref_input(i))
+    check_initialized(v);
+  else if (!v->value.valid())
+    fail("Invalid variable reference.");
+}
+
 void check_like_variable(const KernelContext& ctx, const Tensor& var, const Tensor& other, const char* what) {
   if (!(var.shape() == other.shape()))
-    fail(ctx.node().op + ": var and " + what + " do not have the same shape" + shape_str(var.shape()) + " " +
+    fail(std::string("var and ") + what + " do not have the same shape" + shape_str(var.shape()) + " " +
          shape_str(other.shape()));
   if (var.dtype() != other.dtype())
     fail(ctx.node().op + ": var is " + dtype_name(var.dtype()) + " but " + what + " is " + dtype_name(other.dtype()));

@@ -56,8 +56,21 @@ std::vector<int64_t> sparse_xent_labels(const KernelContext& ctx);
 
 // The variable bound to ref input i.
 Variable* ref_variable_input(const KernelContext& ctx, int i);
+// A ref variable read by an op: TensorFlow's executor refuses an
+// uninitialized one with "Attempting to use uninitialized value <name>".
 void check_initialized(const Variable* v);
-// An optimizer's var and one of its slots or its gradient.
+// The handle in resource input i: TensorFlow's HandleFromInput (the first
+// element of a DT_RESOURCE tensor).
+const ResourceHandle& handle_input(const KernelContext& ctx, int i);
+// The variable an op updates through input i, a ref input or a resource
+// handle (whose variable need not exist yet).
+Variable* updated_variable(const KernelContext& ctx, int i);
+// A variable an optimizer reads, with the variable's lock held: a resource
+// variable must exist ("Invalid variable reference.", TensorFlow's training
+// ops' message), a ref variable be initialized (check_initialized).
+void check_readable(const KernelContext& ctx, int i, const Variable* v);
+// An optimizer's var and one of its slots or its gradient: the same shape
+// ("var and accum do not have the same shape[2] [3]") and dtype.
 void check_like_variable(const KernelContext& ctx, const Tensor& var, const Tensor& other, const char* what);
 // AssignAdd/AssignSub: an update of the variable's shape and dtype.
 void check_assign_update(const KernelContext& ctx, const Tensor& old, const Tensor& delta);

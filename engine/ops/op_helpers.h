@@ -121,5 +121,10 @@ void register_random_ops(OpRegistry& r);     // random_ops.cpp
 void register_string_ops(OpRegistry& r);     // string_ops.cpp
 void register_summary_ops(OpRegistry& r);    // summary_ops.cpp
 void register_logging_ops(OpRegistry& r);    // logging_ops.cpp
+void register_resource_ops(OpRegistry& r);        // resource_ops.cpp
+void register_resource_gather_op(OpRegistry& r);  // resource_gather_op.cpp
+void register_apply_ops(OpRegistry& r);           // apply_ops.cpp
+void register_ftrl_ops(OpRegistry& r);            // ftrl_ops.cpp
+void register_sparse_apply_ops(OpRegistry& r);    // sparse_apply_ops.cpp
 
 }  // namespace flowlens::ops

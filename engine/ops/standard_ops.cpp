@@ -30,6 +30,11 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_segment_ops(registry);
   ops::register_sparse_ops(registry);
   ops::register_training_ops(registry);
+  ops::register_resource_ops(registry);
+  ops::register_resource_gather_op(registry);
+  ops::register_apply_ops(registry);
+  ops::register_ftrl_ops(registry);
+  ops::register_sparse_apply_ops(registry);
   ops::register_transfer_ops(registry);
 }
 

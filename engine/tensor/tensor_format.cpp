@@ -138,6 +138,10 @@ std::function<std::string(int64_t)> element_printer(const Tensor& t) {
       const auto* strings = &t.strings();
       return [strings](int64_t i) { return quoted((*strings)[static_cast<size_t>(i)]); };
     }
+    case DType::Resource: {  // a variable's handle prints as the variable's name
+      const auto* handles = &t.handles();
+      return [handles](int64_t i) { return "<resource " + (*handles)[static_cast<size_t>(i)].qualified_name() + ">"; };
+    }
     default: return {};
   }
 }

@@ -27,6 +27,7 @@ void register_gradient_functions(OpRegistry& registry) {
   grad::add_array_gradients(table);
   grad::add_logging_gradients(table);
   grad::add_sparse_gradients(table);
+  grad::add_state_gradients(table);
   for (const auto& [op, fn] : table) registry.set_gradient(op, fn);
 }
 

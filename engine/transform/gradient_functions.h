@@ -14,7 +14,8 @@
 // nn_gradients.cpp (activations, BiasAdd, softmax, cross entropy),
 // array_gradients.cpp (Identity, Reshape, Cast, Split, Concat, Pack ...),
 // logging_gradients.cpp, sparse_gradients.cpp (segment reductions,
-// SparseToDense, SparseReorder).
+// SparseToDense, SparseReorder),
+// state_gradients.cpp (ReadVariableOp, ResourceGather).
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +45,7 @@ void add_nn_gradients(GradTable& table);     // nn_gradients.cpp
 void add_array_gradients(GradTable& table);  // array_gradients.cpp
 void add_logging_gradients(GradTable& table);  // logging_gradients.cpp
 void add_sparse_gradients(GradTable& table); // sparse_gradients.cpp (segment reductions, sparse tensors)
+void add_state_gradients(GradTable& table);  // state_gradients.cpp
 
 // ---- helpers shared by the families (gradient_functions.cpp) ----------------
 

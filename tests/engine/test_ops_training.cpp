@@ -121,7 +121,7 @@ class TestOpsTraining : public QObject {
     QCOMPARE(out[0].shape, (Shape{4, 3}));
     QCOMPARE(out[0].dtype, DType::Float);
     EXPECT_ERROR(infer("ApplyGradientDescent", {}, {{DType::Float, Shape{2}}, {DType::Float, Shape{}}, {DType::Float, Shape{3}}}),
-                 "same shape");
+                 "Dimension 0 in both shapes must be equal, but are 2 and 3. Shapes are [2] and [3].");
   }
 
   void synthetic_classification_is_deterministic_per_batch() {

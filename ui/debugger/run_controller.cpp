@@ -5,6 +5,7 @@
 
 #include "exec/session.h"
 #include "graph/variable_initializers.h"
+#include "observe/variable_values.h"
 #include "ui/graph_document.h"
 #include "ui/thread_handoff.h"
 
@@ -98,7 +99,9 @@ void RunController::work(int generation, std::shared_ptr<const Graph> graph, Run
     }
     profiler_.clear();
     const auto begin = std::chrono::steady_clock::now();
-    outcome.values = session_->run({}, request.fetches, request.targets);
+    // A fetched resource variable (its VarHandleOp) shows its value, as a ref
+    // variable does, taken now: the next run may update it.
+    outcome.values = shown_values(session_->run({}, request.fetches, request.targets));
     outcome.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
     outcome.ok = true;
   } catch (const std::exception& e) {

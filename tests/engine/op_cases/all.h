@@ -6,6 +6,7 @@
 #include "engine/op_cases/math.h"
 #include "engine/op_cases/reduce.h"
 #include "engine/op_cases/sparse.h"
+#include "engine/op_cases/state.h"
 #include "engine/op_cases/strings.h"
 
 namespace flowlens::testing {
@@ -17,6 +18,7 @@ inline OpCases all_op_cases() {
   add_math_cases(c);
   add_reduce_cases(c);
   add_sparse_cases(c);
+  add_state_cases(c);
   add_strings_cases(c);
   return c;
 }
