@@ -120,7 +120,9 @@ class Validator {
 
   static bool kind_matches(AttrKind kind, const AttrValue& v) {
     const AttrList* list = v.get_if<AttrList>();
-    auto only = [&](bool has) { return list && (list->empty() || has); };
+    // A list attr matches when it is empty or holds the kind's field; `field`
+    // is read only once `list` is known to be a list.
+    auto only = [&](auto field) { return list && (list->empty() || !(list->*field).empty()); };
     switch (kind) {
       case AttrKind::String: return v.is<std::string>();
       case AttrKind::Int: return v.is<int64_t>();
@@ -130,14 +132,14 @@ class Validator {
       case AttrKind::Shape: return v.is<Shape>();
       case AttrKind::Tensor: return v.is<Tensor>();
       case AttrKind::Func: return v.is<std::shared_ptr<FuncRef>>();
-      case AttrKind::ListString: return only(!list->s.empty());
-      case AttrKind::ListInt: return only(!list->i.empty());
-      case AttrKind::ListFloat: return only(!list->f.empty()) || only(!list->i.empty());
-      case AttrKind::ListBool: return only(!list->b.empty());
-      case AttrKind::ListType: return only(!list->type.empty());
-      case AttrKind::ListShape: return only(!list->shape.empty());
-      case AttrKind::ListTensor: return only(!list->tensor.empty());
-      case AttrKind::ListFunc: return only(!list->func.empty());
+      case AttrKind::ListString: return only(&AttrList::s);
+      case AttrKind::ListInt: return only(&AttrList::i);
+      case AttrKind::ListFloat: return only(&AttrList::f) || only(&AttrList::i);
+      case AttrKind::ListBool: return only(&AttrList::b);
+      case AttrKind::ListType: return only(&AttrList::type);
+      case AttrKind::ListShape: return only(&AttrList::shape);
+      case AttrKind::ListTensor: return only(&AttrList::tensor);
+      case AttrKind::ListFunc: return only(&AttrList::func);
     }
     return false;
   }

@@ -124,7 +124,7 @@ void with_rank(const Shape& s, int rank) {
     fail("Shape must be rank " + std::to_string(rank) + " but is rank " + std::to_string(s.rank()));
 }
 
-void with_rank_at_least(const Shape& s, int rank) {
+void with_rank_at_least(const Shape& s, int64_t rank) {
   if (s.rank_known() && s.rank() < rank)
     fail("Shape must be at least rank " + std::to_string(rank) + " but is rank " + std::to_string(s.rank()));
 }

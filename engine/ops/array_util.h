@@ -113,7 +113,7 @@ std::vector<int64_t> index_tuple(const std::vector<int64_t>& idx, int64_t i, int
 // InferenceContext::WithRank / WithRankAtLeast for a shape function: nothing
 // when the rank is unknown, else "Shape must be rank 1 but is rank 2".
 void with_rank(const Shape& s, int rank);
-void with_rank_at_least(const Shape& s, int rank);
+void with_rank_at_least(const Shape& s, int64_t rank);
 
 }  // namespace flowlens::ops
 

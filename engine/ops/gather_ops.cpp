@@ -113,12 +113,15 @@ void gather_v2_shape(ShapeContext& ctx) {
                                : Shape::unknown_rank());
     return;
   }
+  // |v| and v + 1 saturate: axis and batch_dims come from the graph.
+  auto magnitude = [](int64_t v) { return v == INT64_MIN ? INT64_MAX : v < 0 ? -v : v; };
+  auto plus_one = [](int64_t v) { return v == INT64_MAX ? v : v + 1; };
   int64_t axis = read_scalar_int("GatherV2", "axis", *axis_t);
-  with_rank_at_least(params, static_cast<int>(axis < 0 ? -axis : axis + 1));
+  with_rank_at_least(params, axis < 0 ? magnitude(axis) : plus_one(axis));
   int64_t batch_dims = ctx.attrs().integer("batch_dims");
-  with_rank_at_least(indices, static_cast<int>(batch_dims < 0 ? -batch_dims : batch_dims));
+  with_rank_at_least(indices, magnitude(batch_dims));
   if (batch_dims < 0 && indices.rank_known()) batch_dims += indices.rank();
-  with_rank_at_least(params, static_cast<int>(batch_dims + 1));
+  with_rank_at_least(params, plus_one(batch_dims));
   if (!params.rank_known() || !indices.rank_known() || batch_dims < 0) {
     ctx.set_output(0, t, Shape::unknown_rank());
     return;

@@ -1,6 +1,8 @@
 // Ops that permute elements: Transpose, ReverseV2, DepthToSpace and
 // SpaceToDepth. Their kernels move whole elements (any POD dtype or string)
 // through an index mapping, on the host.
+#include <limits>
+
 #include "ops/array_util.h"
 
 namespace flowlens::ops {
@@ -156,6 +158,9 @@ void reverse_shape(ShapeContext& ctx) {
 void check_space_depth(KernelContext& ctx, const Tensor& x, bool to_space, int64_t block) {
   const std::string& format = ctx.attrs().string("data_format");
   if (format != "NHWC") fail("Only NHWC data_format supported on CPU. Got " + format);
+  // TensorFlow's kernels read block_size into an int.
+  if (block > std::numeric_limits<int32_t>::max())
+    fail("Attr block_size has value " + std::to_string(block) + " out of range for an int32");
   if (block < 2)
     fail(to_space ? "Block size should be > 1: " + std::to_string(block)
                   : "Block size should be > 1, but was: " + std::to_string(block));
@@ -177,6 +182,7 @@ void depth_to_space_kernel(KernelContext& ctx) {
   const int64_t c = depth / (bs * bs);
   // Output [n, h, bs, w, bs, c] reads input [n, h, w, (bs_h, bs_w, c)].
   const std::vector<int64_t> view{n, h, bs, w, bs, c};
+  checked_elements("DepthToSpace", view);  // the output's size: h * bs and w * bs fit in int64 below
   const std::vector<int64_t> stride{h * w * depth, w * depth, bs * c, depth, c, 1};
   gather_mapped(ctx, x, Shape{n, h * bs, w * bs, c}, view, stride, 0, "DepthToSpace");
 }
@@ -203,6 +209,9 @@ void space_depth_shape(ShapeContext& ctx, bool to_space) {
   const Shape& in = ctx.input(0).shape;
   with_rank(in, vect ? 5 : 4);
   const int64_t bs = ctx.attrs().integer("block_size");
+  if (bs < 2) fail("Block size should be > 1: " + std::to_string(bs));
+  if (bs > std::numeric_limits<int32_t>::max())
+    fail("Attr block_size has value " + std::to_string(bs) + " out of range for an int32");
   if (!in.rank_known()) {
     ctx.set_output(0, t, unknown_shape(vect ? 5 : 4));
     return;
@@ -215,7 +224,8 @@ void space_depth_shape(ShapeContext& ctx, bool to_space) {
       fail("Dimension size must be evenly divisible by " + std::to_string(by) + " but is " + std::to_string(d));
     return d / by;
   };
-  auto multiply = [](int64_t d, int64_t by) { return d < 0 ? d : d * by; };
+  const char* op = to_space ? "DepthToSpace" : "SpaceToDepth";
+  auto multiply = [op](int64_t d, int64_t by) { return d < 0 ? d : checked_elements(op, {d, by}); };
   Shape out = in;
   out.dim(hi) = to_space ? multiply(in.dim(hi), bs) : divide(in.dim(hi), bs);
   out.dim(wi) = to_space ? multiply(in.dim(wi), bs) : divide(in.dim(wi), bs);

@@ -32,6 +32,8 @@ inline Graph scaled_mlp_model(int batch, int features, int hidden, int classes) 
   data->attrs["batch_size"] = int64_t{batch};
   data->attrs["num_features"] = int64_t{features};
   data->attrs["num_classes"] = int64_t{classes};
+  // The model's input placeholder declares [?, features].
+  g.find("features")->attrs["shape"] = Shape{-1, features};
   set_variable_shape(g, "layer1/weights", {features, hidden});
   set_variable_shape(g, "layer1/biases", {hidden});
   set_variable_shape(g, "logits/weights", {hidden, classes});

@@ -70,6 +70,12 @@ class TestValidate : public QObject {
                      "node { name: 'm' op: 'MatMul' input: 'a' input: 'a' attr { key: 'transpose_a' value { i: 1 } } }",
                  "attr 'transpose_a' of MatMul must be bool");
   }
+  // A list attr given a single value was once read as a list (a crash).
+  void scalar_for_a_list_attr() {
+    expect_error(std::string(kConst) +
+                     "node { name: 'n' op: 'IdentityN' input: 'a' attr { key: 'T' value { type: DT_FLOAT } } }",
+                 "attr 'T' of IdentityN must be list(type)");
+  }
   void wrong_input_count() {
     expect_error(std::string(kConst) + "node { name: 'm' op: 'MatMul' input: 'a' }", "MatMul takes 2 data inputs, got 1");
   }
