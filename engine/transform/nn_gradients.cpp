@@ -112,14 +112,13 @@ Grads log_softmax_grad(GradContext& c) {
 // _BroadcastMul's expand_dims(vec, -1) of the [batch] loss gradient. TensorFlow
 // builds ExpandDims; Reshape to [-1, 1] gives the same [batch, 1] tensor with
 // an op every FlowLens build has.
-std::string expand_last(GradContext& c, const std::string& vec) {
-  return c.b.reshape(vec, c.b.int32_vector("ExpandDims/dim", {-1, 1}), c.dtype);
-}
-
 std::string expand_dims(GradContext& c, const std::string& x, int32_t axis) {
   return c.b.add("ExpandDims", "ExpandDims", {x, int32_const(c, "ExpandDims/dim", axis)},
                  {{"T", AttrValue(c.dtype)}, {"Tdim", AttrValue(DType::Int32)}});
 }
+
+// nn_grad._BroadcastMul's expand_dims(vec, -1).
+std::string expand_last(GradContext& c, const std::string& vec) { return expand_dims(c, vec, -1); }
 
 // _SoftmaxCrossEntropyWithLogitsGrad: logits get g_loss * backprop, plus,
 // when a gradient flows into the backprop output (second order), the

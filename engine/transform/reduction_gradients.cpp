@@ -1,5 +1,5 @@
 // Gradients of the reductions (Sum, Mean, Max, Min, Prod, L2Loss), the scans
-// (Cumsum, Cumprod) and MatMul, built the way tensorflow/python/ops/
+// (Cumsum, Cumprod), MatMul and BatchMatMul(V2), built the way tensorflow/python/ops/
 // math_grad.py and nn_grad.py build them, from TensorFlow's ops only.
 #include "ops/op_helpers.h"
 #include "transform/gradient_functions.h"
@@ -203,6 +203,58 @@ Grads matmul_grad(GradContext& c) {
   return {matmul(c, b, g, true, true), matmul(c, g, a, true, true)};
 }
 
+// ---- BatchMatMul / BatchMatMulV2 ------------------------------------------------------------
+
+// math_ops.matmul(a, b, adjoint_a, adjoint_b) on batches: BatchMatMulV2.
+std::string batch_matmul(GradContext& c, const std::string& a, const std::string& b, bool adj_a, bool adj_b) {
+  return c.b.add("BatchMatMulV2", "MatMul", {a, b},
+                 {{"T", AttrValue(c.dtype)}, {"adj_x", AttrValue(adj_a)}, {"adj_y", AttrValue(adj_b)}});
+}
+
+// _BatchMatMul and _BatchMatMulV2: the products of MatMul's gradient per
+// matrix; V2 then sums each over the batch dimensions it was broadcast along
+// (BroadcastGradientArgs of the batch shapes), unless both batch shapes are
+// statically known and equal.
+Grads batch_matmul_grad(GradContext& c, bool broadcast) {
+  const AttrReader attrs = attrs_of(c);
+  const bool adj_x = attrs.boolean("adj_x"), adj_y = attrs.boolean("adj_y");
+  const std::string& x = c.inputs[0];
+  const std::string& y = c.inputs[1];
+  const std::string& g = c.grads[0];
+  std::string gx, gy;
+  if (!adj_x && !adj_y) gx = batch_matmul(c, g, y, false, true), gy = batch_matmul(c, x, g, true, false);
+  else if (!adj_x) gx = batch_matmul(c, g, y, false, false), gy = batch_matmul(c, g, x, true, false);
+  else if (!adj_y) gx = batch_matmul(c, y, g, false, true), gy = batch_matmul(c, x, g, false, false);
+  else gx = batch_matmul(c, y, g, true, true), gy = batch_matmul(c, g, x, true, true);
+  if (!broadcast) return {gx, gy};
+  const Shape& sx = c.input_info[0].shape;
+  const Shape& sy = c.input_info[1].shape;
+  const bool may_have_batch = !sx.rank_known() || sx.rank() > 2 || !sy.rank_known() || sy.rank() > 2;
+  auto batch_of = [](const Shape& s) { return std::vector<int64_t>(s.dims().begin(), s.dims().end() - 2); };
+  const bool batch_shapes_match = sx.rank_known() && sy.rank_known() && sx.fully_defined() && sy.fully_defined() &&
+                                  batch_of(sx) == batch_of(sy);
+  if (!may_have_batch || batch_shapes_match) return {gx, gy};
+  const std::string shape_x = shape_tensor(c, x, c.input_info[0]);  // array_ops.shape: a Const when known
+  const std::string shape_y = shape_tensor(c, y, c.input_info[1]);
+  auto batch_shape = [&](const std::string& shape) {  // shape[:-2]
+    return strided_slice(c, shape, DType::Int32, int_const(c, "stack", DType::Int32, {0}),
+                         int_const(c, "stack_1", DType::Int32, {-2}), int_const(c, "stack_2", DType::Int32, {1}),
+                         DType::Int32, 1, 0);
+  };
+  const std::string args = c.b.add("BroadcastGradientArgs", "BroadcastGradientArgs",
+                                   {batch_shape(shape_x), batch_shape(shape_y)}, {{"T", AttrValue(DType::Int32)}});
+  auto sum_to = [&](const std::string& grad, const std::string& axes, const std::string& shape) {
+    const std::string sum = c.b.add("Sum", "Sum", {grad, axes},
+                                    {{"T", AttrValue(c.dtype)}, {"Tidx", AttrValue(DType::Int32)},
+                                     {"keep_dims", AttrValue(false)}});
+    return reshape(c, sum, shape, c.dtype);
+  };
+  return {sum_to(gx, tensor_name(args, 0), shape_x), sum_to(gy, tensor_name(args, 1), shape_y)};
+}
+
+Grads batch_matmul_v1_grad(GradContext& c) { return batch_matmul_grad(c, false); }
+Grads batch_matmul_v2_grad(GradContext& c) { return batch_matmul_grad(c, true); }
+
 }  // namespace
 
 void add_reduction_gradients(GradTable& t) {
@@ -214,7 +266,9 @@ void add_reduction_gradients(GradTable& t) {
                      {"L2Loss", l2loss_grad},
                      {"Cumsum", cumsum_grad},
                      {"Cumprod", cumprod_grad},
-                     {"MatMul", matmul_grad}});
+                     {"MatMul", matmul_grad},
+                     {"BatchMatMul", batch_matmul_v1_grad},
+                     {"BatchMatMulV2", batch_matmul_v2_grad}});
 }
 
 }  // namespace flowlens::grad

@@ -55,6 +55,12 @@ inline void add_reduce_cases(OpCases& c) {
     c.add({op, {{"T", DType::Int32}}, {I32({2, 3}, {-7, 7, 5, -1, 0, 9}), I32({3}, {2, -3, 4})}});
     c.add({op, {{"T", DType::Int64}}, {I64({2}, {-9, 9}), I64({}, {4})}});
   }
+  c.add({"BatchMatMul", {{"T", f}}, {gen(f, {2, 2, 3}), gen(f, {2, 3, 4})}});
+  c.add({"BatchMatMul", {{"T", DType::Int64}, {"adj_x", true}}, {gen(DType::Int64, {2, 3, 2}), gen(DType::Int64, {2, 3, 1})}});
+  c.add({"BatchMatMulV2", {{"T", f}}, {gen(f, {3, 1, 2, 3}), gen(f, {4, 3, 2})}});
+  c.add({"BatchMatMulV2", {{"T", DType::Half}, {"adj_y", true}}, {gen(DType::Half, {2, 3}), gen(DType::Half, {5, 4, 3})}});
+  c.add({"BatchMatMulV2", {{"T", DType::Int16}, {"adj_x", true}, {"adj_y", true}},
+         {gen(DType::Int16, {2, 1, 3, 2}), gen(DType::Int16, {1, 2, 4, 3})}});
   c.add({"MatMul", {{"T", f}}, {gen(f, {2, 3}), gen(f, {3, 4})}});
   c.add({"MatMul", {{"T", f}, {"transpose_a", true}, {"transpose_b", true}}, {gen(f, {3, 2}), gen(f, {4, 3})}});
   for (DType t : {h, bf, DType::Int16, DType::Int32, DType::Int64})
