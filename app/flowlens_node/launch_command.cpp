@@ -52,9 +52,11 @@ std::vector<std::string> child_args(const NodeOptions& o, const std::string& job
   if (!o.keys_dir.empty())
     a.insert(a.end(), {"--key", (std::filesystem::path(o.keys_dir) / (job + std::to_string(task) + ".key")).string()});
   if (o.insecure) a.push_back("--insecure");
+  a.insert(a.end(), {"--max-message-mb", std::to_string(o.max_message_mb)});
   if (job == "ps") {
     if (!o.checkpoint_dir.empty()) a.insert(a.end(), {"--checkpoint-dir", o.checkpoint_dir});
     a.insert(a.end(), {"--checkpoint-every", std::to_string(o.checkpoint_every)});
+    if (o.checkpoint_secs > 0) a.insert(a.end(), {"--checkpoint-secs", std::to_string(o.checkpoint_secs)});
     return a;
   }
   a.insert(a.end(), {"--graph", o.graph, "--steps", std::to_string(o.steps), "--loss", o.loss, "--print-every",
@@ -176,6 +178,10 @@ void add_launch_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--checkpoint-dir", o->node.checkpoint_dir, "ps checkpoint directory");
   cmd->add_option("--checkpoint-every", o->node.checkpoint_every, "ps: checkpoint every N global steps")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--checkpoint-secs", o->node.checkpoint_secs, "ps: also checkpoint after S seconds with new steps")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-message-mb", o->node.max_message_mb, "Largest tensor a node accepts, in MiB (default 1024)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));
   cmd->add_option("--loss", o->node.loss, "Loss node to report");
   cmd->add_option("--split", o->node.split, "Batch tensors")->delimiter(',');
   cmd->add_option("--print-every", o->node.print_every, "Print the loss every K steps");
