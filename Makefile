@@ -31,7 +31,7 @@ bench: build
 
 # Long fuzzing runs (clang, libFuzzer + ASan + UBSan in build-fuzz/): FUZZ_SECONDS
 # per target; FUZZ_TARGETS picks some of graphdef_text graphdef_binary onnx
-# cluster_json wire_decoder npy.
+# cluster_json wire_decoder npy graph_exec.
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS ?=
 fuzz: deps

@@ -59,6 +59,10 @@ QStringList NodeFacts::outputs(int node) const {
   QStringList out;
   if (!shapes_ || node < 0 || node >= static_cast<int>(shapes_->outputs.size())) return out;
   for (const TensorInfo& t : shapes_->outputs[static_cast<std::size_t>(node)]) {
+    if (t.dtype == DType::Resource && t.handle_dtype != DType::Invalid) {  // a resource variable's handle
+      out << QStringLiteral("resource variable %1 %2").arg(qs(dtype_name(t.handle_dtype)), qs(t.handle_shape.to_string()));
+      continue;
+    }
     QString dtype = t.dtype == DType::Invalid ? QStringLiteral("unknown type") : qs(dtype_name(t.dtype));
     if (dtype.startsWith(QLatin1String("DT_"))) dtype = dtype.mid(3).toLower();
     out << QStringLiteral("%1 %2").arg(dtype, qs(t.shape.to_string()));

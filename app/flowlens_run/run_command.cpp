@@ -3,12 +3,14 @@
 
 #include "commands.h"
 #include "exec/session.h"
+#include "graph/infer_shapes.h"
 #include "graph/variable_initializers.h"
 #include "io/graph_io.h"
 #include "observe/debugger.h"
 #include "observe/profiler.h"
 #include "tensor/npy.h"
 #include "tensor/tensor_format.h"
+#include "tensor/tensor_parse.h"
 
 namespace flowlens::cli {
 namespace {
@@ -16,7 +18,7 @@ namespace {
 struct RunOptions {
   std::string graph;
   std::vector<std::string> fetches;
-  std::vector<std::string> feeds;    // name=file.npy
+  std::vector<std::string> feeds;    // name=file.npy or name=VALUE
   std::vector<std::string> targets;
   std::vector<std::string> init;     // targets run first, in their own run
   std::string save_dir;              // write each fetch as DIR/<name>.npy
@@ -30,13 +32,45 @@ struct RunOptions {
   DeviceFlags devices;
 };
 
-FeedList parse_feeds(const std::vector<std::string>& specs) {
+// The dtype a typed-in feed is read as: the fed node's dtype attr (a
+// Placeholder's), else the tensor's dtype as shape inference tells it.
+DType literal_feed_dtype(const Graph& graph, const std::string& name) {
+  const auto id = TensorId::parse(name);
+  const int index = id ? graph.index_of(id->node) : -1;
+  if (index < 0) throw Error("--feed '" + name + "': no node named '" + (id ? id->node : name) + "'");
+  const DType declared = dtype_base(graph.nodes()[static_cast<size_t>(index)].attr_type("dtype", DType::Invalid));
+  if (declared != DType::Invalid) return declared;
+  // Inference needs a structurally valid graph; the Session reports the errors of one that is not.
+  if (!has_errors(validate_graph(graph, OpRegistry::global()))) {
+    const ShapeInferenceResult inferred = infer_shapes(graph, OpRegistry::global());
+    const auto& ports = inferred.outputs[static_cast<size_t>(index)];
+    if (id->index >= 0 && id->index < static_cast<int>(ports.size()) &&
+        ports[static_cast<size_t>(id->index)].dtype != DType::Invalid)
+      return ports[static_cast<size_t>(id->index)].dtype;
+  }
+  throw Error("--feed '" + name + "': cannot tell the tensor's dtype to read the value as; feed a .npy file");
+}
+
+// name=file.npy reads the file; anything else is a value typed in numpy's
+// list syntax (3.5, [[1,2],[3,4]], "text", ['a','b']), read as the fed
+// tensor's dtype.
+FeedList parse_feeds(const std::vector<std::string>& specs, const Graph& graph) {
   FeedList feeds;
   for (const std::string& spec : specs) {
     auto eq = spec.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-      throw Error("--feed '" + spec + "': expected name=file.npy");
-    feeds.emplace_back(spec.substr(0, eq), read_npy(spec.substr(eq + 1)));
+      throw Error("--feed '" + spec + "': expected name=file.npy or name=VALUE");
+    const std::string name = spec.substr(0, eq), value = spec.substr(eq + 1);
+    if (value.ends_with(".npy")) {
+      feeds.emplace_back(name, read_npy(value));
+      continue;
+    }
+    const DType dtype = literal_feed_dtype(graph, name);
+    try {
+      feeds.emplace_back(name, parse_tensor_text(value, dtype));
+    } catch (const Error& e) {
+      throw Error("--feed '" + name + "': " + e.what());
+    }
   }
   return feeds;
 }
@@ -64,9 +98,11 @@ void print_stop(const DebugStop& stop, const TensorFormatOptions& format) {
 }
 
 int run_command(const RunOptions& options) {
-  FeedList feeds = parse_feeds(options.feeds);
   Graph graph = load_graph(options.graph);
+  FeedList feeds = parse_feeds(options.feeds, graph);
 
+  // Print and PrintV2 write where TensorFlow does (the default run log):
+  // output_stream 'stdout' to stdout, the rest to stderr.
   SessionOptions session_options;
   session_options.cpu_threads = options.cpu_threads;
   session_options.allow_soft_placement = !options.strict_placement;
@@ -151,7 +187,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("graph", o->graph, "Graph file (.pbtxt, .pb)")->required()->check(CLI::ExistingFile);
   add_device_flags(cmd, o->devices);
   cmd->add_option("--fetch,-f", o->fetches, "Tensors to fetch and print: name or name:port, comma-separated");
-  cmd->add_option("--feed", o->feeds, "Feed a tensor from a .npy file: name=file.npy (repeatable)");
+  cmd->add_option("--feed", o->feeds, "Feed a tensor: name=file.npy, or name=VALUE typed as numpy writes it (3.5, [[1,2],[3,4]], \"text\"), "
+                  "read as the tensor's dtype (repeatable)");
   cmd->add_option("--target,-t", o->targets, "Nodes to run without fetching, comma-separated");
   cmd->add_option("--init", o->init, "Nodes run first in their own step (e.g. a variable initializer)");
   cmd->add_flag("!--no-auto-init", o->auto_init, "Do not run the variables' initializers (v/Assign) before the step");

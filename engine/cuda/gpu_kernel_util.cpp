@@ -43,6 +43,12 @@ bool is_float_node(const Node& n) {
   return any;
 }
 
+bool is_float_nhwc_node(const Node& n) {
+  const AttrValue* f = n.find_attr("data_format");
+  const std::string* s = f ? f->get_if<std::string>() : nullptr;
+  return is_float_node(n) && (!f || (s && *s == "NHWC"));
+}
+
 bool is_host_memory_node(const Node& n) {
   bool any = false;
   return type_attr_is(n, host_dtype, &any) && any;

@@ -24,6 +24,9 @@ inline float* f32(Tensor& t) { return t.device_data<float>(); }
 
 // Node kinds the GPU kernels accept (see register_gpu_kernels).
 bool is_float_node(const Node& n);        // its T/dtype attrs are float32
+// A float32 node without data_format, or with NHWC: the bias kernels add and
+// sum along the last dimension only, so NCHW nodes take the CPU kernel.
+bool is_float_nhwc_node(const Node& n);
 bool is_host_memory_node(const Node& n);  // every type attr is int32/int64/bool
 bool is_float_or_host_memory_node(const Node& n);
 // Its T/dtype attrs live in device memory (float32, bfloat16 ...) or it is a

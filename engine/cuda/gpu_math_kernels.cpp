@@ -155,7 +155,7 @@ void register_gpu_math_kernels(OpRegistry& r) {
   r.add_kernel("TanhGrad", "GPU", activation_grad_kernel<BinaryOp::TanhGrad>, is_float_node);
   r.add_kernel("SqrtGrad", "GPU", activation_grad_kernel<BinaryOp::SqrtGrad>, is_float_node);
   r.add_kernel("AddN", "GPU", addn_kernel, both);
-  for (const char* bias : {"BiasAdd", "BiasAddV1"}) r.add_kernel(bias, "GPU", bias_add_kernel, is_float_node);
+  for (const char* bias : {"BiasAdd", "BiasAddV1"}) r.add_kernel(bias, "GPU", bias_add_kernel, is_float_nhwc_node);
   r.add_kernel("Fill", "GPU", fill_kernel, both);
   r.add_kernel("ZerosLike", "GPU", fill_like_kernel<0>, both);
   r.add_kernel("OnesLike", "GPU", fill_like_kernel<1>, both);

@@ -98,7 +98,7 @@ void register_gpu_reduction_kernels(OpRegistry& r) {
   r.add_kernel("Sum", "GPU", reduce_kernel<ReduceOp::Sum>, is_float_or_host_memory_node);
   r.add_kernel("Mean", "GPU", reduce_kernel<ReduceOp::Mean>, is_float_or_host_memory_node);
   r.add_kernel("Max", "GPU", reduce_kernel<ReduceOp::Max>, is_float_or_host_memory_node);
-  r.add_kernel("BiasAddGrad", "GPU", bias_add_grad_kernel, is_float_node);
+  r.add_kernel("BiasAddGrad", "GPU", bias_add_grad_kernel, is_float_nhwc_node);
 }
 
 }  // namespace flowlens::cuda

@@ -8,6 +8,7 @@
 
 #include "dist/worker.h"
 #include "io/graph_io.h"
+#include "observe/variable_values.h"
 
 namespace flowlens::dist {
 namespace {
@@ -133,7 +134,12 @@ void Worker::serve_fetches() {
     try {
       std::vector<Tensor> values = session_->run(feeds, request->names);
       std::vector<NamedTensor> out;
-      for (size_t i = 0; i < values.size(); ++i) out.push_back({request->names[i], values[i]});
+      // A resource variable (its VarHandleOp) answers with its value, as a ref variable does.
+      for (size_t i = 0; i < values.size(); ++i) {
+        Tensor shown = shown_value(values[i]);
+        if (!shown.valid()) throw Error("resource variable '" + request->names[i] + "' has no value (never assigned)");
+        out.push_back({request->names[i], std::move(shown)});
+      }
       request->result.set_value(std::move(out));
     } catch (...) {
       request->result.set_exception(std::current_exception());

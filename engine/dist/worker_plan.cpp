@@ -1,5 +1,6 @@
 #include "dist/worker_plan.h"
 
+#include <algorithm>
 #include <map>
 
 #include "graph/device_spec.h"
@@ -68,9 +69,16 @@ TrainingPlan plan_training(const Graph& graph, const ClusterSpec& cluster, int w
     }
     plan.variables.push_back({var, where->second, n.inputs[static_cast<size_t>(l.gradient_input)], n.name});
   }
-  if (plan.variables.empty())
+  if (plan.variables.empty()) {
+    // The ps applies ref-variable updates; resource variables (ResourceApply*) it cannot train yet.
+    const bool resource_updates = std::any_of(graph.nodes().begin(), graph.nodes().end(), [](const Node& n) {
+      return n.op.starts_with("ResourceApply") || n.op.starts_with("ResourceSparseApply");
+    });
     throw Error("graph" + (graph.source_path.empty() ? "" : " " + graph.source_path) +
-                " has no ApplyGradientDescent/ApplyMomentum/ApplyAdam node; nothing to train on the ps");
+                " has no ApplyGradientDescent/ApplyMomentum/ApplyAdam node; nothing to train on the ps" +
+                (resource_updates ? " (its ResourceApply* updates of resource variables cannot be trained on a ps)"
+                                  : ""));
+  }
 
   PartitionOptions po;
   po.default_device = setter.worker_device;

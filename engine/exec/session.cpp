@@ -5,12 +5,26 @@
 #include "exec/executor.h"
 
 namespace flowlens {
+namespace {
+
+// TensorFlow's ResourceMgr default container and ResourceHandle::ANONYMOUS_NAME.
+constexpr const char* kDefaultContainer = "localhost";
+constexpr const char* kAnonymousName = "cd2c89b7-88b7-44c8-ad83-06c2a9158347";
+
+std::string container_of(const Node& var_handle) {
+  std::string c = var_handle.attr_string("container", "");
+  return c.empty() ? kDefaultContainer : c;
+}
+
+}  // namespace
 
 Session::Session(Graph graph, SessionOptions options)
     : graph_(std::move(graph)), options_(options),
       registry_(options.registry ? *options.registry : OpRegistry::global()),
       devices_(DeviceSet::local(LocalDeviceOptions{options.cpu_threads, options.use_gpus, options.virtual_gpus,
                                                     options.gpu_math})) {
+  if (options_.log_sink)
+    for (int i = 0; i < devices_->size(); ++i) devices_->at(i).set_log_sink(options_.log_sink);
   graph_.reindex();
   diagnostics_ = validate_graph(graph_, registry_);
   if (has_errors(diagnostics_)) {
@@ -43,12 +57,52 @@ void Session::remove_observer(ExecutionObserver* observer) {
 
 Variable* Session::find_variable(const std::string& name) {
   std::lock_guard lock(mu_);
-  auto it = variables_.find(name);
-  return it == variables_.end() ? nullptr : it->second.get();
+  std::pair<std::string, std::string> key{kDefaultContainer, name};
+  if (const Node* n = graph_.find(name); n && n->op == "VarHandleOp") {
+    auto state = variables_.find(n->name + "#state");
+    if (state != variables_.end()) return state->second->value.handles()[0].variable.get();
+    key = {container_of(*n), n->attr_string("shared_name", "")};
+  } else if (auto it = variables_.find(name); it != variables_.end()) {
+    return it->second.get();
+  }
+  auto r = resource_variables_.find(key);
+  return r == resource_variables_.end() ? nullptr : r->second.get();
+}
+
+// Called with mu_ held. Like TensorFlow's VarHandleOp, which makes its handle
+// once when the kernel is built: the container attr or the resource
+// manager's default, and shared_name verbatim (empty included: VarHandleOps
+// that leave it empty share one variable ""), except the anonymous name,
+// which gets a variable of its own.
+Tensor Session::resource_handle_for(const Node& node) {
+  ResourceHandle h;
+  h.container = container_of(node);
+  h.name = node.attr_string("shared_name", "");
+  if (h.name == kAnonymousName) h.name = "_AnonymousVar" + std::to_string(anonymous_variables_++);
+  h.dtype = dtype_base(node.attr_type("dtype", DType::Invalid));
+  const AttrValue* shape = node.find_attr("shape");
+  if (const Shape* s = shape ? shape->get_if<Shape>() : nullptr) h.shape = *s;
+  auto& storage = resource_variables_[{h.container, h.name}];
+  if (!storage) {
+    storage = std::make_shared<Variable>();
+    storage->name = h.name;
+  }
+  h.variable = storage;
+  return Tensor::from_handles(Shape{}, {std::move(h)});
 }
 
 // Called with mu_ held (from plan_for).
 Variable* Session::variable_for(const Node& node) {
+  if (node.op == "VarHandleOp") {
+    // The node's state is its handle, made on first use.
+    auto& slot = variables_[node.name + "#state"];
+    if (!slot) {
+      slot = std::make_unique<Variable>();
+      slot->name = node.name;
+      slot->value = resource_handle_for(node);
+    }
+    return slot.get();
+  }
   const bool is_variable = node.op == "Variable" || node.op == "VariableV2";
   std::string key = is_variable ? node.attr_string("shared_name", "") : "";
   // '#' never appears in TensorFlow node names, so state of other ops

@@ -28,6 +28,8 @@ struct SessionOptions {
   std::string gpu_math = "fp32";     // cuBLAS float32 MatMul: fp32, tf32 or bf16
   bool allow_soft_placement = true;  // move nodes whose device is missing to one that exists
   const OpRegistry* registry = nullptr;  // nullptr: OpRegistry::global()
+  // Where Print and PrintV2 write (exec/run_log.h); empty: stdout/stderr.
+  LogSink log_sink;
 };
 
 using FeedList = std::vector<std::pair<std::string, Tensor>>;
@@ -52,11 +54,15 @@ class Session {
   void add_observer(ExecutionObserver* observer);
   void remove_observer(ExecutionObserver* observer);
 
-  // Storage of a variable by node (or shared_name); nullptr if never created.
+  // Storage of a variable: a resource variable by its VarHandleOp node, a ref
+  // variable by node (or shared_name), else a resource variable by its name
+  // in the default container ("localhost"); nullptr if never created.
   Variable* find_variable(const std::string& name);
 
  private:
   Variable* variable_for(const Node& node);
+  // A VarHandleOp's handle: the tensor the node outputs on every run.
+  Tensor resource_handle_for(const Node& node);
   void check_feed_matches_placeholder(const std::string& name, const Tensor& value) const;
   const ExecutionPlan& plan_for(const FeedList& feeds, const std::vector<std::string>& fetches,
                                 const std::vector<std::string>& targets);
@@ -71,6 +77,11 @@ class Session {
   std::mutex mu_;  // guards plans_, variables_, observers_
   std::map<std::string, std::unique_ptr<ExecutionPlan>> plans_;
   std::unordered_map<std::string, std::unique_ptr<Variable>> variables_;
+  // Resource variables by (container, name), TensorFlow's resource manager
+  // keys: apart from ref variables, as TensorFlow keeps a Var apart from a
+  // ref variable's LegacyVar of the same name. Shared with the handles.
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<Variable>> resource_variables_;
+  int64_t anonymous_variables_ = 0;
   std::vector<ExecutionObserver*> observers_;
   std::atomic<int64_t> next_run_id_{1};
 };

@@ -5,11 +5,14 @@ namespace flowlens {
 std::vector<std::string> variable_initializers(const Graph& graph) {
   std::vector<std::string> names;
   for (const Node& n : graph.nodes()) {
-    if (n.op != "Assign" || n.inputs.empty()) continue;
-    auto ref = TensorId::parse(n.inputs[0]);
-    if (!ref || ref->is_control() || n.name != ref->node + "/Assign") continue;
-    const Node* var = graph.find(ref->node);
-    if (var && (var->op == "VariableV2" || var->op == "Variable")) names.push_back(n.name);
+    const bool ref_assign = n.op == "Assign", resource_assign = n.op == "AssignVariableOp";
+    if ((!ref_assign && !resource_assign) || n.inputs.empty()) continue;
+    auto target = TensorId::parse(n.inputs[0]);
+    if (!target || target->is_control() || n.name != target->node + "/Assign") continue;
+    const Node* var = graph.find(target->node);
+    if (!var) continue;
+    if (ref_assign ? var->op == "VariableV2" || var->op == "Variable" : var->op == "VarHandleOp")
+      names.push_back(n.name);
   }
   return names;
 }

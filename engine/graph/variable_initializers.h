@@ -1,6 +1,8 @@
 #pragma once
 // TensorFlow's tf.Variable(...) exports a VariableV2 `v` plus its initializer,
-// an Assign named `v/Assign` whose ref input is `v`. Tools that run a graph
+// an Assign named `v/Assign` whose ref input is `v`; a resource variable is a
+// VarHandleOp `v` whose initializer is the AssignVariableOp `v/Assign` on its
+// handle. Tools that run a graph
 // once (flowlens-run, the GUI) use this to initialize variables the way
 // tf.train.MonitoredSession does, instead of making users name an init op.
 #include <string>

@@ -4,16 +4,49 @@
 
 #include "exec/device.h"
 #include "observe/tensor_stats.h"
+#include "observe/variable_values.h"
 
 namespace flowlens {
 namespace {
 
 // A stop's tensors as host tensors (shared when already on the host): the UI
-// and the CLI read them after the device has moved on.
+// and the CLI read them after the device has moved on. A resource handle
+// shows its variable's value, as a ref input shows the variable's.
 std::vector<Tensor> host_tensors(std::span<const Tensor> tensors) {
   std::vector<Tensor> out;
   out.reserve(tensors.size());
-  for (const Tensor& t : tensors) out.push_back(t.valid() ? t.to_host() : t);
+  for (const Tensor& t : tensors) {
+    const Tensor shown = shown_value(t);
+    out.push_back(shown.valid() ? shown.to_host() : shown);
+  }
+  return out;
+}
+
+// The values of the resource variables a node takes, as they were when it
+// started (a ref input's value is read then too): set when the armed
+// debugger sees the node start, used when it stops after the node (on the
+// same worker thread), so an update's stop shows the value it updated.
+struct StartedNode {
+  int64_t run_id = 0;
+  int node_index = -1;
+  std::vector<Tensor> inputs;  // empty where an input is not a handle
+};
+thread_local StartedNode t_started;
+
+void remember_resource_inputs(int64_t run_id, const NodeEvent& event) {
+  t_started.run_id = run_id;
+  t_started.node_index = event.node_index;
+  t_started.inputs.assign(event.inputs.size(), Tensor());
+  for (size_t i = 0; i < event.inputs.size(); ++i)
+    if (event.inputs[i].valid() && event.inputs[i].dtype() == DType::Resource)
+      t_started.inputs[i] = host_tensors(event.inputs.subspan(i, 1))[0];
+}
+
+std::vector<Tensor> stop_inputs(int64_t run_id, const NodeEvent& event) {
+  std::vector<Tensor> out = host_tensors(event.inputs);
+  if (t_started.run_id == run_id && t_started.node_index == event.node_index && t_started.inputs.size() == out.size())
+    for (size_t i = 0; i < out.size(); ++i)
+      if (event.inputs[i].valid() && event.inputs[i].dtype() == DType::Resource) out[i] = t_started.inputs[i];
   return out;
 }
 
@@ -277,6 +310,7 @@ void Debugger::stop_here(std::unique_lock<std::mutex>& lock, DebugStop stop) {
 
 void Debugger::on_node_start(int64_t run_id, const NodeEvent& event) {
   if (!armed_.load(std::memory_order_relaxed)) return;
+  remember_resource_inputs(run_id, event);
   std::unique_lock lock(mu_);
   // The gate: while a stop is active, or a stepped node is in flight, no
   // other node starts — this is what makes the whole run pause.
@@ -314,8 +348,11 @@ void Debugger::capture_watches(int64_t run_id, const NodeEvent& event, std::span
     if (!outputs[i].valid() || !watches_.contains(name)) continue;
     // A deep copy: later runs (and in-place updates of variables) must not
     // change what was captured for this run.
-    // A copy of its own on the host: GPU tensors are read by the UI later.
-    watched_[run_id][name] = outputs[i].on_host() ? outputs[i].clone() : outputs[i].to_host();
+    // A copy of its own on the host: GPU tensors are read by the UI later. A
+    // handle (VarHandleOp's output) is watched as its variable's value.
+    const Tensor shown = shown_value(outputs[i]);
+    if (!shown.valid()) continue;
+    watched_[run_id][name] = shown.on_host() ? shown.clone() : shown.to_host();
   }
   while (static_cast<int>(watched_.size()) > max_watched_runs_) watched_.erase(watched_.begin());
 }
@@ -370,7 +407,7 @@ void Debugger::on_node_end(int64_t run_id, const NodeEvent& event, std::span<con
   s.op = event.node.op;
   s.device = event.device.short_name();
   s.input_names = data_input_names(event.node);
-  s.inputs = host_tensors(event.inputs);
+  s.inputs = stop_inputs(run_id, event);
   s.outputs = host_tensors(outputs);
   s.message = std::move(*why);
   stop_here(lock, std::move(s));

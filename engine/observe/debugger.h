@@ -51,7 +51,9 @@ struct DebugStop {
   int node_index = -1;                   // in Graph::nodes()
   bool before_node = false;              // pause(): the node has not run, outputs are empty
   std::vector<std::string> input_names;  // data inputs as the graph names them ("y", "z:1")
-  std::vector<Tensor> inputs;            // a ref input (variable) may be an empty handle
+  // A ref input shows its variable's value (empty when uninitialized), a
+  // resource handle its variable's value as the node started (outputs: now).
+  std::vector<Tensor> inputs;
   std::vector<Tensor> outputs;
   std::string message;  // "breakpoint at 'x'", or the check-numerics report
 };

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "tensor/float16.h"
 #include "tensor/tensor_format.h"
 
 namespace flowlens {
@@ -26,7 +27,7 @@ void accumulate(const Tensor& t, TensorStats& s) {
 template <class T>
 bool any_non_finite(const Tensor& t) {
   for (T v : t.values<T>())
-    if (!std::isfinite(v)) return true;
+    if (!std::isfinite(static_cast<double>(v))) return true;
   return false;
 }
 
@@ -43,6 +44,13 @@ TensorStats tensor_stats(const Tensor& tensor) {
     case DType::Double: accumulate<double>(t, s); break;
     case DType::Int32: accumulate<int32_t>(t, s); break;
     case DType::Int64: accumulate<int64_t>(t, s); break;
+    case DType::Half: accumulate<float16>(t, s); break;
+    case DType::BFloat16: accumulate<bfloat16>(t, s); break;
+    case DType::Int8: accumulate<int8_t>(t, s); break;
+    case DType::Int16: accumulate<int16_t>(t, s); break;
+    case DType::UInt16: accumulate<uint16_t>(t, s); break;
+    case DType::UInt32: accumulate<uint32_t>(t, s); break;
+    case DType::UInt64: accumulate<uint64_t>(t, s); break;
     case DType::Bool: accumulate<bool>(t, s); break;
     case DType::UInt8: accumulate<uint8_t>(t, s); break;
     default: s.numeric = false; break;
@@ -55,6 +63,8 @@ bool has_non_finite(const Tensor& tensor) {
   const Tensor t = tensor.to_host();
   if (t.dtype() == DType::Float) return any_non_finite<float>(t);
   if (t.dtype() == DType::Double) return any_non_finite<double>(t);
+  if (t.dtype() == DType::Half) return any_non_finite<float16>(t);
+  if (t.dtype() == DType::BFloat16) return any_non_finite<bfloat16>(t);
   return false;
 }
 

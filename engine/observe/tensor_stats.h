@@ -10,7 +10,7 @@
 namespace flowlens {
 
 struct TensorStats {
-  bool numeric = false;   // float/double/int32/int64/bool/uint8 with a buffer
+  bool numeric = false;   // a floating, integer or bool tensor with a buffer
   int64_t elements = 0;
   int64_t nan_count = 0;
   int64_t inf_count = 0;

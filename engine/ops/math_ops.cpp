@@ -1,170 +1,165 @@
-// Binary element-wise arithmetic with broadcasting (Add, AddV2, Sub, Mul,
-// RealDiv, Maximum, Minimum) and AddN.
-#include <algorithm>
-
-#include "ops/broadcast.h"
+// Broadcasting binary arithmetic (Add, AddV2, Sub, Mul, Maximum, Minimum,
+// SquaredDifference, Pow) and AddN; register_math_ops also registers the
+// rest of the element-wise family's binary ops (elementwise.h).
+#include "ops/elementwise.h"
 #include "ops/kernel_checks.h"
-#include "ops/op_helpers.h"
 
 namespace flowlens::ops {
 namespace {
 
 struct AddF {
-  template <class T> T operator()(T a, T b) const { return T(a + b); }
+  static constexpr IntegerCheck kCheck = IntegerCheck::None;
+  template <class T> T operator()(T a, T b) const { return wrap_add(a, b); }
 };
 struct SubF {
-  template <class T> T operator()(T a, T b) const { return T(a - b); }
+  static constexpr IntegerCheck kCheck = IntegerCheck::None;
+  template <class T> T operator()(T a, T b) const { return wrap_sub(a, b); }
 };
 struct MulF {
-  template <class T> T operator()(T a, T b) const { return T(a * b); }
+  static constexpr IntegerCheck kCheck = IntegerCheck::None;
+  template <class T> T operator()(T a, T b) const { return wrap_mul(a, b); }
 };
-struct DivF {
-  template <class T> T operator()(T a, T b) const { return T(a / b); }
+// (x - y) * (x - y), each step rounded to T.
+struct SquaredDifferenceF {
+  static constexpr IntegerCheck kCheck = IntegerCheck::None;
+  template <class T> T operator()(T a, T b) const {
+    const T d = wrap_sub(a, b);
+    return wrap_mul(d, d);
+  }
 };
-struct MaxF {
-  template <class T> T operator()(T a, T b) const { return a > b ? a : b; }
+// Eigen's scalar_max_op/scalar_min_op with PropagateNaN: a NaN operand gives NaN.
+struct MaximumF {
+  static constexpr IntegerCheck kCheck = IntegerCheck::None;
+  template <class T> T operator()(T a, T b) const {
+    if (is_nan(a)) return a;
+    if (is_nan(b)) return b;
+    return a < b ? b : a;
+  }
 };
-struct MinF {
-  template <class T> T operator()(T a, T b) const { return a < b ? a : b; }
+struct MinimumF {
+  static constexpr IntegerCheck kCheck = IntegerCheck::None;
+  template <class T> T operator()(T a, T b) const {
+    if (is_nan(a)) return a;
+    if (is_nan(b)) return b;
+    return b < a ? b : a;
+  }
 };
-
-void binary_shape(ShapeContext& ctx) {
-  DType ta = dtype_base(ctx.input(0).dtype), tb = dtype_base(ctx.input(1).dtype);
-  check_same_dtype(ctx.node().op, ta, tb);
-  ctx.set_output(0, attr_or_input_dtype(ctx, "T", ta != DType::Invalid ? 0 : 1),
-                 broadcast_static_shape(ctx.input(0).shape, ctx.input(1).shape));
-}
-
-template <class T, class F>
-void binary_compute(const Tensor& a, const Tensor& b, KernelContext& ctx) {
-  F f;
-  const T* pa = a.data<T>();
-  const T* pb = b.data<T>();
-  if constexpr (std::is_integral_v<T> && std::is_same_v<F, DivF>) {
-    const int64_t nb = b.num_elements();
-    for (int64_t i = 0; i < nb; ++i)
-      if (pb[i] == 0) fail("Integer division by zero");
+// Floats: pow(x, y). Integers: repeated squaring that wraps on overflow,
+// 0^0 = 1; a negative exponent was refused before (IntegerCheck).
+struct PowF {
+  static constexpr IntegerCheck kCheck = IntegerCheck::NonnegativeExponent;
+  template <class T> T operator()(T a, T b) const {
+    if constexpr (is_int_v<T>) {
+      T result = 1, base = a;
+      for (auto e = static_cast<std::make_unsigned_t<T>>(b); e != 0; e >>= 1) {
+        if (e & 1) result = wrap_mul(result, base);
+        base = wrap_mul(base, base);
+      }
+      return result;
+    } else {
+      using std::pow;
+      return static_cast<T>(pow(static_cast<math_t<T>>(a), static_cast<math_t<T>>(b)));
+    }
   }
-  const Shape& sa = a.shape();
-  const Shape& sb = b.shape();
-  if (sa == sb) {  // same shape: one flat loop
-    Tensor& out = ctx.allocate_output(0, a.dtype(), sa);
-    T* o = out.data<T>();
-    const int64_t n = out.num_elements();
-    for (int64_t i = 0; i < n; ++i) o[i] = f(pa[i], pb[i]);
-    return;
-  }
-  if (b.num_elements() == 1 && sb.rank() <= sa.rank()) {  // tensor op scalar
-    Tensor& out = ctx.allocate_output(0, a.dtype(), sa);
-    T* o = out.data<T>();
-    const T y = pb[0];
-    const int64_t n = out.num_elements();
-    for (int64_t i = 0; i < n; ++i) o[i] = f(pa[i], y);
-    return;
-  }
-  if (a.num_elements() == 1 && sa.rank() <= sb.rank()) {  // scalar op tensor
-    Tensor& out = ctx.allocate_output(0, a.dtype(), sb);
-    T* o = out.data<T>();
-    const T x = pa[0];
-    const int64_t n = out.num_elements();
-    for (int64_t i = 0; i < n; ++i) o[i] = f(x, pb[i]);
-    return;
-  }
-  BroadcastPlan plan;
-  make_broadcast_plan(sa, sb, plan);
-  Tensor& out = ctx.allocate_output(0, a.dtype(), broadcast_shape(sa, sb));
-  broadcast_apply(plan, pa, pb, out.data<T>(), f);
-}
-
-template <class F>
-void binary_kernel(KernelContext& ctx) {
-  check_num_inputs(ctx, 2);
-  const Tensor& a = input(ctx, 0);
-  const Tensor& b = input(ctx, 1);
-  check_same_dtype(ctx.node().op, a.dtype(), b.dtype());
-  switch (a.dtype()) {
-    case DType::Float: return binary_compute<float, F>(a, b, ctx);
-    case DType::Double: return binary_compute<double, F>(a, b, ctx);
-    case DType::Int32: return binary_compute<int32_t, F>(a, b, ctx);
-    case DType::Int64: return binary_compute<int64_t, F>(a, b, ctx);
-    default: unsupported_dtype(ctx.node().op.c_str(), a.dtype());
-  }
-}
+};
 
 // ---- AddN -------------------------------------------------------------------
 
+// TensorFlow merges the shapes from the last input to the first.
 void addn_shape(ShapeContext& ctx) {
   Shape s = Shape::unknown_rank();
   DType t = attr_or_input_dtype(ctx, "T", 0);
-  for (int i = 0; i < ctx.num_inputs(); ++i) {
-    s = merge_shapes(s, ctx.input(i).shape, "AddN: inputs must have the same shape");
+  for (int i = ctx.num_inputs() - 1; i >= 0; --i) {
+    s = merge_shapes(ctx.input(i).shape, s, "AddN: inputs must have the same shape");
     if (t == DType::Invalid) t = dtype_base(ctx.input(i).dtype);
   }
   ctx.set_output(0, t, std::move(s));
 }
 
+// Adds the inputs left to right, rounding each sum to T (TensorFlow's
+// chunked Eigen sums add in the same order).
 void addn_kernel(KernelContext& ctx) {
   check_add_n_inputs(ctx);
   const Tensor& first = ctx.input(0);
   const int n = ctx.num_inputs();
-  if (n == 1) {
-    ctx.set_output(0, first);
-    return;
-  }
-  Tensor& out = ctx.allocate_output(0, first.dtype(), first.shape());
-  dispatch_numeric(first.dtype(), "AddN", [&](auto tag) {
+  dispatch<RealTypes>(first.dtype(), "AddN", [&](auto tag) {
     using T = decltype(tag);
+    if (n == 1) {
+      ctx.set_output(0, first);
+      return;
+    }
+    Tensor& out = ctx.allocate_output(0, first.dtype(), first.shape());
     T* o = out.data<T>();
     const int64_t m = out.num_elements();
     const T* a = ctx.input(0).data<T>();
     const T* b = ctx.input(1).data<T>();
-    for (int64_t k = 0; k < m; ++k) o[k] = T(a[k] + b[k]);
+    for (int64_t k = 0; k < m; ++k) o[k] = wrap_add(a[k], b[k]);
     for (int i = 2; i < n; ++i) {
       const T* c = ctx.input(i).data<T>();
-      for (int64_t k = 0; k < m; ++k) o[k] = T(o[k] + c[k]);
+      for (int64_t k = 0; k < m; ++k) o[k] = wrap_add(o[k], c[k]);
     }
   });
 }
 
-template <class F>
-void add_binary(OpRegistry& r, const char* name, const char* type_spec, const char* doc) {
-  r.add(OpBuilder(name)
-            .input("x: T")
-            .input("y: T")
-            .output("z: T")
-            .attr(type_spec)
-            .shape(binary_shape)
-            .cpu(binary_kernel<F>, {DType::Float, DType::Double, DType::Int32, DType::Int64})
-            .category("math")
-            .doc(doc));
+template <class F, class List>
+OpBuilder binary_op(const char* name, const char* type_spec, const char* doc) {
+  OpBuilder b(name);
+  b.input("x: T")
+      .input("y: T")
+      .output("z: T")
+      .attr(type_spec)
+      .shape(broadcast_binary_shape)
+      .cpu(binary_kernel<F, List>, dtypes_of<List>())
+      .category("math")
+      .doc(doc);
+  return b;
 }
+
+// Add's CPU kernels: the real types of its spec (string concatenation is not supported).
+using AddTypes = ConcatTypes<FloatTypes, TypeList<uint8_t, int8_t, int16_t, int32_t, int64_t>>;
 
 }  // namespace
 
-void register_math_ops(OpRegistry& r) {
-  add_binary<AddF>(r, "Add",
-                   "T: {bfloat16, half, float, double, uint8, int8, int16, int32, int64, complex64, complex128, string}",
-                   "x + y with broadcasting.");
-  add_binary<AddF>(r, "AddV2",
-                   "T: {bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, int64, complex64, complex128}",
-                   "x + y with broadcasting.");
+void register_binary_math_ops(OpRegistry& r) {
+  r.add(binary_op<AddF, AddTypes>(
+      "Add", "T: {bfloat16, half, float, double, uint8, int8, int16, int32, int64, complex64, complex128, string}",
+      "x + y with broadcasting."));
+  r.add(binary_op<AddF, RealTypes>(
+      "AddV2",
+      "T: {bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, int64, complex64, complex128}",
+      "x + y with broadcasting."));
   const char* binary_more =
       "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}";
-  add_binary<SubF>(r, "Sub", binary_more, "x - y with broadcasting.");
-  add_binary<MulF>(r, "Mul", binary_more, "x * y with broadcasting.");
-  add_binary<DivF>(r, "RealDiv", binary_more, "x / y with broadcasting.");
+  r.add(binary_op<SubF, RealTypes>("Sub", binary_more, "x - y with broadcasting."));
+  r.add(binary_op<MulF, RealTypes>("Mul", binary_more, "x * y with broadcasting."));
   const char* minmax = "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64}";
-  add_binary<MaxF>(r, "Maximum", minmax, "max(x, y) with broadcasting.");
-  add_binary<MinF>(r, "Minimum", minmax, "min(x, y) with broadcasting.");
+  r.add(binary_op<MaximumF, RealTypes>("Maximum", minmax, "max(x, y) with broadcasting (NaN if either is NaN)."));
+  r.add(binary_op<MinimumF, RealTypes>("Minimum", minmax, "min(x, y) with broadcasting (NaN if either is NaN)."));
+  r.add(binary_op<SquaredDifferenceF, FloatInt32And64>(
+            "SquaredDifference", "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}",
+            "(x - y)^2 with broadcasting.")
+            .no_gpu("no GPU kernel yet; soft placement runs it on the CPU"));
+  r.add(binary_op<PowF, FloatInt32And64>("Pow",
+                                         "T: {bfloat16, float, half, double, int32, int64, complex64, complex128}",
+                                         "x^y with broadcasting; integers refuse negative exponents.")
+            .no_gpu("no GPU kernel yet; soft placement runs it on the CPU"));
   r.add(OpBuilder("AddN")
             .input("inputs: N * T")
             .output("sum: T")
             .attr("N: int >= 1")
             .attr("T: {numbertype, variant}")
             .shape(addn_shape)
-            .cpu(addn_kernel, {DType::Float, DType::Double, DType::Int32, DType::Int64})
+            .cpu(addn_kernel, dtypes_of<RealTypes>())
             .category("math")
             .doc("Sums N tensors of one shape."));
+}
+
+void register_math_ops(OpRegistry& r) {
+  register_binary_math_ops(r);
+  register_division_ops(r);
+  register_compare_ops(r);
+  register_select_ops(r);
+  register_bcast_ops(r);
 }
 
 }  // namespace flowlens::ops

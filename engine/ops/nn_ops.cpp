@@ -1,163 +1,94 @@
-// Neural-network ops: BiasAdd (NHWC), Softmax (last axis),
-// SoftmaxCrossEntropyWithLogits, SparseSoftmaxCrossEntropyWithLogits.
-#include <cmath>
+// Bias ops: BiasAdd, BiasAddV1 and BiasAddGrad on every number type
+// TensorFlow's CPU kernels take (TF_CALL_NUMBER_TYPES less complex), in both
+// of its layouts: NHWC adds along the last dimension, NCHW along dimension 1.
+// The softmax family lives in softmax_ops.cpp.
+#include <vector>
 
+#include "ops/dtype_dispatch.h"
+#include "ops/element_sum.h"
 #include "ops/kernel_checks.h"
-#include "ops/op_helpers.h"
 
 namespace flowlens::ops {
 namespace {
 
-// ---- BiasAdd ------------------------------------------------------------------
+using BiasTypes = RealTypes;
+
+// What the shape functions read: TensorFlow's BiasAddShape compares the
+// string with "NCHW" and treats anything else (or no attr) as NHWC.
+bool nchw_attr(const ShapeContext& ctx) {
+  const AttrValue* v = ctx.attrs().find("data_format");
+  const std::string* s = v ? v->get_if<std::string>() : nullptr;
+  return s && *s == "NCHW";
+}
+
+void check_min_rank(const Shape& s, int rank) {
+  if (s.rank_known() && s.rank() < rank)
+    fail("Shape must be at least rank " + std::to_string(rank) + " but is rank " + std::to_string(s.rank()));
+}
+
+// ---- BiasAdd / BiasAddV1 ----------------------------------------------------------
 
 void bias_add_shape(ShapeContext& ctx) {
-  check_data_format(ctx.node());
+  const bool nchw = nchw_attr(ctx);
   const Shape& x = ctx.input(0).shape;
   const Shape& b = ctx.input(1).shape;
-  if (x.rank_known() && x.rank() < 2) fail("Input tensor must be at least 2D: " + shape_str(x));
-  if (b.rank_known() && b.rank() != 1) fail("Biases must be 1D: " + shape_str(b));
-  Shape out = x;
-  if (x.rank_known() && b.rank_known()) {
-    int64_t& last = out.dim(x.rank() - 1);
-    if (last >= 0 && b.dim(0) >= 0 && last != b.dim(0))
-      fail("Must provide as many biases as the last dimension of the input tensor: " + shape_str(b) + " vs. " +
-           shape_str(x));
-    if (last < 0) last = b.dim(0);
+  check_min_rank(x, nchw ? 3 : 2);
+  if (b.rank_known() && b.rank() != 1) fail("Shape must be rank 1 but is rank " + std::to_string(b.rank()));
+  const DType t = attr_or_input_dtype(ctx, "T", 0);
+  if (!x.rank_known()) {
+    ctx.set_output(0, t, Shape::unknown_rank());
+    return;
   }
-  ctx.set_output(0, attr_or_input_dtype(ctx, "T", 0), std::move(out));
+  Shape out = x;
+  int64_t& channels = out.dim(nchw ? 1 : x.rank() - 1);
+  const int64_t biases = b.rank_known() ? b.dim(0) : Shape::kUnknownDim;
+  if (channels >= 0 && biases >= 0 && channels != biases)
+    fail("Dimensions must be equal, but are " + std::to_string(channels) + " and " + std::to_string(biases));
+  if (channels < 0) channels = biases;
+  ctx.set_output(0, t, std::move(out));
 }
 
 void bias_add_kernel(KernelContext& ctx) {
-  const int64_t c = bias_add_channels(ctx);
+  const BiasLayout l = bias_add_layout(ctx);
   const Tensor& x = ctx.input(0);
   const Tensor& b = ctx.input(1);
   Tensor& out = ctx.allocate_output(0, x.dtype(), x.shape());
-  dispatch_numeric(x.dtype(), ctx.node().op.c_str(), [&](auto tag) {
+  dispatch<BiasTypes>(x.dtype(), ctx.node().op.c_str(), [&](auto tag) {
     using T = decltype(tag);
     const T* in = x.data<T>();
     const T* bias = b.data<T>();
     T* o = out.data<T>();
-    const int64_t rows = c == 0 ? 0 : x.num_elements() / c;
-    for (int64_t r = 0; r < rows; ++r, in += c, o += c)
-      for (int64_t j = 0; j < c; ++j) o[j] = T(in[j] + bias[j]);
+    for (int64_t n = 0; n < l.outer; ++n)
+      for (int64_t c = 0; c < l.channels; ++c)
+        for (int64_t k = 0; k < l.inner; ++k, ++in, ++o) *o = add_wrapping(*in, bias[c]);
   });
 }
 
-// ---- Softmax ------------------------------------------------------------------
+// ---- BiasAddGrad ------------------------------------------------------------------
 
-// Writes softmax(row) to out; returns log(sum(exp(row - max))) and the max.
-template <class T>
-void softmax_row(const T* row, T* out, int64_t n, T& max_out, T& log_sum_out) {
-  T m = n > 0 ? row[0] : T(0);
-  for (int64_t j = 1; j < n; ++j) m = row[j] > m ? row[j] : m;
-  T sum = 0;
-  for (int64_t j = 0; j < n; ++j) {
-    T e = std::exp(row[j] - m);
-    out[j] = e;
-    sum += e;
-  }
-  const T inv = T(1) / sum;
-  for (int64_t j = 0; j < n; ++j) out[j] *= inv;
-  max_out = m;
-  log_sum_out = std::log(sum);
+void bias_add_grad_shape(ShapeContext& ctx) {
+  const bool nchw = nchw_attr(ctx);
+  const Shape& s = ctx.input(0).shape;
+  check_min_rank(s, nchw ? 3 : 2);
+  const int64_t channels = !s.rank_known() ? Shape::kUnknownDim : s.dim(nchw ? 1 : s.rank() - 1);
+  ctx.set_output(0, attr_or_input_dtype(ctx, "T", 0), Shape{channels});
 }
 
-void softmax_shape(ShapeContext& ctx) {
-  const Shape& x = ctx.input(0).shape;
-  if (x.rank_known() && x.rank() < 1) fail("logits must have >= 1 dimension, got shape " + shape_str(x));
-  unchanged_shape(ctx);
-}
-
-void softmax_kernel(KernelContext& ctx) {
-  check_num_inputs(ctx, 1);
-  const Tensor& x = input(ctx, 0);
-  if (x.shape().rank() < 1) fail("logits must have >= 1 dimension, got shape " + shape_str(x.shape()));
-  Tensor& out = ctx.allocate_output(0, x.dtype(), x.shape());
-  dispatch_float(x.dtype(), "Softmax", [&](auto tag) {
+// The sum over every dimension but the channels.
+void bias_add_grad_kernel(KernelContext& ctx) {
+  const BiasLayout l = bias_add_grad_layout(ctx);
+  const Tensor& g = ctx.input(0);
+  Tensor& out = ctx.allocate_output(0, g.dtype(), Shape{l.channels});
+  dispatch<BiasTypes>(g.dtype(), "BiasAddGrad", [&](auto tag) {
     using T = decltype(tag);
-    const int64_t c = x.shape().dim(x.shape().rank() - 1);
-    const int64_t rows = c == 0 ? 0 : x.num_elements() / c;
-    const T* in = x.data<T>();
+    using A = accumulator_t<T>;
+    std::vector<A> sums(static_cast<size_t>(l.channels), A(0));
+    const T* in = g.data<T>();
+    for (int64_t n = 0; n < l.outer; ++n)
+      for (size_t c = 0; c < sums.size(); ++c)
+        for (int64_t k = 0; k < l.inner; ++k, ++in) sums[c] = add_wrapping(sums[c], static_cast<A>(*in));
     T* o = out.data<T>();
-    T m, ls;
-    for (int64_t r = 0; r < rows; ++r) softmax_row(in + r * c, o + r * c, c, m, ls);
-  });
-}
-
-// ---- cross entropy --------------------------------------------------------------
-
-void xent_shape(ShapeContext& ctx) {
-  const bool sparse = ctx.node().op == "SparseSoftmaxCrossEntropyWithLogits";
-  const Shape& f = ctx.input(0).shape;
-  const Shape& l = ctx.input(1).shape;
-  if (f.rank_known() && f.rank() != 2) fail("logits must be 2-D, but got shape " + shape_str(f));
-  Shape feat = f.rank_known() ? f : unknown_shape(2);
-  if (sparse) {
-    if (l.rank_known() && l.rank() != 1) fail("labels must be 1-D, but got shape " + shape_str(l));
-    if (l.rank_known()) {
-      if (feat.dim(0) >= 0 && l.dim(0) >= 0 && feat.dim(0) != l.dim(0))
-        fail("logits and labels must have the same first dimension, got logits shape " + shape_str(f) +
-             " and labels shape " + shape_str(l));
-      if (feat.dim(0) < 0) feat.dim(0) = l.dim(0);
-    }
-  } else {
-    if (l.rank_known() && l.rank() != 2) fail("labels must be 2-D, but got shape " + shape_str(l));
-    feat = merge_shapes(feat, l, "logits and labels must be broadcastable");
-  }
-  const DType t = attr_or_input_dtype(ctx, "T", 0);
-  ctx.set_output(0, t, Shape{feat.dim(0)});
-  ctx.set_output(1, t, feat);
-}
-
-void xent_kernel(KernelContext& ctx) {
-  check_dense_xent_inputs(ctx);
-  const Tensor& f = ctx.input(0);
-  const Tensor& l = ctx.input(1);
-  const int64_t batch = f.shape().dim(0), classes = f.shape().dim(1);
-  Tensor& loss = ctx.allocate_output(0, f.dtype(), Shape{batch});
-  Tensor& back = ctx.allocate_output(1, f.dtype(), f.shape());
-  dispatch_float(f.dtype(), "SoftmaxCrossEntropyWithLogits", [&](auto tag) {
-    using T = decltype(tag);
-    const T* logits = f.data<T>();
-    const T* labels = l.data<T>();
-    T* lo = loss.data<T>();
-    T* bp = back.data<T>();
-    for (int64_t i = 0; i < batch; ++i) {
-      const T* row = logits + i * classes;
-      const T* lab = labels + i * classes;
-      T* g = bp + i * classes;
-      T m, log_sum;
-      softmax_row(row, g, classes, m, log_sum);
-      T total = 0;
-      for (int64_t j = 0; j < classes; ++j) {
-        total += lab[j] * (log_sum - (row[j] - m));
-        g[j] -= lab[j];
-      }
-      lo[i] = total;
-    }
-  });
-}
-
-void sparse_xent_kernel(KernelContext& ctx) {
-  const std::vector<int64_t> labels = sparse_xent_labels(ctx);
-  const Tensor& f = ctx.input(0);
-  const int64_t batch = f.shape().dim(0), classes = f.shape().dim(1);
-  Tensor& loss = ctx.allocate_output(0, f.dtype(), Shape{batch});
-  Tensor& back = ctx.allocate_output(1, f.dtype(), f.shape());
-  dispatch_float(f.dtype(), "SparseSoftmaxCrossEntropyWithLogits", [&](auto tag) {
-    using T = decltype(tag);
-    const T* logits = f.data<T>();
-    T* lo = loss.data<T>();
-    T* bp = back.data<T>();
-    for (int64_t i = 0; i < batch; ++i) {
-      const T* row = logits + i * classes;
-      T* g = bp + i * classes;
-      const int64_t y = labels[static_cast<size_t>(i)];
-      T m, log_sum;
-      softmax_row(row, g, classes, m, log_sum);
-      lo[i] = log_sum - (row[y] - m);
-      g[y] -= T(1);
-    }
+    for (size_t c = 0; c < sums.size(); ++c) o[c] = static_cast<T>(sums[c]);
   });
 }
 
@@ -171,47 +102,28 @@ void register_nn_ops(OpRegistry& r) {
             .attr("T: numbertype")
             .attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
             .shape(bias_add_shape)
-            .cpu(bias_add_kernel, {DType::Float, DType::Double, DType::Int32, DType::Int64})
+            .cpu(bias_add_kernel, dtypes_of<BiasTypes>())
             .category("nn")
-            .doc("Adds a 1-D bias along the channel dimension."));
+            .doc("Adds a 1-D bias along the channel dimension (last for NHWC, 1 for NCHW)."));
   r.add(OpBuilder("BiasAddV1")
             .input("value: T")
             .input("bias: T")
             .output("output: T")
             .attr("T: numbertype")
             .shape(bias_add_shape)
-            .cpu(bias_add_kernel, {DType::Float, DType::Double, DType::Int32, DType::Int64})
+            .cpu(bias_add_kernel, dtypes_of<BiasTypes>())
             .category("nn")
             .doc("Adds a 1-D bias along the last dimension (deprecated form of BiasAdd)."));
-  r.add(OpBuilder("Softmax")
-            .input("logits: T")
-            .output("softmax: T")
-            .attr("T: {half, bfloat16, float, double}")
-            .shape(softmax_shape)
-            .cpu(softmax_kernel, {DType::Float, DType::Double})
+  r.add(OpBuilder("BiasAddGrad")
+            .input("out_backprop: T")
+            .output("output: T")
+            .attr("T: numbertype")
+            .attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+            .shape(bias_add_grad_shape)
+            .cpu(bias_add_grad_kernel, dtypes_of<BiasTypes>())
             .category("nn")
-            .doc("exp(x) / sum(exp(x)) over the last dimension."));
-  r.add(OpBuilder("SoftmaxCrossEntropyWithLogits")
-            .input("features: T")
-            .input("labels: T")
-            .output("loss: T")
-            .output("backprop: T")
-            .attr("T: {half, bfloat16, float, double}")
-            .shape(xent_shape)
-            .cpu(xent_kernel, {DType::Float, DType::Double})
-            .category("nn")
-            .doc("Cross entropy of softmax(features) against label distributions, and its backprop."));
-  r.add(OpBuilder("SparseSoftmaxCrossEntropyWithLogits")
-            .input("features: T")
-            .input("labels: Tlabels")
-            .output("loss: T")
-            .output("backprop: T")
-            .attr("T: {half, bfloat16, float, double}")
-            .attr("Tlabels: {int32, int64} = DT_INT64")
-            .shape(xent_shape)
-            .cpu(sparse_xent_kernel, {DType::Float, DType::Double})
-            .category("nn")
-            .doc("Cross entropy of softmax(features) against class indices, and its backprop."));
+            .doc("BiasAdd's bias gradient: the sum over every dimension but the channels."));
+  register_softmax_ops(r);
 }
 
 }  // namespace flowlens::ops

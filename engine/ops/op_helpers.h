@@ -104,10 +104,27 @@ void register_state_ops(OpRegistry& r);      // state_ops.cpp
 void register_math_ops(OpRegistry& r);       // math_ops.cpp
 void register_unary_ops(OpRegistry& r);      // unary_ops.cpp
 void register_reduction_ops(OpRegistry& r);  // reduction_ops.cpp
+void register_arg_reduce_ops(OpRegistry& r); // arg_reduce_ops.cpp
+void register_scan_ops(OpRegistry& r);       // scan_ops.cpp
+void register_sequence_ops(OpRegistry& r);   // sequence_ops.cpp
+void register_index_ops(OpRegistry& r);      // index_ops.cpp
+void register_tile_ops(OpRegistry& r);       // tile_ops.cpp
+void register_stitch_ops(OpRegistry& r);     // stitch_ops.cpp
 void register_matmul_op(OpRegistry& r);      // matmul_op.cpp
-void register_nn_ops(OpRegistry& r);         // nn_ops.cpp
+void register_nn_ops(OpRegistry& r);         // nn_ops.cpp (calls register_softmax_ops)
+void register_softmax_ops(OpRegistry& r);    // softmax_ops.cpp
+void register_segment_ops(OpRegistry& r);    // segment_ops.cpp
+void register_sparse_ops(OpRegistry& r);     // sparse_ops.cpp
 void register_array_ops(OpRegistry& r);      // array_ops.cpp
 void register_concat_ops(OpRegistry& r);     // concat_ops.cpp
 void register_random_ops(OpRegistry& r);     // random_ops.cpp
+void register_string_ops(OpRegistry& r);     // string_ops.cpp
+void register_summary_ops(OpRegistry& r);    // summary_ops.cpp
+void register_logging_ops(OpRegistry& r);    // logging_ops.cpp
+void register_resource_ops(OpRegistry& r);        // resource_ops.cpp
+void register_resource_gather_op(OpRegistry& r);  // resource_gather_op.cpp
+void register_apply_ops(OpRegistry& r);           // apply_ops.cpp
+void register_ftrl_ops(OpRegistry& r);            // ftrl_ops.cpp
+void register_sparse_apply_ops(OpRegistry& r);    // sparse_apply_ops.cpp
 
 }  // namespace flowlens::ops

@@ -17,6 +17,11 @@ struct OpDef;
 struct TensorInfo {
   DType dtype = DType::Invalid;  // Invalid when unknown
   Shape shape = Shape::unknown_rank();
+  // For a resource tensor (a variable's handle): the variable's dtype and
+  // shape as its VarHandleOp declares them, TensorFlow's handle shapes and
+  // types, which ReadVariableOp and the optimizers infer their shapes from.
+  DType handle_dtype = DType::Invalid;
+  Shape handle_shape = Shape::unknown_rank();
 };
 
 class ShapeContext {
@@ -38,6 +43,11 @@ class ShapeContext {
 
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   void set_output(int i, DType dtype, Shape shape) { outputs_[static_cast<size_t>(i)] = {dtype, std::move(shape)}; }
+  // The variable a resource output refers to (after set_output).
+  void set_output_handle(int i, DType dtype, Shape shape) {
+    outputs_[static_cast<size_t>(i)].handle_dtype = dtype;
+    outputs_[static_cast<size_t>(i)].handle_shape = std::move(shape);
+  }
   const std::vector<TensorInfo>& outputs() const { return outputs_; }
 
  private:

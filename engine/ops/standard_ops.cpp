@@ -5,7 +5,6 @@ namespace flowlens {
 
 namespace ops {
 void register_training_ops(OpRegistry& r);  // training_ops.cpp
-void register_gradient_ops(OpRegistry& r);  // gradient_ops.cpp
 void register_transfer_ops(OpRegistry& r);  // transfer_ops.cpp
 }  // namespace ops
 
@@ -14,13 +13,28 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_math_ops(registry);
   ops::register_unary_ops(registry);
   ops::register_reduction_ops(registry);
+  ops::register_arg_reduce_ops(registry);
+  ops::register_scan_ops(registry);
+  ops::register_sequence_ops(registry);
+  ops::register_index_ops(registry);
+  ops::register_tile_ops(registry);
+  ops::register_stitch_ops(registry);
   ops::register_matmul_op(registry);
   ops::register_nn_ops(registry);
   ops::register_array_ops(registry);
   ops::register_concat_ops(registry);
   ops::register_random_ops(registry);
+  ops::register_string_ops(registry);
+  ops::register_summary_ops(registry);
+  ops::register_logging_ops(registry);
+  ops::register_segment_ops(registry);
+  ops::register_sparse_ops(registry);
   ops::register_training_ops(registry);
-  ops::register_gradient_ops(registry);
+  ops::register_resource_ops(registry);
+  ops::register_resource_gather_op(registry);
+  ops::register_apply_ops(registry);
+  ops::register_ftrl_ops(registry);
+  ops::register_sparse_apply_ops(registry);
   ops::register_transfer_ops(registry);
 }
 

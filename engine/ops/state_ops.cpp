@@ -1,6 +1,7 @@
 // Sources, variables and pass-through ops: Const, Placeholder,
-// PlaceholderWithDefault, Variable, VariableV2, Assign, AssignAdd, AssignSub,
-// Identity, StopGradient, NoOp.
+// PlaceholderWithDefault, Variable, VariableV2, IsVariableInitialized, Assign,
+// AssignAdd, AssignSub, Identity, StopGradient, NoOp. Resource variables are
+// in resource_ops.cpp.
 #include <mutex>
 
 #include "ops/kernel_checks.h"
@@ -87,6 +88,21 @@ Variable* ref_variable(KernelContext& ctx) {
   if (!v) fail(ctx.node().op + ": input 0 must be a reference to a variable");
   return v;
 }
+
+// Reads the ref input whether or not it was assigned (TensorFlow's
+// SetAllowsUninitializedInput).
+void is_variable_initialized_kernel(KernelContext& ctx) {
+  check_num_inputs(ctx, 1);
+  Variable* v = ref_variable_input(ctx, 0);
+  bool initialized;
+  {
+    std::lock_guard<std::mutex> lock(v->mu);
+    initialized = v->value.valid();
+  }
+  ctx.set_output(0, Tensor::scalar<bool>(initialized));
+}
+
+void scalar_bool_shape(ShapeContext& ctx) { ctx.set_output(0, DType::Bool, Shape{}); }
 
 void assign_shape(ShapeContext& ctx) {
   const Shape& lhs = ctx.input(0).shape;
@@ -213,6 +229,16 @@ void register_state_ops(OpRegistry& r) {
               .not_differentiable("a variable: gradients are taken with respect to it, not through it")
               .category("state")
               .doc("A mutable tensor kept across runs, used by reference."));
+  r.add(OpBuilder("IsVariableInitialized")
+            .input("ref: Ref(dtype)")
+            .output("is_initialized: bool")
+            .attr("dtype: type")
+            .shape(scalar_bool_shape)
+            .cpu(is_variable_initialized_kernel)
+            .not_differentiable("a boolean about a variable")
+            .no_gpu("answers from the variable's storage on the host; soft placement runs it on the CPU")
+            .category("state")
+            .doc("Whether a ref variable has been assigned."));
   r.add(OpBuilder("Assign")
             .input("ref: Ref(T)")
             .input("value: T")

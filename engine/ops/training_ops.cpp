@@ -1,149 +1,14 @@
-// Training ops: ApplyGradientDescent, ApplyMomentum, ApplyAdam (TensorFlow's
-// update formulas, float32/float64) and SyntheticClassification, a
-// deterministic source of labelled batches for training demos and tests.
-//
-// The Apply ops take their variables by reference, lock them, compute the new
-// values into fresh tensors and store those, so tensors fetched earlier keep
-// their values; output 0 is the variable's new value.
+// SyntheticClassification, a deterministic source of labelled batches for
+// training demos and tests. The optimizer ops are in apply_ops.cpp,
+// ftrl_ops.cpp and sparse_apply_ops.cpp.
 #include <cmath>
 #include <mutex>
 #include <random>
 
-#include "ops/kernel_checks.h"
 #include "ops/op_helpers.h"
 
 namespace flowlens::ops {
 namespace {
-
-// A scalar input of the variable's dtype.
-template <class T>
-T scalar_input(KernelContext& ctx, int i, const char* what) {
-  const Tensor& t = input(ctx, i);
-  if (t.num_elements() != 1 || t.shape().rank() > 1)
-    fail(ctx.node().op + ": " + what + " is not a scalar: " + shape_str(t.shape()));
-  if (t.dtype() != DTypeOf<T>::value)
-    fail(ctx.node().op + ": " + what + " is " + dtype_name(t.dtype()) + " but the variable is " +
-         dtype_name(DTypeOf<T>::value));
-  return t.data<T>()[0];
-}
-
-// ---- ApplyGradientDescent(var, alpha, delta) --------------------------------
-
-void apply_gd_kernel(KernelContext& ctx) {
-  check_num_inputs(ctx, 3);
-  Variable* v = ref_variable_input(ctx, 0);
-  const Tensor& delta = input(ctx, 2);
-  std::lock_guard lock(v->mu);
-  check_initialized(v);
-  const Tensor old = v->value;
-  check_like_variable(ctx, old, delta, "delta");
-  Tensor out(old.dtype(), old.shape());
-  dispatch_float(old.dtype(), "ApplyGradientDescent", [&](auto tag) {
-    using T = decltype(tag);
-    const T alpha = scalar_input<T>(ctx, 1, "alpha");
-    const T* w = old.data<T>();
-    const T* d = delta.data<T>();
-    T* o = out.data<T>();
-    for (int64_t i = 0, n = out.num_elements(); i < n; ++i) o[i] = w[i] - alpha * d[i];
-  });
-  v->value = out;
-  ctx.set_output(0, std::move(out));
-}
-
-// ---- ApplyMomentum(var, accum, lr, grad, momentum) ---------------------------
-
-void apply_momentum_kernel(KernelContext& ctx) {
-  check_num_inputs(ctx, 5);
-  Variable* v = ref_variable_input(ctx, 0);
-  Variable* a = ref_variable_input(ctx, 1);
-  if (v == a) fail("ApplyMomentum: var and accum must be different variables");
-  const Tensor& grad = input(ctx, 3);
-  const bool nesterov = ctx.node().attr_bool("use_nesterov", false);
-  std::scoped_lock lock(v->mu, a->mu);
-  check_initialized(v);
-  check_initialized(a);
-  const Tensor old = v->value, old_acc = a->value;
-  check_like_variable(ctx, old, old_acc, "accum");
-  check_like_variable(ctx, old, grad, "grad");
-  Tensor out(old.dtype(), old.shape()), acc(old.dtype(), old.shape());
-  dispatch_float(old.dtype(), "ApplyMomentum", [&](auto tag) {
-    using T = decltype(tag);
-    const T lr = scalar_input<T>(ctx, 2, "lr");
-    const T mom = scalar_input<T>(ctx, 4, "momentum");
-    const T* w = old.data<T>();
-    const T* a0 = old_acc.data<T>();
-    const T* g = grad.data<T>();
-    T* o = out.data<T>();
-    T* a1 = acc.data<T>();
-    for (int64_t i = 0, n = out.num_elements(); i < n; ++i) {
-      a1[i] = a0[i] * mom + g[i];
-      o[i] = nesterov ? w[i] - (g[i] * lr + a1[i] * mom * lr) : w[i] - lr * a1[i];
-    }
-  });
-  a->value = acc;
-  v->value = out;
-  ctx.set_output(0, std::move(out));
-}
-
-// ---- ApplyAdam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad)
-
-void apply_adam_kernel(KernelContext& ctx) {
-  check_num_inputs(ctx, 10);
-  Variable* var = ref_variable_input(ctx, 0);
-  Variable* m = ref_variable_input(ctx, 1);
-  Variable* v = ref_variable_input(ctx, 2);
-  if (var == m || var == v || m == v) fail("ApplyAdam: var, m and v must be different variables");
-  const Tensor& grad = input(ctx, 9);
-  const bool nesterov = ctx.node().attr_bool("use_nesterov", false);
-  std::scoped_lock lock(var->mu, m->mu, v->mu);
-  check_initialized(var);
-  check_initialized(m);
-  check_initialized(v);
-  const Tensor old = var->value, old_m = m->value, old_v = v->value;
-  check_like_variable(ctx, old, old_m, "m");
-  check_like_variable(ctx, old, old_v, "v");
-  check_like_variable(ctx, old, grad, "grad");
-  Tensor out(old.dtype(), old.shape()), m1(old.dtype(), old.shape()), v1(old.dtype(), old.shape());
-  dispatch_float(old.dtype(), "ApplyAdam", [&](auto tag) {
-    using T = decltype(tag);
-    const T b1p = scalar_input<T>(ctx, 3, "beta1_power");
-    const T b2p = scalar_input<T>(ctx, 4, "beta2_power");
-    const T lr = scalar_input<T>(ctx, 5, "lr");
-    const T b1 = scalar_input<T>(ctx, 6, "beta1");
-    const T b2 = scalar_input<T>(ctx, 7, "beta2");
-    const T eps = scalar_input<T>(ctx, 8, "epsilon");
-    const T lr_t = lr * std::sqrt(T(1) - b2p) / (T(1) - b1p);
-    const T* w = old.data<T>();
-    const T* pm = old_m.data<T>();
-    const T* pv = old_v.data<T>();
-    const T* g = grad.data<T>();
-    T* o = out.data<T>();
-    T* om = m1.data<T>();
-    T* ov = v1.data<T>();
-    for (int64_t i = 0, n = out.num_elements(); i < n; ++i) {
-      om[i] = pm[i] + (g[i] - pm[i]) * (T(1) - b1);
-      ov[i] = pv[i] + (g[i] * g[i] - pv[i]) * (T(1) - b2);
-      const T num = nesterov ? om[i] * b1 + (T(1) - b1) * g[i] : om[i];
-      o[i] = w[i] - lr_t * num / (std::sqrt(ov[i]) + eps);
-    }
-  });
-  m->value = m1;
-  v->value = v1;
-  var->value = out;
-  ctx.set_output(0, std::move(out));
-}
-
-// Output 0: the variable's shape (merged with the same-shaped inputs).
-template <int kGradIndex, int kNumSlots>
-void apply_shape(ShapeContext& ctx) {
-  Shape s = ctx.input(0).shape;
-  const std::string message = ctx.node().op + ": var and its slots / gradient must have the same shape";
-  for (int i = 1; i <= kNumSlots; ++i) s = merge_shapes(s, ctx.input(i).shape, message.c_str());
-  if (kGradIndex < ctx.num_inputs()) s = merge_shapes(s, ctx.input(kGradIndex).shape, message.c_str());
-  DType t = attr_or_input_dtype(ctx, "T", 0);
-  if (t == DType::Invalid && kGradIndex < ctx.num_inputs()) t = dtype_base(ctx.input(kGradIndex).dtype);
-  ctx.set_output(0, t, std::move(s));
-}
 
 // ---- SyntheticClassification ----------------------------------------------------
 
@@ -211,57 +76,6 @@ void synthetic_shape(ShapeContext& ctx) {
 }  // namespace
 
 void register_training_ops(OpRegistry& r) {
-  const std::vector<DType> floats = {DType::Float, DType::Double};
-  r.add(OpBuilder("ApplyGradientDescent")
-            .input("var: Ref(T)")
-            .input("alpha: T")
-            .input("delta: T")
-            .output("out: Ref(T)")
-            .attr("T: numbertype")
-            .attr("use_locking: bool = false")
-            .stateful()
-            .shape(apply_shape<2, 0>)
-            .cpu(apply_gd_kernel, floats)
-            .not_differentiable("an optimizer update")
-            .category("training")
-            .doc("var -= alpha * delta."));
-  r.add(OpBuilder("ApplyMomentum")
-            .input("var: Ref(T)")
-            .input("accum: Ref(T)")
-            .input("lr: T")
-            .input("grad: T")
-            .input("momentum: T")
-            .output("out: Ref(T)")
-            .attr("T: numbertype")
-            .attr("use_locking: bool = false")
-            .attr("use_nesterov: bool = false")
-            .stateful()
-            .shape(apply_shape<3, 1>)
-            .cpu(apply_momentum_kernel, floats)
-            .not_differentiable("an optimizer update")
-            .category("training")
-            .doc("accum = accum * momentum + grad; var -= lr * accum (or the Nesterov form)."));
-  r.add(OpBuilder("ApplyAdam")
-            .input("var: Ref(T)")
-            .input("m: Ref(T)")
-            .input("v: Ref(T)")
-            .input("beta1_power: T")
-            .input("beta2_power: T")
-            .input("lr: T")
-            .input("beta1: T")
-            .input("beta2: T")
-            .input("epsilon: T")
-            .input("grad: T")
-            .output("out: Ref(T)")
-            .attr("T: numbertype")
-            .attr("use_locking: bool = false")
-            .attr("use_nesterov: bool = false")
-            .stateful()
-            .shape(apply_shape<9, 2>)
-            .cpu(apply_adam_kernel, floats)
-            .not_differentiable("an optimizer update")
-            .category("training")
-            .doc("The Adam update of var and its slots m and v."));
   r.add(OpBuilder("SyntheticClassification")
             .output("features: float")
             .output("labels: int32")

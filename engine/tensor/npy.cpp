@@ -151,6 +151,9 @@ std::optional<DescrInfo> parse_descr(const std::string& descr) {
                                                                                          : fixed(DType::UInt64);
     case 'b': return fixed(DType::Bool);
     case 'c': return size == 8 ? fixed(DType::Complex64) : fixed(DType::Complex128);
+    // numpy has no bfloat16: np.save writes ml_dtypes' bfloat16 arrays as
+    // 2-byte voids ('<V2'), and no other 2-byte void type is in use.
+    case 'V': return size == 2 ? fixed(DType::BFloat16) : std::nullopt;
     // numpy never writes zero-width strings ('S0' arrays are saved as 'S1'),
     // and elements without bytes would let a tiny file claim any shape.
     case 'S': return size ? std::optional(DescrInfo{DType::String, size, big, false, true}) : std::nullopt;
@@ -221,6 +224,7 @@ std::string descr_for(DType t) {
     case DType::Float: return "<f4";
     case DType::Double: return "<f8";
     case DType::Half: return "<f2";
+    case DType::BFloat16: return "<V2";  // what np.save writes for ml_dtypes.bfloat16
     case DType::Int8: return "|i1";
     case DType::Int16: return "<i2";
     case DType::Int32: return "<i4";
@@ -265,7 +269,7 @@ Tensor parse_npy(std::string_view bytes, const std::string& source) {
   auto descr = parse_descr(header.descr);
   if (!descr)
     throw fail("bad descr '" + header.descr +
-               "' (supported: <f2 <f4 <f8 |i1 <i2 <i4 <i8 |u1 <u2 <u4 <u8 |b1 <c8 <c16 |S<n> <U<n>, either byte order)");
+               "' (supported: <f2 <f4 <f8 |i1 <i2 <i4 <i8 |u1 <u2 <u4 <u8 |b1 <c8 <c16 <V2 (bfloat16) |S<n> <U<n>, either byte order)");
 
   // Check the data length before allocating, so a corrupt shape cannot
   // request an absurd allocation.

@@ -1,5 +1,7 @@
 #include "tensor/tensor.h"
 
+#include <algorithm>
+
 #include "tensor/allocator.h"
 
 namespace flowlens {
@@ -16,10 +18,12 @@ Tensor::Tensor(DType dtype, Shape shape) : Tensor(dtype, std::move(shape), nullp
 Tensor::Tensor(DType dtype, Shape shape, AcceleratorMemory* memory) : dtype_(dtype), shape_(std::move(shape)) {
   if (!shape_.fully_defined())
     throw Error("cannot allocate a tensor of shape " + shape_.to_string() + ": shape not fully defined");
-  if (dtype_is_ref(dtype) || dtype == DType::Invalid || dtype == DType::Resource || dtype == DType::Variant)
+  if (dtype_is_ref(dtype) || dtype == DType::Invalid || dtype == DType::Variant)
     throw Error("cannot allocate a tensor of dtype " + dtype_name(dtype));
   num_elements_ = shape_.num_elements();
-  const std::size_t element_size = dtype == DType::String ? sizeof(std::string) : dtype_size(dtype);
+  const std::size_t element_size = dtype == DType::String     ? sizeof(std::string)
+                                   : dtype == DType::Resource ? sizeof(ResourceHandle)
+                                                              : dtype_size(dtype);
   if (num_elements_ < 0 || static_cast<uint64_t>(num_elements_) > SIZE_MAX / (element_size ? element_size : 1))
     throw Error("cannot allocate a tensor of shape " + shape_.to_string() + " (" + dtype_name(dtype) +
                 "): its size overflows");
@@ -31,6 +35,10 @@ Tensor::Tensor(DType dtype, Shape shape, AcceleratorMemory* memory) : dtype_(dty
   buffer_ = std::make_shared<Buffer>();
   if (dtype == DType::String) {
     buffer_->strings.resize(static_cast<size_t>(num_elements_));
+    return;
+  }
+  if (dtype == DType::Resource) {
+    buffer_->handles.resize(static_cast<size_t>(num_elements_));
     return;
   }
   std::size_t bytes = static_cast<std::size_t>(num_elements_) * dtype_size(dtype);
@@ -60,6 +68,15 @@ Tensor Tensor::from_strings(Shape shape, std::vector<std::string> values) {
   return t;
 }
 
+Tensor Tensor::from_handles(Shape shape, std::vector<ResourceHandle> handles) {
+  Tensor t(DType::Resource, std::move(shape));
+  if (static_cast<int64_t>(handles.size()) != t.num_elements())
+    throw Error("Tensor::from_handles: " + std::to_string(handles.size()) + " handles for shape " +
+                t.shape().to_string());
+  t.buffer_->handles = std::move(handles);
+  return t;
+}
+
 std::size_t Tensor::byte_size() const { return buffer_ ? buffer_->bytes : 0; }
 
 std::vector<std::string>& Tensor::strings() {
@@ -70,6 +87,16 @@ std::vector<std::string>& Tensor::strings() {
 const std::vector<std::string>& Tensor::strings() const {
   check_type(DType::String);
   return buffer_->strings;
+}
+
+std::vector<ResourceHandle>& Tensor::handles() {
+  check_type(DType::Resource);
+  return buffer_->handles;
+}
+
+const std::vector<ResourceHandle>& Tensor::handles() const {
+  check_type(DType::Resource);
+  return buffer_->handles;
 }
 
 Tensor Tensor::reshaped(Shape shape) const {
@@ -88,6 +115,8 @@ Tensor Tensor::clone() const {
     if (buffer_->bytes) buffer_->memory->copy_2d(t.buffer_->data, buffer_->bytes, buffer_->data, buffer_->bytes, buffer_->bytes, 1);
   } else if (dtype_ == DType::String)
     t.buffer_->strings = buffer_->strings;
+  else if (dtype_ == DType::Resource)
+    t.buffer_->handles = buffer_->handles;  // the copies name the same variables
   else if (buffer_->bytes)
     std::memcpy(t.buffer_->data, buffer_->data, buffer_->bytes);
   return t;
@@ -99,6 +128,10 @@ bool Tensor::equals(const Tensor& o) const {
   if (dtype_ != o.dtype_ || !(shape_ == o.shape_)) return false;
   if (!on_host() || !o.on_host()) return to_host().equals(o.to_host());
   if (dtype_ == DType::String) return buffer_->strings == o.buffer_->strings;
+  if (dtype_ == DType::Resource)
+    return std::equal(buffer_->handles.begin(), buffer_->handles.end(), o.buffer_->handles.begin(),
+                      o.buffer_->handles.end(),
+                      [](const ResourceHandle& a, const ResourceHandle& b) { return a.same_variable(b); });
   return buffer_->bytes == 0 || std::memcmp(buffer_->data, o.buffer_->data, buffer_->bytes) == 0;
 }
 

@@ -3,8 +3,10 @@
 // Tensor shares the buffer (like tensorflow::Tensor); kernels allocate fresh
 // outputs. Fixed-size dtypes live in one 64-byte aligned block from
 // HostAllocator, or in a device's memory (AcceleratorMemory) when a GPU kernel made
-// them; DT_STRING tensors hold one std::string per element. Host code reads
-// a device tensor only through to_host(): data<T>() refuses it by name.
+// them; DT_STRING tensors hold one std::string per element and DT_RESOURCE
+// tensors one ResourceHandle (tensor/resource_handle.h), always on the host.
+// Host code reads a device tensor only through to_host(): data<T>() refuses
+// it by name.
 #include <cstring>
 #include <memory>
 #include <span>
@@ -14,6 +16,7 @@
 #include "common/error.h"
 #include "tensor/accelerator_memory.h"
 #include "tensor/dtype.h"
+#include "tensor/resource_handle.h"
 #include "tensor/shape.h"
 
 namespace flowlens {
@@ -21,7 +24,7 @@ namespace flowlens {
 class Tensor {
  public:
   Tensor() = default;  // an empty handle: valid() == false
-  // Allocates uninitialized storage (strings are empty). Throws Error for a
+  // Allocates uninitialized storage (strings are empty, handles name nothing). Throws Error for a
   // shape that is not fully defined or a dtype without a layout.
   Tensor(DType dtype, Shape shape);
   // Storage in `memory` (a device's), or on the host when it is nullptr or the
@@ -33,6 +36,7 @@ class Tensor {
   template <class T>
   static Tensor scalar(T value) { return from_vector<T>(Shape{}, {value}); }
   static Tensor from_strings(Shape shape, std::vector<std::string> values);
+  static Tensor from_handles(Shape shape, std::vector<ResourceHandle> handles);
 
   bool valid() const { return buffer_ != nullptr; }
   DType dtype() const { return dtype_; }
@@ -65,6 +69,8 @@ class Tensor {
   template <class T> std::span<const T> values() const { return {data<T>(), static_cast<size_t>(num_elements_)}; }
   std::vector<std::string>& strings();
   const std::vector<std::string>& strings() const;
+  std::vector<ResourceHandle>& handles();
+  const std::vector<ResourceHandle>& handles() const;
 
   // Same buffer, new shape with the same element count (Reshape, Identity).
   Tensor reshaped(Shape shape) const;
@@ -83,6 +89,7 @@ class Tensor {
     std::size_t capacity = 0;  // as returned by HostAllocator::allocate
     AcceleratorMemory* memory = nullptr;  // nullptr: host memory
     std::vector<std::string> strings;
+    std::vector<ResourceHandle> handles;
     ~Buffer();
   };
   void check_type(DType expected, bool need_host = true) const;

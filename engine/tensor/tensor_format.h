@@ -17,4 +17,13 @@ std::string format_tensor(const Tensor& t, const TensorFormatOptions& options = 
 // One-line summary: "float32[4,1]".
 std::string describe_tensor(const Tensor& t);
 
+// TensorFlow's Tensor::SummarizeValue (tensor_summarize.cpp): the text Print
+// and Assert put in their messages, at most `max_entries` elements (all when
+// negative) separated by spaces, nested "[..]" for rank > 1 and "..." when
+// cut; numbers as TensorFlow's StrCat writes them (0.333333343, bools as 1
+// and 0), strings C-escaped. `print_v2` is StringFormat's (tf.print) style:
+// every dimension bracketed, `max_entries` items kept at each end of each
+// dimension around "...", strings quoted.
+std::string summarize_value(const Tensor& t, int64_t max_entries, bool print_v2 = false);
+
 }  // namespace flowlens

@@ -1,6 +1,9 @@
-// Gradients of pass-through and shape ops: Identity, PlaceholderWithDefault,
-// Reshape, Cast, Split, SplitV, Concat, ConcatV2, Pack, Unpack, Fill.
-#include "transform/gradient_functions.h"
+// Gradients of pass-through and shape ops, as array_grad.py builds them:
+// Identity, PlaceholderWithDefault, IdentityN, PreventGradient, Reshape,
+// ExpandDims, Squeeze, Cast, Transpose, ReverseV2, DepthToSpace, SpaceToDepth,
+// Split, SplitV, Concat, ConcatV2, Pack, Unpack, Fill. The slicing and
+// indexing ops' gradients are in slice_gradients.cpp and gather_gradients.cpp.
+#include "transform/array_gradient_util.h"
 
 namespace flowlens::grad {
 namespace {
@@ -9,13 +12,68 @@ using Grads = std::vector<std::string>;
 
 Grads identity_grad(GradContext& c) { return {c.grads[0]}; }
 
-Grads reshape_grad(GradContext& c) { return {c.b.reshape(c.grads[0], shape_of(c, 0), c.dtype), ""}; }
+Grads identity_n_grad(GradContext& c) { return c.grads; }
+
+Grads prevent_gradient_grad(GradContext& c) {
+  throw Error("Gradient explicitly disabled. Reason: " + c.node.attr_string("message", ""));
+}
+
+// _ReshapeGrad: with one unknown dim (and no zero dim) a constant shape with
+// -1 there, else the input's shape.
+Grads reshape_grad(GradContext& c) {
+  const Shape& s = c.input_info[0].shape;
+  if (s.rank_known() && !s.fully_defined()) {
+    int unknown = 0;
+    bool zero = false;
+    for (int64_t d : s.dims()) {
+      unknown += d < 0;
+      zero = zero || d == 0;
+    }
+    if (unknown == 1 && !zero) return {c.b.reshape(c.grads[0], int_const(c, "Reshape/shape", DType::Int32, s.dims()), c.dtype), ""};
+  }
+  return {c.b.reshape(c.grads[0], shape_tensor(c, c.inputs[0], c.input_info[0]), c.dtype), ""};
+}
+
+// _ReshapeToInput (ExpandDims, Squeeze).
+std::string reshape_to_input(GradContext& c) {
+  return c.b.reshape(c.grads[0], shape_tensor(c, c.inputs[0], c.input_info[0]), c.dtype);
+}
+
+Grads expand_dims_grad(GradContext& c) { return {reshape_to_input(c), ""}; }
+Grads squeeze_grad(GradContext& c) { return {reshape_to_input(c)}; }
 
 Grads cast_grad(GradContext& c) {
   const DType src = dtype_base(c.node.attr_type("SrcT", c.input_info[0].dtype));
   const DType dst = dtype_base(c.node.attr_type("DstT", c.output_info[0].dtype));
   if (!dtype_is_floating(src) || !dtype_is_floating(dst)) return {""};
   return {c.b.cast(c.grads[0], dst, src)};
+}
+
+Grads transpose_grad(GradContext& c) {  // Transpose(grad, InvertPermutation(perm))
+  const DType tperm = input_dtype(c, 1);
+  const std::string inverse = c.b.add("InvertPermutation", "InvertPermutation", {c.inputs[1]}, {{"T", AttrValue(tperm)}});
+  return {c.b.add("Transpose", "transpose", {c.grads[0], inverse}, {{"T", AttrValue(c.dtype)}, {"Tperm", AttrValue(tperm)}}),
+          ""};
+}
+
+Grads reverse_grad(GradContext& c) {
+  return {c.b.add("ReverseV2", "ReverseV2", {c.grads[0], c.inputs[1]},
+                  {{"T", AttrValue(c.dtype)}, {"Tidx", AttrValue(input_dtype(c, 1))}}),
+          ""};
+}
+
+// DepthToSpace and SpaceToDepth undo each other.
+template <bool kToSpace>
+Grads space_depth_grad(GradContext& c) {
+  const std::string format = c.node.attr_string("data_format", "NHWC");
+  const char* op = kToSpace ? "DepthToSpace" : "SpaceToDepth";
+  if (format == "NCHW_VECT_C")
+    throw Error(std::string("Cannot compute ") + op + " gradient with NCHW_VECT_C. NCHW_VECT_C requires qint8 data type.");
+  const char* inverse = kToSpace ? "SpaceToDepth" : "DepthToSpace";
+  return {c.b.add(inverse, inverse, {c.grads[0]},
+                  {{"T", AttrValue(c.dtype)},
+                   {"block_size", AttrValue(c.node.attr_int("block_size", 2))},
+                   {"data_format", AttrValue(format)}})};
 }
 
 DType out_dtype(GradContext& c) {
@@ -42,11 +100,23 @@ Grads splitv_grad(GradContext& c) {  // SplitV(value, size_splits, axis)
 }
 
 // Concat inputs [first, first + n) along `axis`: slices of the gradient at
-// ConcatOffset offsets, sized like each input.
+// ConcatOffset offsets, sized like each input (constants when every input's
+// shape is static, else ShapeN, as _ExtractInputShapes does).
 Grads concat_slices(GradContext& c, int axis_index, int first, int n) {
-  std::vector<std::string> co_inputs{c.inputs[static_cast<size_t>(axis_index)]};
+  bool all_static = true;
+  for (int i = 0; i < n; ++i) all_static = all_static && c.input_info[static_cast<size_t>(first + i)].shape.fully_defined();
   std::vector<std::string> shapes;
-  for (int i = 0; i < n; ++i) shapes.push_back(shape_of(c, first + i));
+  if (all_static) {
+    for (int i = 0; i < n; ++i) shapes.push_back(shape_tensor(c, c.inputs[static_cast<size_t>(first + i)], c.input_info[static_cast<size_t>(first + i)]));
+  } else {
+    const std::vector<std::string> values(c.inputs.begin() + first, c.inputs.begin() + first + n);
+    const std::string shape_n = c.b.add("ShapeN", "ShapeN", values,
+                                        {{"N", AttrValue(static_cast<int64_t>(n))},
+                                         {"T", AttrValue(c.dtype)},
+                                         {"out_type", AttrValue(DType::Int32)}});
+    for (int i = 0; i < n; ++i) shapes.push_back(tensor_name(shape_n, i));
+  }
+  std::vector<std::string> co_inputs{c.inputs[static_cast<size_t>(axis_index)]};
   co_inputs.insert(co_inputs.end(), shapes.begin(), shapes.end());
   const std::string offsets =
       c.b.add("ConcatOffset", "ConcatOffset", std::move(co_inputs), {{"N", AttrValue(static_cast<int64_t>(n))}});
@@ -87,9 +157,23 @@ Grads unpack_grad(GradContext& c) {
                    {"axis", AttrValue(c.node.attr_int("axis", 0))}})};
 }
 
-Grads fill_grad(GradContext& c) {  // Fill(dims, value): value gets the sum of the gradient
-  const std::string flat = c.b.reshape(c.grads[0], c.b.int32_vector("Reshape/shape", {-1}), c.dtype);
-  return {"", c.b.sum(flat, c.b.int32_vector("Sum/reduction_indices", {0}), c.dtype)};
+// _FillGrad: reduce_sum(grad) over every axis: constant axes when the rank is
+// known and non-zero (_ReductionDims), else Range(0, Rank(grad), 1).
+Grads fill_grad(GradContext& c) {
+  const Shape& s = c.output_info[0].shape;
+  std::string axes;
+  if (s.rank_known() && s.rank() > 0) {
+    std::vector<int64_t> all(static_cast<size_t>(s.rank()));
+    for (int i = 0; i < s.rank(); ++i) all[static_cast<size_t>(i)] = i;
+    axes = int_const(c, "Const", DType::Int32, all);
+  } else {
+    axes = c.b.add("Range", "range",
+                   {int_const(c, "range/start", DType::Int32, {0}, true),
+                    c.b.add("Rank", "Rank", {c.grads[0]}, {{"T", AttrValue(c.dtype)}}),
+                    int_const(c, "range/delta", DType::Int32, {1}, true)},
+                   {{"Tidx", AttrValue(DType::Int32)}});
+  }
+  return {"", c.b.sum(c.grads[0], axes, c.dtype)};
 }
 
 }  // namespace
@@ -97,8 +181,16 @@ Grads fill_grad(GradContext& c) {  // Fill(dims, value): value gets the sum of t
 void add_array_gradients(GradTable& t) {
   t.insert(t.end(), {{"Identity", identity_grad},
                      {"PlaceholderWithDefault", identity_grad},
+                     {"IdentityN", identity_n_grad},
+                     {"PreventGradient", prevent_gradient_grad},
                      {"Reshape", reshape_grad},
+                     {"ExpandDims", expand_dims_grad},
+                     {"Squeeze", squeeze_grad},
                      {"Cast", cast_grad},
+                     {"Transpose", transpose_grad},
+                     {"ReverseV2", reverse_grad},
+                     {"DepthToSpace", space_depth_grad<true>},
+                     {"SpaceToDepth", space_depth_grad<false>},
                      {"Split", split_grad},
                      {"SplitV", splitv_grad},
                      {"Concat", concat_grad},
@@ -106,6 +198,8 @@ void add_array_gradients(GradTable& t) {
                      {"Pack", pack_grad},
                      {"Unpack", unpack_grad},
                      {"Fill", fill_grad}});
+  add_slice_gradients(t);
+  add_gather_gradients(t);
 }
 
 }  // namespace flowlens::grad

@@ -8,9 +8,14 @@
 // register_gradient_functions (ops/op_registry.h) attaches them to the OpDefs;
 // ops that take no gradient say so in their OpDef instead.
 //
-// Families: math_gradients.cpp (element-wise, reductions, MatMul),
+// Families: math_gradients.cpp (element-wise; it adds unary_, binary_ and
+// select_gradients.cpp), reduction_gradients.cpp (reductions, scans, MatMul),
+// tile_stitch_gradients.cpp (Tile, BroadcastTo, DynamicStitch),
 // nn_gradients.cpp (activations, BiasAdd, softmax, cross entropy),
-// array_gradients.cpp (Identity, Reshape, Cast, Split, Concat, Pack ...).
+// array_gradients.cpp (Identity, Reshape, Cast, Split, Concat, Pack ...),
+// logging_gradients.cpp, sparse_gradients.cpp (segment reductions,
+// SparseToDense, SparseReorder),
+// state_gradients.cpp (ReadVariableOp, ResourceGather).
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,17 +39,16 @@ struct GradContext {
 
 using GradTable = std::vector<std::pair<const char*, GradFn>>;
 void add_math_gradients(GradTable& table);   // math_gradients.cpp
+void add_reduction_gradients(GradTable& table);     // reduction_gradients.cpp
+void add_tile_stitch_gradients(GradTable& table);   // tile_stitch_gradients.cpp
 void add_nn_gradients(GradTable& table);     // nn_gradients.cpp
 void add_array_gradients(GradTable& table);  // array_gradients.cpp
+void add_logging_gradients(GradTable& table);  // logging_gradients.cpp
+void add_sparse_gradients(GradTable& table); // sparse_gradients.cpp (segment reductions, sparse tensors)
+void add_state_gradients(GradTable& table);  // state_gradients.cpp
 
 // ---- helpers shared by the families (gradient_functions.cpp) ----------------
 
-// For a broadcasting binary op: sums gx (shaped like the output) over the
-// axes input `i` was broadcast along and reshapes it to that input's shape
-// (TF's BroadcastGradientArgs + Sum + Reshape); a no-op when shapes are
-// statically equal.
-std::pair<std::string, std::string> reduce_binary_grads(GradContext& c, const std::string& gx,
-                                                         const std::string& gy);
 // The gradient for output i, or ZerosLike(output i) when none flows.
 std::string grad_or_zeros(GradContext& c, int i);
 std::string shape_of(GradContext& c, int input);  // Shape node of data input `input` (cached per call)

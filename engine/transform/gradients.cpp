@@ -7,7 +7,9 @@
 //      summed (AddN under the scope root) and the op's gradient function adds
 //      the input gradients under "<scope>/<node>_grad/";
 //   3. only floating-point tensors carry gradients (labels, shapes, axes and
-//      other integer tensors never do).
+//      other integer tensors never do), and resource handles, where the
+//      gradients of a variable's reads (ReadVariableOp, ResourceGather)
+//      arrive and are summed.
 #include "transform/gradients.h"
 
 #include <map>
@@ -144,10 +146,18 @@ class GradientBuilder {
     const auto& outs = shapes_.outputs[static_cast<size_t>(node)];
     return port < static_cast<int>(outs.size()) ? outs[static_cast<size_t>(port)] : TensorInfo{};
   }
-  // Gradients flow only into floating-point tensors (or ones of unknown type).
+  // Gradients flow only into floating-point tensors (or ones of unknown
+  // type) and into resource handles (TensorFlow's IsTrainable).
   bool differentiable(int node, int port) const {
     const DType t = dtype_base(info(node, port).dtype);
-    return t == DType::Invalid || dtype_is_floating(t);
+    return t == DType::Invalid || t == DType::Resource || dtype_is_floating(t);
+  }
+  // The dtype a gradient of this tensor has: a handle's is its variable's.
+  DType gradient_dtype(int node, int port) const {
+    const TensorInfo i = info(node, port);
+    if (i.dtype != DType::Resource) return dtype_base(i.dtype);
+    if (i.handle_dtype != DType::Invalid) return i.handle_dtype;
+    return dtype_base(graph_.nodes()[static_cast<size_t>(node)].attr_type("dtype", DType::Invalid));
   }
 
   std::string device_for(const Node& n) const {
@@ -173,8 +183,8 @@ class GradientBuilder {
     if (list.size() > 1) {
       const Node& n = graph_.nodes()[static_cast<size_t>(k.first)];
       GraphBuilder b(graph_, scope_, device_for(n));
-      DType t = info(k.first, k.second).dtype;
-      list = {b.add_n(list, t == DType::Invalid ? DType::Float : dtype_base(t))};
+      const DType t = gradient_dtype(k.first, k.second);
+      list = {b.add_n(list, t == DType::Invalid ? DType::Float : t)};
     }
     return list[0];
   }

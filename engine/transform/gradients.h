@@ -24,8 +24,10 @@ struct GradientOptions {
 };
 
 // Returns, per x, the tensor name of its gradient, or "" when no y depends on
-// that x. xs may name Variable nodes (the gradient of their value) or any
-// tensor. Throws Error naming the op when a needed op has no gradient.
+// that x. xs may name Variable nodes (the gradient of their value),
+// VarHandleOp nodes (a resource variable: the sum of the gradients of its
+// reads, as tf.gradients takes them at var.handle) or any tensor. Throws
+// Error naming the op when a needed op has no gradient.
 std::vector<std::string> add_gradients(Graph& graph, const std::vector<std::string>& ys,
                                        const std::vector<std::string>& xs, const OpRegistry& registry,
                                        const GradientOptions& options = {});

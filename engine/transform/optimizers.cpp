@@ -5,6 +5,9 @@
 //   w/Adam, w/Adam_1, beta1_power, beta2_power (+ their /Assign initializers)
 //   train/mul, train/Assign ... (Adam's beta power updates, after the applies)
 //   train (NoOp, control inputs on every update)
+// A resource variable (VarHandleOp) gets resource slots, as TensorFlow makes
+// them for one: a VarHandleOp with its AssignVariableOp `/Assign` and
+// `/Read/ReadVariableOp`, and the ResourceApply* form of the update.
 // Everything a variable's update needs lives on that variable's device.
 #include "transform/optimizers.h"
 
@@ -19,14 +22,16 @@ struct VarInfo {
   std::string device;
   DType dtype;
   Shape shape;
+  bool resource = false;  // a VarHandleOp
 };
 
 VarInfo variable_info(const Graph& graph, const std::string& name) {
   const Node* n = graph.find(name);
   if (!n) throw Error("add_optimizer: no variable named '" + name + "'");
-  if (n->op != "VariableV2" && n->op != "Variable")
+  const bool resource = n->op == "VarHandleOp";
+  if (n->op != "VariableV2" && n->op != "Variable" && !resource)
     throw Error("add_optimizer: '" + name + "' is a " + n->op + ", not a variable");
-  VarInfo v{n->name, n->device, dtype_base(n->attr_type("dtype", DType::Float)), Shape::unknown_rank()};
+  VarInfo v{n->name, n->device, dtype_base(n->attr_type("dtype", DType::Float)), Shape::unknown_rank(), resource};
   if (const AttrValue* s = n->find_attr("shape"))
     if (const Shape* sh = s->get_if<Shape>()) v.shape = *sh;
   if (!dtype_is_floating(v.dtype))
@@ -43,39 +48,53 @@ Tensor filled(DType t, const Shape& s, double value) {
   return out;
 }
 
-// A zero-initialized slot VariableV2 named `name` (uniquified) with its
-// `<name>/Assign` initializer and `<name>/read`; when the shape is not fully
-// known the zeros come from ZerosLike(like). Returns the variable's name.
+// A variable named `name` (uniquified) initialized by `initial(builder in
+// its scope)`: a VariableV2 with its `<name>/Assign`, or for a resource
+// variable a VarHandleOp (shared_name its name, as graph-mode TensorFlow
+// sets it) with its AssignVariableOp `<name>/Assign`. Returns its name.
+template <class Initial>
 std::string add_variable(Graph& graph, const std::string& name, const std::string& device, DType t,
-                         const Shape& shape, const std::string& like) {
+                         const Shape& shape, bool resource, Initial initial) {
   GraphBuilder root(graph, "", device);
-  const std::string var = root.add("VariableV2", name, {},
+  const std::string unique = root.unique_name(name);
+  const std::string var = root.add(resource ? "VarHandleOp" : "VariableV2", unique, {},
                                    {{"dtype", AttrValue(t)},
                                     {"shape", AttrValue(shape)},
                                     {"container", AttrValue("")},
-                                    {"shared_name", AttrValue("")}});
+                                    {"shared_name", AttrValue(resource ? unique : std::string())}});
   GraphBuilder b(graph, var, device);
-  std::string init;
-  if (shape.fully_defined()) init = b.constant("Initializer/zeros", filled(t, shape, 0.0));
-  else init = b.unary("ZerosLike", like, t);  // shape known only at run time
-  b.add("Assign", "Assign", {var, init},
-        {{"T", AttrValue(t)}, {"validate_shape", AttrValue(shape.fully_defined())}, {"use_locking", AttrValue(true)}});
-  b.add("Identity", "read", {var}, {{"T", AttrValue(t)}});  // like tf.Variable
+  const std::string init = initial(b);
+  if (resource) {
+    b.add("AssignVariableOp", "Assign", {var, init}, {{"dtype", AttrValue(t)}});
+    b.sub("Read").add("ReadVariableOp", "ReadVariableOp", {var}, {{"dtype", AttrValue(t)}});
+  } else {
+    b.add("Assign", "Assign", {var, init},
+          {{"T", AttrValue(t)}, {"validate_shape", AttrValue(shape.fully_defined())}, {"use_locking", AttrValue(true)}});
+  }
   return var;
 }
 
-std::string scalar_variable(Graph& graph, const std::string& name, const std::string& device, DType t, double value) {
-  GraphBuilder root(graph, "", device);
-  const std::string var = root.add("VariableV2", name, {},
-                                   {{"dtype", AttrValue(t)},
-                                    {"shape", AttrValue(Shape{})},
-                                    {"container", AttrValue("")},
-                                    {"shared_name", AttrValue("")}});
-  GraphBuilder b(graph, var, device);
-  const std::string init = b.scalar("initial_value", t, value);
-  b.add("Assign", "Assign", {var, init},
-        {{"T", AttrValue(t)}, {"validate_shape", AttrValue(true)}, {"use_locking", AttrValue(true)}});
-  return var;
+// The value of variable `var` as an input: the ref itself, or a ReadVariableOp.
+std::string read(GraphBuilder& b, const std::string& var, DType t, bool resource,
+                 const std::vector<std::string>& after = {}) {
+  if (!resource) return var;
+  return b.add("ReadVariableOp", "ReadVariableOp", {var}, {{"dtype", AttrValue(t)}}, after);
+}
+
+// A zero-initialized slot for `v`; when v's shape is not fully known the
+// zeros come from ZerosLike of v's value.
+std::string add_slot(Graph& graph, const VarInfo& v, const std::string& name) {
+  const std::string slot = add_variable(graph, name, v.device, v.dtype, v.shape, v.resource, [&](GraphBuilder& b) {
+    if (v.shape.fully_defined()) return b.constant("Initializer/zeros", filled(v.dtype, v.shape, 0.0));
+    return b.unary("ZerosLike", read(b, v.name, v.dtype, v.resource), v.dtype);  // shape known only at run time
+  });
+  if (!v.resource) GraphBuilder(graph, slot, v.device).add("Identity", "read", {slot}, {{"T", AttrValue(v.dtype)}});
+  return slot;
+}
+
+std::string scalar_variable(Graph& graph, const std::string& name, const VarInfo& like, DType t, double value) {
+  return add_variable(graph, name, like.device, t, Shape{}, like.resource,
+                      [&](GraphBuilder& b) { return b.scalar("initial_value", t, value); });
 }
 
 }  // namespace
@@ -95,9 +114,10 @@ std::string add_optimizer(Graph& graph, const std::vector<std::pair<std::string,
 
   std::string beta1_power, beta2_power;
   const DType power_type = vars[0].dtype;
+  const bool resource_powers = vars[0].resource;  // like the variable they are colocated with
   if (options.kind == Kind::Adam) {
-    beta1_power = scalar_variable(graph, "beta1_power", vars[0].device, power_type, options.beta1);
-    beta2_power = scalar_variable(graph, "beta2_power", vars[0].device, power_type, options.beta2);
+    beta1_power = scalar_variable(graph, "beta1_power", vars[0], power_type, options.beta1);
+    beta2_power = scalar_variable(graph, "beta2_power", vars[0], power_type, options.beta2);
   }
 
   std::vector<std::string> updates;
@@ -105,27 +125,31 @@ std::string add_optimizer(Graph& graph, const std::vector<std::pair<std::string,
     const VarInfo& v = vars[i];
     const std::string& grad = var_grads[i].second;
     const DType t = v.dtype;
+    const std::string prefix = v.resource ? "Resource" : "";
     GraphBuilder b(graph, unique_scope(graph, scope + "/update_" + v.name), v.device);
     const std::string lr = b.scalar("learning_rate", t, options.learning_rate);
     AttrMap attrs{{"T", AttrValue(t)}, {"use_locking", AttrValue(false)}};
     switch (options.kind) {
       case Kind::GradientDescent:
-        updates.push_back(b.add("ApplyGradientDescent", "ApplyGradientDescent", {v.name, lr, grad}, attrs));
+        updates.push_back(
+            b.add(prefix + "ApplyGradientDescent", prefix + "ApplyGradientDescent", {v.name, lr, grad}, attrs));
         break;
       case Kind::Momentum: {
-        const std::string accum = add_variable(graph, v.name + "/Momentum", v.device, t, v.shape, v.name);
+        const std::string accum = add_slot(graph, v, v.name + "/Momentum");
         const std::string mom = b.scalar("momentum", t, options.momentum);
         attrs["use_nesterov"] = AttrValue(options.use_nesterov);
-        updates.push_back(b.add("ApplyMomentum", "ApplyMomentum", {v.name, accum, lr, grad, mom}, attrs));
+        updates.push_back(
+            b.add(prefix + "ApplyMomentum", prefix + "ApplyMomentum", {v.name, accum, lr, grad, mom}, attrs));
         break;
       }
       case Kind::Adam: {
-        const std::string m = add_variable(graph, v.name + "/Adam", v.device, t, v.shape, v.name);
-        const std::string s = add_variable(graph, v.name + "/Adam_1", v.device, t, v.shape, v.name);
-        std::string p1 = beta1_power, p2 = beta2_power;
+        const std::string m = add_slot(graph, v, v.name + "/Adam");
+        const std::string s = add_slot(graph, v, v.name + "/Adam_1");
+        std::string p1 = read(b, beta1_power, power_type, resource_powers);
+        std::string p2 = read(b, beta2_power, power_type, resource_powers);
         if (t != power_type) p1 = b.cast(p1, power_type, t), p2 = b.cast(p2, power_type, t);
         attrs["use_nesterov"] = AttrValue(false);
-        updates.push_back(b.add("ApplyAdam", "ApplyAdam",
+        updates.push_back(b.add(prefix + "ApplyAdam", prefix + "ApplyAdam",
                                 {v.name, m, s, p1, p2, lr, b.scalar("beta1", t, options.beta1),
                                  b.scalar("beta2", t, options.beta2), b.scalar("epsilon", t, options.epsilon), grad},
                                 attrs));
@@ -140,11 +164,16 @@ std::string add_optimizer(Graph& graph, const std::vector<std::pair<std::string,
     GraphBuilder b(graph, scope, vars[0].device);
     for (const auto& [power, beta] : {std::pair{beta1_power, options.beta1}, std::pair{beta2_power, options.beta2}}) {
       const std::string beta_c = b.scalar("beta", power_type, beta);
-      const std::string mul = b.add("Mul", "mul", {power, beta_c}, {{"T", AttrValue(power_type)}}, updates);
-      all.push_back(b.add("Assign", "Assign", {power, mul},
-                          {{"T", AttrValue(power_type)}, {"validate_shape", AttrValue(true)},
-                           {"use_locking", AttrValue(false)}},
-                          updates));
+      const std::string value = read(b, power, power_type, resource_powers, updates);
+      const std::string mul = b.add("Mul", "mul", {value, beta_c}, {{"T", AttrValue(power_type)}}, updates);
+      if (resource_powers)
+        all.push_back(b.add("AssignVariableOp", "AssignVariableOp", {power, mul}, {{"dtype", AttrValue(power_type)}},
+                            updates));
+      else
+        all.push_back(b.add("Assign", "Assign", {power, mul},
+                            {{"T", AttrValue(power_type)}, {"validate_shape", AttrValue(true)},
+                             {"use_locking", AttrValue(false)}},
+                            updates));
     }
   }
   Node group;

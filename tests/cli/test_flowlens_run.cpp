@@ -2,6 +2,8 @@
 #include <QtTest>
 
 #include "cli/cli_runner.h"
+#include <cstring>
+
 #include "tensor/npy.h"
 
 using flowlens::testing::CliResult;
@@ -88,6 +90,50 @@ class TestFlowlensRun : public QObject {
     QCOMPARE(y.data<float>()[2], 9.0f);
   }
 
+  // --feed name=VALUE reads a typed-in value as the placeholder's dtype;
+  // Print goes to stderr and PrintV2's output_stream='stdout' to stdout.
+  void typed_feeds_and_print_ops() {
+    QTemporaryDir dir;
+    QFile g(dir.filePath("strings.pbtxt"));
+    QVERIFY(g.open(QIODevice::WriteOnly));
+    g.write("node { name: 's' op: 'Placeholder' attr { key: 'dtype' value { type: DT_STRING } } }\n"
+            "node { name: 'bucket' op: 'StringToHashBucketFast' input: 's' attr { key: 'num_buckets' value { i: 3 } } }\n"
+            "node { name: 'h' op: 'Placeholder' attr { key: 'dtype' value { type: DT_HALF } } }\n"
+            "node { name: 'i8' op: 'Placeholder' attr { key: 'dtype' value { type: DT_INT8 } } }\n"
+            "node { name: 'p' op: 'Print' input: 'h' input: 'i8' attr { key: 'T' value { type: DT_HALF } }"
+            "  attr { key: 'U' value { list { type: DT_INT8 } } } attr { key: 'message' value { s: 'i8: ' } } }\n"
+            "node { name: 'fmt' op: 'StringFormat' input: 's' attr { key: 'T' value { list { type: DT_STRING } } }"
+            "  attr { key: 'template' value { s: 'words: {}' } } attr { key: 'placeholder' value { s: '{}' } } }\n"
+            "node { name: 'out' op: 'PrintV2' input: 'fmt' attr { key: 'output_stream' value { s: 'stdout' } } }\n");
+    g.close();
+    CliResult r = flowlens_run({"run", g.fileName(), "--feed", R"(s=["Hello", 'TensorFlow', "2.x"])", "--feed",
+                                "h=[0.1, 2049]", "--feed", "i8=[-128, 127]", "--fetch", "bucket,p,s", "--target", "out"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("bucket = [0,2,2]"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("p = [0.1,2048]"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("s = [\"Hello\",\"TensorFlow\",\"2.x\"]"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("words: [\"Hello\" \"TensorFlow\" \"2.x\"]\n"), qPrintable(r.out));
+    QVERIFY2(r.err.contains("i8: [-128 127]\n"), qPrintable(r.err));
+    QVERIFY2(!r.out.contains("i8: "), qPrintable(r.out));
+
+    r = flowlens_run({"run", g.fileName(), "--feed", "i8=[1, 300]", "--feed", "h=1", "--fetch", "p"});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("--feed 'i8': '300' at column 5 is out of range for int8"), qPrintable(r.err));
+    r = flowlens_run({"run", g.fileName(), "--feed", "nope=1", "--fetch", "p"});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("--feed 'nope': no node named 'nope'"), qPrintable(r.err));
+
+    // A float16 .npy feeds the float16 placeholder as it is.
+    flowlens::Tensor half(flowlens::DType::Half, {2});
+    const uint16_t bits[2] = {0x3555, 0xFBFF};  // 0.3333, -65504
+    std::memcpy(half.raw_data(), bits, sizeof bits);
+    const QString npy = dir.filePath("h.npy");
+    flowlens::write_npy(half, npy.toStdString());
+    r = flowlens_run({"run", g.fileName(), "--feed", "h=" + npy, "--feed", "i8=0", "--fetch", "p"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("p = [0.3333,-65500]"), qPrintable(r.out));
+  }
+
   void bad_input_gives_clear_errors() {
     QTemporaryDir dir;
     QFile bad(dir.filePath("broken.pbtxt"));
@@ -104,7 +150,7 @@ class TestFlowlensRun : public QObject {
 
     r = flowlens_run({"run", sample("matmul_baseline.pbtxt"), "--fetch", "output", "--feed", "x"});
     QCOMPARE(r.code, 1);
-    QVERIFY2(r.err.contains("expected name=file.npy"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("expected name=file.npy or name=VALUE"), qPrintable(r.err));
 
     r = flowlens_run({"run", sample("matmul_baseline.pbtxt"), "--fetch", "output", "--no-auto-init"});
     QCOMPARE(r.code, 1);

@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "exec/session.h"
 #include "io/graph_io.h"
+#include "tensor/tensor_format.h"
 
 using namespace flowlens;
 
@@ -157,6 +159,94 @@ class TestGraphDefIo : public QObject {
                        tensor_shape { dim { size: 3 } } tensor_content: "\000\002\001" } } } })");
     const auto flags = tensor_attr(b, "b").values<bool>();
     QCOMPARE(std::vector<bool>(flags.begin(), flags.end()), (std::vector<bool>{false, true, true}));
+  }
+
+  // The dtypes beyond float/int32/int64: each round trips through text and
+  // binary both as a single element (its typed *_val field, as TensorFlow
+  // writes scalars) and as tensor_content.
+  void new_dtypes_round_trip_in_both_encodings() {
+    struct Case {
+      DType dtype;
+      const char* field;  // the typed field a single element is written to
+    };
+    for (Case c : {Case{DType::Half, "half_val"}, {DType::BFloat16, "half_val"}, {DType::Int8, "int_val"},
+                   {DType::Int16, "int_val"}, {DType::UInt8, "int_val"}, {DType::UInt16, "int_val"},
+                   {DType::UInt32, "uint32_val"}, {DType::UInt64, "uint64_val"}}) {
+      const std::string name = dtype_name(c.dtype);
+      Tensor one(c.dtype, Shape{});
+      Tensor many(c.dtype, Shape{2, 3});
+      // Bytes with the high bit set: sign extension and NaN payloads must survive.
+      auto* b1 = static_cast<unsigned char*>(one.raw_data());
+      for (std::size_t k = 0; k < one.byte_size(); ++k) b1[k] = static_cast<unsigned char>(0xF1 - k);
+      auto* bm = static_cast<unsigned char*>(many.raw_data());
+      for (std::size_t k = 0; k < many.byte_size(); ++k) bm[k] = static_cast<unsigned char>(37 * k + 0x80);
+      Graph g;
+      Node n{"k", "Const", {}, "", {}};
+      n.attrs["one"] = one;
+      n.attrs["many"] = many;
+      g.add_node(n);
+      const std::string text = graph_to_text(g);
+      QVERIFY2(text.find(std::string(c.field) + ":") != std::string::npos, (name + ":\n" + text).c_str());
+      QVERIFY2(text.find("tensor_content:") != std::string::npos, (name + ":\n" + text).c_str());
+      for (const Graph& back : {parse(text), parse_graph_binary(graph_to_binary(g), "<bin>")}) {
+        QVERIFY2(tensor_attr(back, "k", "one").equals(one), name.c_str());
+        QVERIFY2(tensor_attr(back, "k", "many").equals(many), name.c_str());
+      }
+    }
+    Graph g;
+    Node n{"k", "Const", {}, "", {}};
+    n.attrs["s"] = Tensor::from_strings(Shape{2, 2}, {"", std::string("\0\xff", 2), "\xc3\xa9", "x"});
+    g.add_node(n);
+    for (const Graph& back : {parse(graph_to_text(g)), parse_graph_binary(graph_to_binary(g), "<bin>")})
+      QVERIFY(tensor_attr(back, "k", "s").equals(n.attrs["s"].get_if<Tensor>()[0]));
+  }
+
+  // Constants as TensorFlow's text writer spells them: bfloat16 bit patterns
+  // in half_val, small integers in int_val, octal-escaped string bytes,
+  // float16 as tensor_content. (\173 is '{' and \042 is '"': moc reads raw
+  // strings as plain ones and must see balanced quotes and braces.)
+  void tensorflow_written_text() {
+    Graph g = parse(R"(
+      node { name: "bf" op: "Const" attr { key: "value" value { tensor { dtype: DT_BFLOAT16
+             tensor_shape { dim { size: 2 } } half_val: 16256 half_val: 49216 } } } }
+      node { name: "i16" op: "Const" attr { key: "value" value { tensor { dtype: DT_INT16
+             tensor_shape { dim { size: 2 } } int_val: -32768 int_val: 7 } } } }
+      node { name: "u8" op: "Const" attr { key: "value" value { tensor { dtype: DT_UINT8
+             tensor_shape { } int_val: 255 } } } }
+      node { name: "u32" op: "Const" attr { key: "value" value { tensor { dtype: DT_UINT32
+             tensor_shape { dim { size: 2 } } uint32_val: 4294967295 uint32_val: 1 } } } }
+      node { name: "h" op: "Const" attr { key: "value" value { tensor { dtype: DT_HALF
+             tensor_shape { dim { size: 2 } } tensor_content: "\000<\377\173" } } } }
+      node { name: "s" op: "Const" attr { key: "value" value { tensor { dtype: DT_STRING
+             tensor_shape { dim { size: 2 } } string_val: "caf\303\251" string_val: "\001\042" } } } }
+    )");
+    QCOMPARE(QString::fromStdString(format_tensor(tensor_attr(g, "bf"))), QString("[1,-3]"));
+    QCOMPARE(QString::fromStdString(format_tensor(tensor_attr(g, "i16"))), QString("[-32768,7]"));
+    QCOMPARE(QString::fromStdString(format_tensor(tensor_attr(g, "u8"))), QString("255"));
+    QCOMPARE(QString::fromStdString(format_tensor(tensor_attr(g, "u32"))), QString("[4294967295,1]"));
+    QCOMPARE(QString::fromStdString(format_tensor(tensor_attr(g, "h"))), QString("[1,65500]"));
+    QCOMPARE(tensor_attr(g, "s").strings(), (std::vector<std::string>{"caf\xc3\xa9", "\x01\""}));
+  }
+
+  // Constants of every dtype flow through a session to the fetch unchanged.
+  void new_dtypes_flow_through_a_session() {
+    Graph g = parse(R"(
+      node { name: "h" op: "Const" attr { key: "dtype" value { type: DT_HALF } }
+             attr { key: "value" value { tensor { dtype: DT_HALF tensor_shape { dim { size: 2 } } half_val: 11878 half_val: 15360 } } } }
+      node { name: "hi" op: "Identity" input: "h" attr { key: "T" value { type: DT_HALF } } }
+      node { name: "i8" op: "Const" attr { key: "dtype" value { type: DT_INT8 } }
+             attr { key: "value" value { tensor { dtype: DT_INT8 tensor_shape { } int_val: -7 } } } }
+      node { name: "s" op: "Const" attr { key: "dtype" value { type: DT_STRING } }
+             attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 2 } } string_val: "a\042b" } } } }
+      node { name: "si" op: "Identity" input: "s" attr { key: "T" value { type: DT_STRING } } }
+    )");
+    SessionOptions options;
+    options.use_gpus = false;
+    Session session(std::move(g), options);
+    const std::vector<Tensor> out = session.run({}, {"hi", "i8", "si"});
+    QCOMPARE(QString::fromStdString(format_tensor(out[0])), QString("[0.1,1]"));
+    QCOMPARE(QString::fromStdString(format_tensor(out[1])), QString("-7"));
+    QCOMPARE(QString::fromStdString(format_tensor(out[2])), QString("[\"a\\\"b\",\"a\\\"b\"]"));
   }
 
   // Single elements keep TF's *_val form; larger tensors use tensor_content.

@@ -61,7 +61,7 @@ class TestNpy : public QObject {
  private slots:
   void round_trip_data() {
     QTest::addColumn<int>("which");
-    for (int k = 0; k < 15; ++k) QTest::newRow(std::to_string(k).c_str()) << k;
+    for (int k = 0; k < 16; ++k) QTest::newRow(std::to_string(k).c_str()) << k;
   }
 
   void round_trip() {
@@ -84,6 +84,7 @@ class TestNpy : public QObject {
       case 12: t = filled<uint64_t>(DType::Complex64, Shape{2, 1, 2}); break;
       case 13: t = Tensor::from_strings(Shape{3}, {"a", "", "longer"}); break;
       case 14: t = Tensor(DType::Float, Shape{0, 4}); break;
+      case 15: t = filled<uint16_t>(DType::BFloat16, shape); break;
     }
     const std::string bytes = serialize_npy(t);
     Tensor back = parse_npy(bytes, "mem.npy");
@@ -129,6 +130,26 @@ class TestNpy : public QObject {
     Tensor e = parse_npy(npy_bytes("{'descr': '|b1', 'fortran_order': False, 'shape': (2,), }",
                                    std::string("\0\x07", 2)), "e.npy");
     QCOMPARE(elements<uint8_t>(e), (std::vector<uint8_t>{0, 1}));
+  }
+
+  void sixteen_bit_floats() {
+    // np.save(np.array([1, -2, 65504], np.float16)): '<f2', IEEE half bits.
+    Tensor h = parse_npy(npy_bytes("{'descr': '<f2', 'fortran_order': False, 'shape': (3,), }",
+                                   std::string("\x00\x3c\x00\xc0\xff\x7b", 6)), "h.npy");
+    QCOMPARE(h.dtype(), DType::Half);
+    QCOMPARE(elements<uint16_t>(h), (std::vector<uint16_t>{0x3C00, 0xC000, 0x7BFF}));
+    // Big-endian half.
+    Tensor hb = parse_npy(npy_bytes("{'descr': '>f2', 'fortran_order': False, 'shape': (1,), }",
+                                    std::string("\x3c\x00", 2)), "hb.npy");
+    QCOMPARE(elements<uint16_t>(hb), std::vector<uint16_t>{0x3C00});
+    // np.save of an ml_dtypes.bfloat16 array writes the 2-byte void '<V2'.
+    Tensor bf = parse_npy(npy_bytes("{'descr': '<V2', 'fortran_order': False, 'shape': (2,), }",
+                                    std::string("\x80\x3f\x40\xc0", 4)), "bf.npy");
+    QCOMPARE(bf.dtype(), DType::BFloat16);
+    QCOMPARE(elements<uint16_t>(bf), (std::vector<uint16_t>{0x3F80, 0xC040}));
+    QVERIFY(serialize_npy(bf).find("'descr': '<V2'") != std::string::npos);
+    QVERIFY(error_of(npy_bytes("{'descr': '|V4', 'fortran_order': False, 'shape': (1,), }", "abcd"))
+                .find("bad descr '|V4'") != std::string::npos);
   }
 
   void committed_fixtures() {
@@ -206,7 +227,7 @@ class TestNpy : public QObject {
   }
 
   void unsupported_write() {
-    QVERIFY_THROWS_EXCEPTION(Error, serialize_npy(Tensor(DType::BFloat16, Shape{2})));
+    QVERIFY_THROWS_EXCEPTION(Error, serialize_npy(Tensor(DType::QInt8, Shape{2})));
     QVERIFY_THROWS_EXCEPTION(Error, serialize_npy(Tensor()));
   }
 };

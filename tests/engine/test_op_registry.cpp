@@ -8,54 +8,13 @@
 #include <algorithm>
 #include <map>
 
-#include "engine/op_cases/core.h"
-#if __has_include("engine/op_cases/math.h")
-#include "engine/op_cases/math.h"
-#endif
-#if __has_include("engine/op_cases/reduce.h")
-#include "engine/op_cases/reduce.h"
-#endif
-#if __has_include("engine/op_cases/array.h")
-#include "engine/op_cases/array.h"
-#endif
-#if __has_include("engine/op_cases/sparse.h")
-#include "engine/op_cases/sparse.h"
-#endif
-#if __has_include("engine/op_cases/state.h")
-#include "engine/op_cases/state.h"
-#endif
-#if __has_include("engine/op_cases/strings.h")
-#include "engine/op_cases/strings.h"
-#endif
+#include "engine/op_cases/all.h"
 
 using namespace flowlens;
 using namespace flowlens::testing;
 
 namespace {
 
-OpCases all_cases() {
-  OpCases c;
-  add_core_cases(c);
-#if __has_include("engine/op_cases/math.h")
-  add_math_cases(c);
-#endif
-#if __has_include("engine/op_cases/reduce.h")
-  add_reduce_cases(c);
-#endif
-#if __has_include("engine/op_cases/array.h")
-  add_array_cases(c);
-#endif
-#if __has_include("engine/op_cases/sparse.h")
-  add_sparse_cases(c);
-#endif
-#if __has_include("engine/op_cases/state.h")
-  add_state_cases(c);
-#endif
-#if __has_include("engine/op_cases/strings.h")
-  add_strings_cases(c);
-#endif
-  return c;
-}
 
 std::string describe(const OpCase& c) {
   std::string s = c.op + "(";
@@ -117,7 +76,7 @@ class TestOpRegistry : public QObject {
   }
 
   void every_op_has_a_generated_case() {
-    const OpCases c = all_cases();
+    const OpCases c = all_op_cases();
     QStringList missing;
     for (const std::string& name : OpRegistry::global().op_names()) {
       const bool has = std::any_of(c.cases.begin(), c.cases.end(), [&](const OpCase& k) { return k.op == name; }) ||
@@ -129,7 +88,7 @@ class TestOpRegistry : public QObject {
   }
 
   void every_case_runs_and_its_shape_function_predicts_it() {
-    const OpCases all = all_cases();
+    const OpCases all = all_op_cases();
     QStringList problems;
     for (const OpCase& c : all.cases) {
       const std::string what = describe(c);

@@ -13,54 +13,13 @@
 #include "graph/validate.h"
 #include "tensor/allocator.h"
 
-#include "engine/op_cases/core.h"
-#if __has_include("engine/op_cases/math.h")
-#include "engine/op_cases/math.h"
-#endif
-#if __has_include("engine/op_cases/reduce.h")
-#include "engine/op_cases/reduce.h"
-#endif
-#if __has_include("engine/op_cases/array.h")
-#include "engine/op_cases/array.h"
-#endif
-#if __has_include("engine/op_cases/sparse.h")
-#include "engine/op_cases/sparse.h"
-#endif
-#if __has_include("engine/op_cases/state.h")
-#include "engine/op_cases/state.h"
-#endif
-#if __has_include("engine/op_cases/strings.h")
-#include "engine/op_cases/strings.h"
-#endif
+#include "engine/op_cases/all.h"
 
 using namespace flowlens;
 using namespace flowlens::testing;
 
 namespace {
 
-OpCases all_cases() {
-  OpCases c;
-  add_core_cases(c);
-#if __has_include("engine/op_cases/math.h")
-  add_math_cases(c);
-#endif
-#if __has_include("engine/op_cases/reduce.h")
-  add_reduce_cases(c);
-#endif
-#if __has_include("engine/op_cases/array.h")
-  add_array_cases(c);
-#endif
-#if __has_include("engine/op_cases/sparse.h")
-  add_sparse_cases(c);
-#endif
-#if __has_include("engine/op_cases/state.h")
-  add_state_cases(c);
-#endif
-#if __has_include("engine/op_cases/strings.h")
-  add_strings_cases(c);
-#endif
-  return c;
-}
 
 // Replacement inputs: each is tried in place of every input of a case.
 std::vector<std::pair<std::string, Tensor>> hostile_tensors() {
@@ -188,7 +147,7 @@ class TestOpRobustness : public QObject {
   }
 
   void hostile_inputs_are_refused_cleanly() {
-    const OpCases all = all_cases();
+    const OpCases all = all_op_cases();
     const auto tensors = hostile_tensors();
     QStringList problems;
     int runs = 0;

@@ -121,7 +121,7 @@ class TestOpsTraining : public QObject {
     QCOMPARE(out[0].shape, (Shape{4, 3}));
     QCOMPARE(out[0].dtype, DType::Float);
     EXPECT_ERROR(infer("ApplyGradientDescent", {}, {{DType::Float, Shape{2}}, {DType::Float, Shape{}}, {DType::Float, Shape{3}}}),
-                 "same shape");
+                 "Dimension 0 in both shapes must be equal, but are 2 and 3. Shapes are [2] and [3].");
   }
 
   void synthetic_classification_is_deterministic_per_batch() {
@@ -159,7 +159,7 @@ class TestOpsTraining : public QObject {
                         {0.25, 2 * 0.25 * 0.75}));
     QVERIFY(tensor_near(run1("TanhGrad", {}, {F({1}, {0.5f}), F({1}, {2})}), DType::Float, Shape{1}, {1.5}));
     QVERIFY(tensor_near(run1("SqrtGrad", {}, {D({1}, {2}), D({1}, {1})}), DType::Double, Shape{1}, {0.25}));
-    EXPECT_ERROR(run1("ReluGrad", {}, {D({3}, {1, 2, 3}), D({2}, {1, 2})}), "same shape");
+    EXPECT_ERROR(run1("ReluGrad", {}, {D({3}, {1, 2, 3}), D({2}, {1, 2})}), "must have the same size and shape");
   }
 
   void broadcast_gradient_args() {
@@ -174,11 +174,9 @@ class TestOpsTraining : public QObject {
     EXPECT_ERROR(run_op("BroadcastGradientArgs", {}, {I32({1}, {2}), I32({1}, {3})}), "Incompatible shapes");
   }
 
-  void bias_add_grad_and_reduced_shape() {
+  void bias_add_grad() {
     QVERIFY(tensor_near(run1("BiasAddGrad", {}, {D({2, 2, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})}), DType::Double,
                         Shape{3}, {22, 26, 30}));
-    QVERIFY(tensor_near(run1("ReducedShape", {}, {I32({3}, {2, 3, 4}), I32({2}, {0, -1})}), DType::Int32, Shape{3},
-                        {1, 3, 1}));
   }
 
   void comparisons_broadcast() {
@@ -191,7 +189,7 @@ class TestOpsTraining : public QObject {
     Tensor x = D({2, 3}, {1, 2, 3, 4, 5, 6});
     QVERIFY(tensor_near(run1("Slice", {}, {x, I32({2}, {0, 1}), I32({2}, {2, 2})}), DType::Double, Shape{2, 2}, {2, 3, 5, 6}));
     QVERIFY(tensor_near(run1("Slice", {}, {x, I32({2}, {1, 0}), I32({2}, {-1, 2})}), DType::Double, Shape{1, 2}, {4, 5}));
-    EXPECT_ERROR(run1("Slice", {}, {x, I32({2}, {1, 0}), I32({2}, {2, 2})}), "Expected begin");
+    EXPECT_ERROR(run1("Slice", {}, {x, I32({2}, {1, 0}), I32({2}, {2, 2})}), "Expected size[0] in [0, 1], but got 2");
     // Rank 3: one 2-D copy per leading index; rank 1 and 0 are single runs.
     std::vector<double> cube(24);
     for (int i = 0; i < 24; ++i) cube[static_cast<size_t>(i)] = i;

@@ -1,12 +1,16 @@
-// Tensor printing: bracket nesting, shortest round-trip numbers, special
-// values, strings, eliding with "...", and the dtypes shown only as a summary.
+// Tensor printing: bracket nesting, shortest round-trip numbers (float16 and
+// bfloat16 as numpy and ml_dtypes print them), special values, strings,
+// eliding with "...", the dtypes shown only as a summary; TensorFlow's
+// SummarizeValue; and parse_tensor_text, the inverse of format_tensor.
 #include <QtTest>
 
 #include <cmath>
 #include <cstring>
 #include <limits>
 
+#include "tensor/float16.h"
 #include "tensor/tensor_format.h"
+#include "tensor/tensor_parse.h"
 
 using namespace flowlens;
 
@@ -19,6 +23,16 @@ QString fmt(const Tensor& t, int edge_items = 0) {
 Tensor raw16(DType dtype, Shape shape, std::vector<uint16_t> bits) {
   Tensor t(dtype, std::move(shape));
   std::memcpy(t.raw_data(), bits.data(), bits.size() * 2);
+  return t;
+}
+
+// A tensor of `dtype` from doubles, rounded through float as TensorFlow's constructors do.
+Tensor T(DType dtype, Shape shape, const std::vector<double>& v) {
+  Tensor t(dtype, std::move(shape));
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (dtype == DType::Half) t.data<float16>()[i] = float16(static_cast<float>(v[i]));
+    else t.data<bfloat16>()[i] = bfloat16(static_cast<float>(v[i]));
+  }
   return t;
 }
 
@@ -81,11 +95,110 @@ class TestTensorFormat : public QObject {
     QCOMPARE(fmt(u64), QString("18446744073709551615"));
   }
 
-  void half_and_bfloat16() {
+  void half_prints_numpys_shortest_digits() {
+    // numpy prints float16 with the fewest digits that read back as the same
+    // float16: np.float16(1/3) is 0.3333, not float32's 0.33325195.
     QCOMPARE(fmt(raw16(DType::Half, Shape{5}, {0x3C00, 0xC000, 0x3555, 0x7C00, 0x0001})),
-             QString("[1,-2,0.33325195,inf,5.9604645e-08]"));  // shortest float32, not float16
+             QString("[1,-2,0.3333,inf,6e-08]"));
     QCOMPARE(fmt(raw16(DType::Half, Shape{}, {0x7E00})), QString("nan"));
+    QCOMPARE(fmt(T(DType::Half, {4}, {0.1, 3.14159, -1000.1, 2049})), QString("[0.1,3.14,-1000,2048]"));
+    // The largest float16 is 65500 to numpy (65504 exactly; 65520 and up overflow).
+    QCOMPARE(fmt(raw16(DType::Half, Shape{2}, {0x7BFF, 0xFBFF})), QString("[65500,-65500]"));
+    QCOMPARE(fmt(raw16(DType::Half, Shape{2}, {0x8000, 0x0400})), QString("[-0,6.104e-05]"));  // -0, smallest normal
+  }
+
+  void half_digits_read_back_for_every_value() {
+    // Whatever format_tensor prints for a float16 parses back to the same bits.
+    for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+      const uint16_t b = static_cast<uint16_t>(bits);
+      if ((b & 0x7C00) == 0x7C00 && (b & 0x3FF)) continue;  // NaNs print as "nan"
+      Tensor back = parse_tensor_text(format_tensor(raw16(DType::Half, Shape{}, {b})), DType::Half);
+      uint16_t got;
+      std::memcpy(&got, back.raw_data(), 2);
+      if (got != b) QFAIL(qPrintable(QString("0x%1 printed as %2").arg(bits, 4, 16).arg(fmt(raw16(DType::Half, Shape{}, {b})))));
+    }
+  }
+
+  void bfloat16_prints_as_ml_dtypes_does() {
+    // ml_dtypes: the float value through an ostream (six significant digits, %g).
     QCOMPARE(fmt(raw16(DType::BFloat16, Shape{3}, {0x3F80, 0xC040, 0xFF80})), QString("[1,-3,-inf]"));
+    QCOMPARE(fmt(T(DType::BFloat16, {4}, {0.1, 1.0 / 3.0, 3e38, 1e-20})),
+             QString("[0.100098,0.333984,3.00406e+38,1.00056e-20]"));
+    QCOMPARE(fmt(raw16(DType::BFloat16, Shape{}, {0xFFC0})), QString("nan"));  // no sign on NaN
+  }
+
+  void summarize_value_is_tensorflows() {
+    auto sum = [](const Tensor& t, int64_t n, bool v2 = false) { return QString::fromStdString(summarize_value(t, n, v2)); };
+    const Tensor v = Tensor::from_vector<int32_t>(Shape{5}, {1, 2, 3, 4, 5});
+    QCOMPARE(sum(v, 3), QString("1 2 3..."));
+    QCOMPARE(sum(v, -1), QString("1 2 3 4 5"));
+    QCOMPARE(sum(v, 0), QString("..."));
+    QCOMPARE(sum(v, 2, true), QString("[1 2 ... 4 5]"));
+    const Tensor m = Tensor::from_vector<int32_t>(Shape{2, 3}, iota(6));
+    QCOMPARE(sum(m, 6), QString("[0 1 2][3 4 5]"));
+    QCOMPARE(sum(m, 4), QString("[0 1 2][3...]..."));
+    QCOMPARE(sum(m, 1, true), QString("[[0 ... 2]\n [3 ... 5]]"));
+    QCOMPARE(sum(Tensor::scalar<float>(0.1f), 3), QString("0.1"));
+    QCOMPARE(sum(Tensor::from_vector<double>(Shape{1}, {1e300}), 3), QString("1e+300"));
+    QCOMPARE(sum(Tensor(DType::Float, Shape{0}), 3), QString(""));
+    QCOMPARE(sum(Tensor(DType::Float, Shape{0}), 3, true), QString("[]"));
+    QCOMPARE(sum(Tensor::from_strings(Shape{2}, {"a'b", "c"}), 3), QString("a\\'b c"));
+    QCOMPARE(sum(Tensor::from_strings(Shape{2}, {"a'b", "c"}), 3, true), QString("[\"a\\'b\" \"c\"]"));
+    QCOMPARE(sum(Tensor(DType::Complex64, Shape{2}), 3, true), QString("[? ?]"));
+  }
+
+  void parse_reads_every_dtype() {
+    QCOMPARE(fmt(parse_tensor_text("[[1, 2.5], [3, 4]]", DType::Float)), QString("[[1,2.5],[3,4]]"));
+    QCOMPARE(fmt(parse_tensor_text("[-128, 127, 0x10]", DType::Int8)), QString("[-128,127,16]"));
+    QCOMPARE(fmt(parse_tensor_text("18446744073709551615", DType::UInt64)), QString("18446744073709551615"));
+    QCOMPARE(fmt(parse_tensor_text("-9223372036854775808", DType::Int64)), QString("-9223372036854775808"));
+    QCOMPARE(fmt(parse_tensor_text("[nan, -inf, 1e-3]", DType::Double)), QString("[nan,-inf,0.001]"));
+    QCOMPARE(fmt(parse_tensor_text("[True, false, 1]", DType::Bool)), QString("[true,false,true]"));
+    QCOMPARE(fmt(parse_tensor_text("[0.1, 70000]", DType::BFloat16)), QString("[0.100098,70144]"));
+    const Tensor s = parse_tensor_text("[\"a b\", 'it\\'s', bare, \"\\x01\\t\\101\"]", DType::String);
+    QCOMPARE(s.shape(), Shape{4});
+    QCOMPARE(s.strings(), (std::vector<std::string>{"a b", "it's", "bare", "\x01\tA"}));
+    QCOMPARE(parse_tensor_text("[]", DType::String).shape(), Shape{0});
+    QCOMPARE(parse_tensor_text("[[],[]]", DType::Int32).shape(), (Shape{2, 0}));
+    // What format_tensor prints for strings parses back.
+    const Tensor odd = Tensor::from_strings(Shape{2}, {"q\"\\", std::string("\0\x7f\n", 3)});
+    QVERIFY(parse_tensor_text(format_tensor(odd), DType::String).equals(odd));
+  }
+
+  void parse_rounds_decimals_to_float16_once() {
+    // 0.100006103515625 is exactly halfway between two float16s (ties to
+    // 0.0999755859375's even mantissa), and 0.1000061035156251 is just above
+    // it: through float32 both would land on the midpoint; numpy rounds the
+    // double directly, so the second goes up.
+    auto bits = [](const char* text) {
+      uint16_t b;
+      std::memcpy(&b, parse_tensor_text(text, DType::Half).raw_data(), 2);
+      return b;
+    };
+    QCOMPARE(bits("0.100006103515625"), uint16_t{0x2E66});
+    QCOMPARE(bits("0.1000061035156251"), uint16_t{0x2E67});
+    QCOMPARE(bits("0.1"), uint16_t{0x2E66});
+    QCOMPARE(bits("65519"), uint16_t{0x7BFF});
+    QCOMPARE(bits("65520"), uint16_t{0x7C00});
+  }
+
+  void parse_errors_say_where() {
+    auto error = [](const char* text, DType t) {
+      try {
+        parse_tensor_text(text, t);
+      } catch (const Error& e) {
+        return QString(e.what());
+      }
+      return QString("<no error>");
+    };
+    QCOMPARE(error("[[1,2],[3]]", DType::Float), QString("ragged list: expected 2 values, got 1 at column 11"));
+    QCOMPARE(error("[1,2", DType::Float), QString("missing ']' at column 5"));
+    QCOMPARE(error("[1, 300]", DType::Int8), QString("'300' at column 5 is out of range for int8"));
+    QCOMPARE(error("-1", DType::UInt32), QString("'-1' at column 1 is out of range for uint32"));
+    QCOMPARE(error("1.5", DType::Int32), QString("'1.5' at column 1 is not a int32 value"));
+    QCOMPARE(error("\"x\"", DType::Float), QString("a quoted string at column 1 is not a float32 value"));
+    QCOMPARE(error("\"abc", DType::String), QString("unterminated string at column 5"));
+    QCOMPARE(error("1", DType::Complex64), QString("complex64 tensors cannot be typed in"));
   }
 
   void empty_tensors() {

@@ -1,5 +1,6 @@
 // Variables: storage owned by the session, Assign through ref inputs,
-// use-before-init errors, values persisting across runs.
+// use-before-init errors, values persisting across runs, and reads of a ref
+// variable taken when the reader runs (after the updates it is ordered behind).
 #include <QtTest>
 
 #include "exec/session.h"
@@ -23,6 +24,37 @@ node { name: 'doubled' op: 'Add' input: 'v/read' input: 'v/read' attr { key: 'T'
 node { name: 'update' op: 'Assign' input: 'v' input: 'doubled' attr { key: 'T' value { type: DT_FLOAT } } }
 node { name: 'bad_assign' op: 'Assign' input: 'v/read' input: 'doubled' attr { key: 'T' value { type: DT_FLOAT } } }
 )";
+
+// A scalar variable `v` (initialized to 1 by v/Assign), a slot `accum`
+// (initialized to 0.5), and readers ordered behind updates by control edges
+// only: Identity(v) reads the variable when it runs, as TensorFlow's executor
+// dereferences a ref input then, so each sees its update's result.
+const char* kOrderedReads = R"(
+node { name: 'v' op: 'VariableV2' attr { key: 'dtype' value { type: DT_FLOAT } } attr { key: 'shape' value { shape { } } } }
+node { name: 'accum' op: 'VariableV2' attr { key: 'dtype' value { type: DT_FLOAT } } attr { key: 'shape' value { shape { } } } }
+node { name: 'one' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
+  attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1 } } } }
+node { name: 'half' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
+  attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 0.5 } } } }
+node { name: 'five' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
+  attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 5 } } } }
+node { name: 'v/Assign' op: 'Assign' input: 'v' input: 'one' attr { key: 'T' value { type: DT_FLOAT } } }
+node { name: 'accum/Assign' op: 'Assign' input: 'accum' input: 'half' attr { key: 'T' value { type: DT_FLOAT } } }
+node { name: 'assign' op: 'Assign' input: 'v' input: 'five' attr { key: 'T' value { type: DT_FLOAT } } }
+node { name: 'after_assign' op: 'Identity' input: 'v' input: '^assign' attr { key: 'T' value { type: DT_FLOAT } } }
+node { name: 'add' op: 'AssignAdd' input: 'v' input: 'five' attr { key: 'T' value { type: DT_FLOAT } } }
+node { name: 'after_add' op: 'Identity' input: 'v' input: '^add' attr { key: 'T' value { type: DT_FLOAT } } }
+node { name: 'sgd' op: 'ApplyGradientDescent' input: 'v' input: 'half' input: 'five' attr { key: 'T' value { type: DT_FLOAT } } }
+node { name: 'after_sgd' op: 'Identity' input: 'v' input: '^sgd' attr { key: 'T' value { type: DT_FLOAT } } }
+node { name: 'momentum' op: 'ApplyMomentum' input: 'v' input: 'accum' input: 'half' input: 'five' input: 'half'
+  attr { key: 'T' value { type: DT_FLOAT } } }
+node { name: 'slot_after_momentum' op: 'Identity' input: 'accum' input: '^momentum' attr { key: 'T' value { type: DT_FLOAT } } }
+node { name: 'add_after_assign' op: 'AssignAdd' input: 'v' input: 'five' input: '^assign' attr { key: 'T' value { type: DT_FLOAT } } }
+node { name: 'after_assign_output' op: 'Identity' input: 'assign' input: '^add_after_assign'
+  attr { key: 'T' value { type: DT_FLOAT } } }
+)";
+
+float scalar_of(const Tensor& t) { return t.data<float>()[0]; }
 
 }  // namespace
 
@@ -69,6 +101,26 @@ class TestVariables : public QObject {
     } catch (const Error& e) {
       QVERIFY2(std::string(e.what()).find("must be a variable") != std::string::npos, e.what());
     }
+  }
+
+  // Before the executor read ref edges when the reader runs, each Identity
+  // got the value the variable had when the VariableV2 node ran (first: it
+  // has no inputs), so every one of these saw 1 (0.5 for the slot).
+  void a_read_ordered_after_an_update_sees_it() {
+    Session s(parse_graph_text(kOrderedReads, "ordered.pbtxt"));
+    auto init = [&] { s.run({}, {}, {"v/Assign", "accum/Assign"}); };
+    init();
+    QCOMPARE(scalar_of(s.run({}, {"after_assign"})[0]), 5.0f);
+    init();
+    QCOMPARE(scalar_of(s.run({}, {"after_add"})[0]), 6.0f);
+    init();
+    QCOMPARE(scalar_of(s.run({}, {"after_sgd"})[0]), 1.0f - 0.5f * 5.0f);
+    init();
+    QCOMPARE(scalar_of(s.run({}, {"slot_after_momentum"})[0]), 0.5f * 0.5f + 5.0f);  // accum * momentum + grad
+    // Through an Assign's output_ref: the variable when the reader runs,
+    // after the AssignAdd it waits for (5 + 5).
+    init();
+    QCOMPARE(scalar_of(s.run({}, {"after_assign_output"})[0]), 10.0f);
   }
 
   void variables_are_per_session() {

@@ -203,3 +203,9 @@ write("wire_decoder", "push.bin", frames(True, b"\x00k\x8b", push, struct.pack("
 write("wire_decoder", "reply.bin", frames(False, vint(1, 1) + vint(2, REPLY) + vint(3, 9) + vint(10, 3)
                                           + blob(9, "stale gradients") + meta("empty", F32, [0, 4], 0), b""))
 write("wire_decoder", "status.bin", frames(False, vint(1, 1) + vint(2, STATUS) + blob(8, "pause")))
+
+# ---- graph_exec: FuzzedDataProvider bytes; any bytes make a graph, these
+# are a few fixed starting points (the fuzzer's mutations do the rest) --------
+for i, seed in enumerate([b"\x00" * 64, bytes(range(64)), bytes(range(255, 191, -1)),
+                          b"\x01\x02\x03\x04" * 32, b"\x05\x00\x03\x01\x02\x00\x01\x00" * 16]):
+    write("graph_exec", "seed_%d.bin" % i, seed)

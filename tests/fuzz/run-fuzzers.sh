@@ -10,7 +10,7 @@
 # Usage: tests/fuzz/run-fuzzers.sh [--seconds N | --runs N] [--no-build] [target...]
 #   --seconds N  time per target (default: $FUZZ_SECONDS, else 25)
 #   --runs N     stop each target after N executions instead
-#   targets: graphdef_text graphdef_binary onnx cluster_json wire_decoder npy (default: all)
+#   targets: graphdef_text graphdef_binary onnx cluster_json wire_decoder npy graph_exec (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(graphdef_text graphdef_binary onnx cluster_json wire_decoder npy)
+[ ${#targets[@]} -gt 0 ] || targets=(graphdef_text graphdef_binary onnx cluster_json wire_decoder npy graph_exec)
 
 if [ "$build" = 1 ]; then
   [ -f build-fuzz/CMakeCache.txt ] || cmake --preset fuzz

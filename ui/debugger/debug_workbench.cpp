@@ -11,10 +11,12 @@
 #include <memory>
 #include <set>
 
+#include "ops/op_registry.h"
 #include "tensor/tensor_format.h"
 #include "ui/debugger/breakpoint_store.h"
 #include "ui/debugger/breakpoints_panel.h"
 #include "ui/debugger/run_actions.h"
+#include "ui/debugger/summary_charts.h"
 #include "ui/debugger/watches_panel.h"
 #include "ui/graph_document.h"
 #include "ui/graphview/graph_scene.h"
@@ -89,6 +91,7 @@ void DebugWorkbench::build_docks() {
   log_->setObjectName(QStringLiteral("runLog"));
   log_->setReadOnly(true);
   log_->setMaximumBlockCount(5000);
+  summaries_ = new SummaryCharts;
 
   QDockWidget* bp = make_dock(QStringLiteral("Breakpoints"), QStringLiteral("breakpointsDock"), breakpoints_panel_,
                               Qt::RightDockWidgetArea);
@@ -99,12 +102,15 @@ void DebugWorkbench::build_docks() {
   QDockWidget* profiler =
       make_dock(QStringLiteral("Profiler"), QStringLiteral("profilerDock"), profiler_, Qt::BottomDockWidgetArea);
   QDockWidget* run_log = make_dock(QStringLiteral("Run Log"), QStringLiteral("runLogDock"), log_, Qt::BottomDockWidgetArea);
+  QDockWidget* summaries =
+      make_dock(QStringLiteral("Summaries"), QStringLiteral("summariesDock"), summaries_, Qt::BottomDockWidgetArea);
   // Tabbed with the existing docks so the graph keeps its room.
   w_->tabifyDockWidget(w_->details_dock(), bp);
   w_->tabifyDockWidget(bp, watches);
   w_->tabifyDockWidget(w_->diagnostics_dock(), run_log);
   w_->tabifyDockWidget(run_log, tensor);
   w_->tabifyDockWidget(tensor, profiler);
+  w_->tabifyDockWidget(profiler, summaries);
   w_->details_dock()->raise();
   w_->diagnostics_dock()->raise();
 
@@ -146,6 +152,7 @@ void DebugWorkbench::on_document_changed() {
   w_->graph_view()->graph_scene()->set_current_node(-1);
   update_time_overlay();
   log_->clear();
+  summaries_->clear();
   set_status(QString());
 }
 
@@ -223,7 +230,10 @@ void DebugWorkbench::set_time_overlay(bool on) {
   update_time_overlay();
 }
 
-void DebugWorkbench::reset_session() { controller_->reset_session(); }
+void DebugWorkbench::reset_session() {
+  controller_->reset_session();
+  summaries_->clear();  // run numbers start again at 1
+}
 
 void DebugWorkbench::shutdown() { controller_->shutdown(); }
 
@@ -267,6 +277,8 @@ void DebugWorkbench::on_paused(const DebugStop& stop) {
                        stop.inputs[i].clone()});
   }
   catalog_->set_group(kPausedGroup, tensors);
+  for (std::size_t i = 0; i < stop.outputs.size(); ++i)
+    chart_summary(tensor_name(stop.node, i).toStdString(), stop.outputs[i], controller_->run_number() + 1);
   watches_->refresh();
   catalog_->set_group(kWatchGroup, watches_->captured());
   if (!tensors.isEmpty()) viewer_->set_tensor(tensors.front().label, tensors.front().tensor);
@@ -288,6 +300,7 @@ void DebugWorkbench::on_finished(const RunOutcome& outcome) {
       // A fetched variable may share its storage, which the next run updates.
       fetched.push_back(
           {QStringLiteral("%1 (run %2 result)").arg(name).arg(outcome.run_number), outcome.values[i].clone()});
+      chart_summary(outcome.request.fetches[i], outcome.values[i], outcome.run_number);
     }
     catalog_->set_group(kFetchedGroup, fetched);
     if (!fetched.isEmpty() && !viewer_->tensor().valid()) viewer_->set_tensor(fetched.front().label, fetched.front().tensor);
@@ -301,6 +314,14 @@ void DebugWorkbench::on_finished(const RunOutcome& outcome) {
   catalog_->set_group(kWatchGroup, watches_->captured());
   profiler_->refresh();
   update_time_overlay();
+}
+
+void DebugWorkbench::chart_summary(const std::string& tensor, const Tensor& value, int run) {
+  const auto& doc = w_->document();
+  const auto id = TensorId::parse(tensor);
+  const Node* node = doc && id ? doc->graph->find(id->node) : nullptr;
+  const OpDef* def = node ? OpRegistry::global().find(node->op) : nullptr;
+  if (def && def->category == "summary") summaries_->add(run, value);
 }
 
 void DebugWorkbench::update_breakpoint_marks() {

@@ -1,7 +1,7 @@
 #pragma once
 // Running and debugging in the main window: owns the RunController, the
 // breakpoints and the tensors a run made visible, and the docks that show
-// them (Breakpoints, Watches, Tensor, Profiler, Run Log). It follows the
+// them (Breakpoints, Watches, Tensor, Profiler, Run Log, Summaries). It follows the
 // window's document and selection, marks the paused-at node, breakpoints and
 // the time overlay in the graph view, and is what the Run menu (RunActions)
 // drives. Closing the window or loading another graph stops a run first.
@@ -23,6 +23,7 @@ class BreakpointsPanel;
 class MainWindow;
 class ProfilerPanel;
 class RunActions;
+class SummaryCharts;
 class TensorCatalog;
 class TensorViewer;
 class WatchesPanel;
@@ -49,6 +50,7 @@ class DebugWorkbench : public QObject {
   BreakpointsPanel* breakpoints_panel() const { return breakpoints_panel_; }
   ProfilerPanel* profiler_panel() const { return profiler_; }
   QPlainTextEdit* run_log() const { return log_; }
+  SummaryCharts* summary_charts() const { return summaries_; }
   QLineEdit* fetch_edit() const { return fetch_edit_; }
   RunActions* actions() const { return actions_; }
   QDockWidget* dock(const QString& object_name) const;
@@ -77,6 +79,8 @@ class DebugWorkbench : public QObject {
   void on_state_changed(RunController::State state);
   void update_breakpoint_marks();
   void update_time_overlay();
+  // Charts the scalars of `value` when `tensor` is the output of a summary op.
+  void chart_summary(const std::string& tensor, const Tensor& value, int run);
   void log(const QString& line, bool error = false);
   void set_status(const QString& text, bool error = false);
 
@@ -89,6 +93,7 @@ class DebugWorkbench : public QObject {
   BreakpointsPanel* breakpoints_panel_ = nullptr;
   ProfilerPanel* profiler_ = nullptr;
   QPlainTextEdit* log_ = nullptr;
+  SummaryCharts* summaries_ = nullptr;
   QLineEdit* fetch_edit_ = nullptr;
   QLabel* status_ = nullptr;
   RunActions* actions_ = nullptr;

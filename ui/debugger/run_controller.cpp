@@ -5,6 +5,7 @@
 
 #include "exec/session.h"
 #include "graph/variable_initializers.h"
+#include "observe/variable_values.h"
 #include "ui/graph_document.h"
 #include "ui/thread_handoff.h"
 
@@ -75,7 +76,13 @@ void RunController::work(int generation, std::shared_ptr<const Graph> graph, Run
   outcome.request = request;
   try {
     if (!session_) {
-      auto session = std::make_unique<Session>(*graph);
+      // Print and PrintV2 write into the Run Log, one entry per text they print.
+      SessionOptions options;
+      options.log_sink = [this](LogStream, std::string_view text) {
+        if (text.ends_with('\n')) text.remove_suffix(1);
+        post_message(generation_, QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())));
+      };
+      auto session = std::make_unique<Session>(*graph, std::move(options));
       for (const auto& note : session->placement().soft_placed)
         post_message(generation, QStringLiteral("Soft placement: '%1' asked for %2, runs on %3")
                                      .arg(QString::fromStdString(note.node), QString::fromStdString(note.requested),
@@ -92,7 +99,9 @@ void RunController::work(int generation, std::shared_ptr<const Graph> graph, Run
     }
     profiler_.clear();
     const auto begin = std::chrono::steady_clock::now();
-    outcome.values = session_->run({}, request.fetches, request.targets);
+    // A fetched resource variable (its VarHandleOp) shows its value, as a ref
+    // variable does, taken now: the next run may update it.
+    outcome.values = shown_values(session_->run({}, request.fetches, request.targets));
     outcome.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
     outcome.ok = true;
   } catch (const std::exception& e) {

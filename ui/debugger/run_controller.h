@@ -77,12 +77,15 @@ class RunController : public QObject {
   Debugger& debugger() { return debugger_; }
   const Profiler& profiler() const { return profiler_; }
   int runs_finished() const { return runs_finished_; }
+  // The number of this session's last finished run (0 before the first);
+  // the run in progress is the next one.
+  int run_number() const { return run_number_; }
 
  signals:
   void state_changed(RunController::State state);
   void paused(const DebugStop& stop);
   void run_finished(const RunOutcome& outcome);
-  void message(const QString& line);  // progress for the run log
+  void message(const QString& line);  // progress and Print/PrintV2 output for the run log
 
  private:
   void work(int generation, std::shared_ptr<const Graph> graph, RunRequest request);

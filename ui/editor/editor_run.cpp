@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "exec/session.h"
 #include "graph/variable_initializers.h"
+#include "observe/variable_values.h"
 #include "tensor/tensor_format.h"
 #include "ui/debugger/run_request.h"
 
@@ -70,7 +71,8 @@ EditorRunResult run_graph_once(const Graph& graph, const QString& fetch_text) {
     Session session(std::move(sub));
     const std::vector<std::string> init = variable_initializers(session.graph());
     if (!init.empty()) session.run({}, {}, init);
-    result.values = session.run({}, request.fetches, request.targets);
+    // A fetched resource variable (its VarHandleOp) shows its value, as a ref variable does.
+    result.values = shown_values(session.run({}, request.fetches, request.targets));
   } catch (const Error& e) {
     result.error = QString::fromStdString(e.what());
     return result;

@@ -55,6 +55,10 @@ QString GraphCheck::summary() const {
 }
 
 QString describe_tensor_info(const TensorInfo& info) {
+  // A resource variable's handle reads as the variable it refers to, as a ref
+  // variable's output shows the variable's dtype and shape.
+  if (info.dtype == DType::Resource && info.handle_dtype != DType::Invalid)
+    return QStringLiteral("resource variable %1").arg(describe_tensor_info({info.handle_dtype, info.handle_shape}));
   const bool typed = info.dtype != DType::Invalid;
   if (!info.shape.rank_known()) return typed ? QString::fromStdString(dtype_name(info.dtype)) + QStringLiteral(" ?") : QStringLiteral("?");
   return (typed ? QString::fromStdString(dtype_name(info.dtype)) : QStringLiteral("?")) +

@@ -62,6 +62,9 @@ QString tensor_text(const ShapeInferenceResult* shapes, int producer, int port) 
   const auto& outs = shapes->outputs[static_cast<std::size_t>(producer)];
   if (port < 0 || port >= static_cast<int>(outs.size())) return {};
   const TensorInfo& t = outs[static_cast<std::size_t>(port)];
+  // A resource variable's handle: the variable's dtype and shape, as a ref variable's edge shows.
+  if (t.dtype == DType::Resource && t.handle_dtype != DType::Invalid)
+    return QStringLiteral("resource variable %1 %2").arg(qs(dtype_name(t.handle_dtype)), qs(t.handle_shape.to_string()));
   QString dtype = t.dtype == DType::Invalid ? QStringLiteral("unknown type") : qs(dtype_name(t.dtype));
   if (dtype.startsWith(QLatin1String("DT_"))) dtype = dtype.mid(3).toLower();
   return QStringLiteral("%1 %2").arg(dtype, qs(t.shape.to_string()));

@@ -3,31 +3,28 @@
 #include <cmath>
 
 #include "tensor/dtype.h"
+#include "tensor/float16.h"
 
 namespace flowlens::ui {
 
-bool is_numeric(const Tensor& t) {
-  if (!t.valid()) return false;
-  switch (t.dtype()) {
-    case DType::Float:
-    case DType::Double:
-    case DType::Int32:
-    case DType::Int64:
-    case DType::Bool:
-    case DType::UInt8: return true;
-    default: return false;
-  }
-}
+bool is_numeric(const Tensor& t) { return t.valid() && dtype_is_computable(t.dtype()); }
 
 double value_at(const Tensor& t, int64_t flat) {
   const auto i = static_cast<std::size_t>(flat);
   switch (t.dtype()) {
     case DType::Float: return t.data<float>()[i];
     case DType::Double: return t.data<double>()[i];
+    case DType::Half: return static_cast<float>(t.data<float16>()[i]);
+    case DType::BFloat16: return static_cast<float>(t.data<bfloat16>()[i]);
+    case DType::Int8: return t.data<int8_t>()[i];
+    case DType::Int16: return t.data<int16_t>()[i];
     case DType::Int32: return t.data<int32_t>()[i];
     case DType::Int64: return static_cast<double>(t.data<int64_t>()[i]);
-    case DType::Bool: return t.data<bool>()[i] ? 1 : 0;
     case DType::UInt8: return t.data<uint8_t>()[i];
+    case DType::UInt16: return t.data<uint16_t>()[i];
+    case DType::UInt32: return t.data<uint32_t>()[i];
+    case DType::UInt64: return static_cast<double>(t.data<uint64_t>()[i]);
+    case DType::Bool: return t.data<bool>()[i] ? 1 : 0;
     default: return std::nan("");
   }
 }

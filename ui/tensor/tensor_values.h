@@ -1,6 +1,6 @@
 #pragma once
 // Element access for the tensor viewer: any numeric tensor read as doubles
-// (the dtypes TensorStats handles: float32/64, int32/64, uint8, bool), its
+// (every floating, integer and bool dtype, as TensorStats handles), its
 // strides, a mean to go with the engine's stats, and an element-wise
 // difference for comparing two tensors of the same shape.
 #include <QString>

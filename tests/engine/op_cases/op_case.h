@@ -50,4 +50,21 @@ inline Tensor gen(DType dtype, Shape shape, double lo = -2.0, double hi = 2.0, u
   return T(dtype, std::move(shape), v);
 }
 
+// A string tensor of the given shape.
+inline Tensor S(Shape s, std::vector<std::string> v) { return Tensor::from_strings(std::move(s), std::move(v)); }
+
+// A list(type) attr value.
+inline AttrList type_list(std::vector<DType> types) {
+  AttrList l;
+  l.type = std::move(types);
+  return l;
+}
+
+// A list(int) attr value.
+inline AttrList int_list(std::vector<int64_t> values) {
+  AttrList l;
+  l.i = std::move(values);
+  return l;
+}
+
 }  // namespace flowlens::testing

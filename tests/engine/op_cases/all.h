@@ -1,0 +1,26 @@
+#pragma once
+// Every op family's registry-walk cases, for the registry walk and the
+// hostile-input walk.
+#include "engine/op_cases/array.h"
+#include "engine/op_cases/core.h"
+#include "engine/op_cases/math.h"
+#include "engine/op_cases/reduce.h"
+#include "engine/op_cases/sparse.h"
+#include "engine/op_cases/state.h"
+#include "engine/op_cases/strings.h"
+
+namespace flowlens::testing {
+
+inline OpCases all_op_cases() {
+  OpCases c;
+  add_core_cases(c);
+  add_array_cases(c);
+  add_math_cases(c);
+  add_reduce_cases(c);
+  add_sparse_cases(c);
+  add_state_cases(c);
+  add_strings_cases(c);
+  return c;
+}
+
+}  // namespace flowlens::testing
