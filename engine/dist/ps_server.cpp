@@ -30,6 +30,7 @@ PsServer::PsServer(PsOptions options)
   endpoint_ = router_.get(zmq::sockopt::last_endpoint);
   const std::string host = address_.substr(0, address_.rfind(':'));
   publisher_.set(zmq::sockopt::linger, 0);
+  limit_message_size(publisher_, 0);  // subscribers send only subscriptions
   try {
     publisher_.bind("tcp://" + host + ":*");
   } catch (const zmq::error_t&) {

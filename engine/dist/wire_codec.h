@@ -42,7 +42,8 @@ struct WireLimits {
 };
 
 // ZMQ_MAXMSGSIZE for a socket whose peers send tensors of up to
-// `max_message_bytes` (and headers of up to WireLimits::max_header_bytes).
+// `max_message_bytes` (and headers of up to WireLimits::max_header_bytes);
+// 0 for a socket whose peers send only small frames (a PUB's subscribers).
 void limit_message_size(zmq::socket_t& socket, uint64_t max_message_bytes);
 
 struct NamedTensor {

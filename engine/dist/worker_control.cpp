@@ -278,6 +278,7 @@ void Worker::control_loop() {
   router.set(zmq::sockopt::linger, 200);
   limit_message_size(router, options_.max_message_bytes);
   publisher.set(zmq::sockopt::linger, 0);
+  limit_message_size(publisher, 0);  // subscribers send only subscriptions
   ConnectionGuard guard(context_, router, options_.max_connections, "worker " + std::to_string(options_.task));
   if (options_.credentials) {
     make_curve_server(router, options_.credentials->own);

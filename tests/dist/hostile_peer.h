@@ -45,6 +45,13 @@ inline rlim_t set_open_file_limit(rlim_t soft) {
   return old;
 }
 
+// This process's soft open-file limit.
+inline rlim_t current_open_file_limit() {
+  rlimit limit{};
+  ::getrlimit(RLIMIT_NOFILE, &limit);
+  return limit.rlim_cur;
+}
+
 // A TCP connection to 127.0.0.1:port; -1 on failure.
 inline int tcp_connect(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -81,15 +88,44 @@ inline bool send_all(int fd, const void* data, std::size_t size) {
   return true;
 }
 
-// Opens a ZMTP 3.0 session as a DEALER with the NULL mechanism (an open
-// cluster's ps takes it like any client's). Returns the descriptor or -1.
-inline int zmtp_connect(int port) {
+// Reads exactly `size` bytes within `timeout`; false when the peer hung up or was too slow.
+inline bool recv_exactly(int fd, void* data, std::size_t size, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  char* p = static_cast<char*>(data);
+  while (size > 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    pollfd pf{fd, POLLIN, 0};
+    if (left.count() <= 0 || ::poll(&pf, 1, static_cast<int>(left.count())) <= 0) return false;
+    const ssize_t n = ::recv(fd, p, size, 0);
+    if (n <= 0) return false;
+    p += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Opens a ZMTP 3.0 session as a `socket_type` ("DEALER", "SUB") with the
+// NULL mechanism (an open cluster's node takes it like any client's), and
+// waits for the node's greeting and READY, as a real peer does (frames sent
+// before that may cost the handshake). Returns the descriptor or -1.
+inline int zmtp_connect(int port, const std::string& socket_type = "DEALER") {
   const int fd = tcp_connect(port);
   if (fd < 0) return -1;
   unsigned char greeting[64] = {0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x7F, 3, 0, 'N', 'U', 'L', 'L'};
-  const std::string ready = std::string("\x05READY", 6) + "\x0bSocket-Type" + std::string("\0\0\0\x06", 4) + "DEALER";
+  const std::string ready = std::string("\x05READY", 6) + "\x0bSocket-Type" + std::string("\0\0\0", 3) +
+                            static_cast<char>(socket_type.size()) + socket_type;
   const std::string command = std::string(1, '\x04') + std::string(1, static_cast<char>(ready.size())) + ready;
-  if (!send_all(fd, greeting, sizeof greeting) || !send_all(fd, command.data(), command.size())) {
+  unsigned char peer_greeting[64], command_head[2];
+  std::string peer_ready;
+  const auto timeout = std::chrono::seconds(5);
+  bool ok = send_all(fd, greeting, sizeof greeting) && send_all(fd, command.data(), command.size()) &&
+            recv_exactly(fd, peer_greeting, sizeof peer_greeting, timeout) &&
+            recv_exactly(fd, command_head, sizeof command_head, timeout) && command_head[0] == 0x04;
+  if (ok) {
+    peer_ready.resize(command_head[1]);
+    ok = recv_exactly(fd, peer_ready.data(), peer_ready.size(), timeout) && peer_ready.starts_with("\x05READY");
+  }
+  if (!ok) {
     ::close(fd);
     return -1;
   }
