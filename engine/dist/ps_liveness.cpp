@@ -78,15 +78,16 @@ void PsServer::check_live_workers_left(std::chrono::steady_clock::time_point now
   if (workers.empty() || down.empty()) return;  // all finished: handle_done stops the ps
   const std::string who = down + " down" + (finished.empty() ? "" : ", " + finished + " finished");
   const std::string ps = "ps " + std::to_string(options_.task);
+  const bool waits = options_.wait_for_workers || !options_.exit_when_workers_done;
   if (!no_live_worker_since_) {
     no_live_worker_since_ = now;
     log_line(ps + ": no live worker left (" + who + "); " +
-             (options_.wait_for_workers ? "waiting for them to return (--wait-for-workers)"
-                                        : "exiting in " + seconds_text(options_.wait_timeout) +
-                                              " unless one returns (--wait-for-workers keeps it serving)"));
+             (waits ? std::string("waiting for them to return") +
+                          (options_.wait_for_workers ? " (--wait-for-workers)" : "")
+                    : "exiting in " + seconds_text(options_.wait_timeout) +
+                          " unless one returns (--wait-for-workers keeps it serving)"));
   }
-  if (options_.exit_when_workers_done && !options_.wait_for_workers && now - *no_live_worker_since_ >= options_.wait_timeout)
-    stop_reason_ = "no live worker left (" + who + ")";
+  if (!waits && now - *no_live_worker_since_ >= options_.wait_timeout) stop_reason_ = "no live worker left (" + who + ")";
 }
 
 }  // namespace flowlens::dist
