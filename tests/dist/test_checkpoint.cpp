@@ -13,6 +13,7 @@
 #include "dist/cluster_client.h"
 #include "dist/node_runner.h"
 #include "io/graph_io.h"
+#include "time_scale.h"
 
 using namespace flowlens;
 using namespace flowlens::testing;
@@ -65,10 +66,11 @@ class TestCheckpoint : public QObject {
     NodeProcess w(c.worker_args(0, sample("mlp_train.pbtxt"), 1000000, {"--print-every", "0"}));
     const std::string path = dist::checkpoint_path(dir.toStdString(), 0);
     // Written while training goes on, not only when the ps stops.
-    QTRY_VERIFY_WITH_TIMEOUT(std::filesystem::exists(path), 60000);
-    QTRY_VERIFY_WITH_TIMEOUT(dist::read_checkpoint(path).global_step > 0, 10000);
+    // Written atomically (renamed into place), so every read sees a whole file.
+    QVERIFY(eventually([&] { return std::filesystem::exists(path) && dist::read_checkpoint(path).global_step > 0; },
+                       scaled_ms(30000)));
     const int64_t first = dist::read_checkpoint(path).global_step;
-    QTRY_VERIFY_WITH_TIMEOUT(dist::read_checkpoint(path).global_step > first, 10000);
+    QVERIFY(eventually([&] { return dist::read_checkpoint(path).global_step > first; }, scaled_ms(10000)));
     QVERIFY(ps.running() && w.running());
   }
 
