@@ -10,7 +10,9 @@
 
 #include "dist/cluster_client.h"
 #include "dist/cluster_spec.h"
+#include "dist/connection_guard.h"
 #include "dist/curve_auth.h"
+#include "dist/wire_codec.h"
 
 namespace flowlens::node {
 
@@ -27,6 +29,8 @@ struct NodeOptions {
   // ps
   std::string checkpoint_dir;
   int64_t checkpoint_every = 100;
+  double checkpoint_secs = 0;     // also save after this long with new steps (0: off)
+  bool wait_for_workers = false;  // keep serving when every worker is finished or down
   // worker
   std::string graph;
   int steps = 100;
@@ -43,7 +47,10 @@ struct NodeOptions {
   double reconnect_timeout_s = 60;  // worker: how long to retry a ps that stopped answering
   std::string key_file;  // secured clusters: this task's key pair
   std::string keys_dir;  // launch: every task's key pair, <job><task>.key
+  bool strict_keys = false;  // refuse a key file others may read
   bool insecure = false;
+  uint64_t max_message_mb = dist::kDefaultMaxMessageBytes >> 20;  // largest frame (tensor) accepted
+  std::size_t max_connections = dist::kDefaultMaxConnections;
 };
 
 // --cluster FILE, else the TF_CONFIG environment variable. Throws Error
@@ -56,7 +63,8 @@ ClusterSpec resolve_cluster(const std::string& cluster_file);
 // --key, when the key file has no secret, or when `node` ("ps 0"; "" for a
 // client) holds a key other than the one the cluster lists for it.
 std::optional<dist::Credentials> resolve_credentials(const std::string& cluster_file, const ClusterSpec& cluster,
-                                                     const std::string& key_file, const std::string& node);
+                                                     const std::string& key_file, const std::string& node,
+                                                     bool strict_keys = false);
 // A client of the cluster (status, control, fetch), secured when it is.
 std::unique_ptr<dist::ClusterClient> make_client(const std::string& cluster_file, const std::string& key_file);
 

@@ -1,5 +1,11 @@
 // flowlens-node stop / pause / resume / step / profile / break / clear-break:
 // commands to one node or (stop, pause, resume) every node of the cluster.
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <iostream>
 #include <thread>
 
@@ -29,6 +35,52 @@ std::vector<dist::NodeRef> targets(const dist::ClusterClient& client, const Cont
   return nodes;
 }
 
+// For each "host:port": whether something accepts TCP connections there.
+// All are probed at once, so nodes that are gone cost `timeout` together,
+// not a request timeout each (a dead local node refuses at once).
+std::vector<bool> accepting_connections(const std::vector<dist::NodeRef>& nodes, std::chrono::milliseconds timeout) {
+  std::vector<bool> accepting(nodes.size(), false);
+  std::vector<pollfd> pending;
+  std::vector<std::size_t> pending_node;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const std::string& address = nodes[i].address;
+    std::string host = address.substr(0, address.rfind(':'));
+    if (host.size() >= 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
+    addrinfo hints{}, *found = nullptr;
+    hints.ai_socktype = SOCK_STREAM;
+    if (::getaddrinfo(host.c_str(), address.substr(address.rfind(':') + 1).c_str(), &hints, &found) != 0) continue;
+    const int fd = ::socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    const int rc = fd < 0 ? -1 : ::connect(fd, found->ai_addr, found->ai_addrlen);
+    ::freeaddrinfo(found);
+    if (fd >= 0 && rc == 0) accepting[i] = true;
+    if (fd >= 0 && rc != 0 && errno == EINPROGRESS) {
+      pending.push_back({fd, POLLOUT, 0});
+      pending_node.push_back(i);
+    } else if (fd >= 0) {
+      ::close(fd);
+    }
+  }
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::size_t open = pending.size();
+  while (open > 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0 || ::poll(pending.data(), pending.size(), static_cast<int>(left.count())) <= 0) break;
+    for (std::size_t k = 0; k < pending.size(); ++k) {
+      if (pending[k].fd < 0 || pending[k].revents == 0) continue;
+      int error = 0;
+      socklen_t size = sizeof error;
+      ::getsockopt(pending[k].fd, SOL_SOCKET, SO_ERROR, &error, &size);
+      accepting[pending_node[k]] = error == 0;
+      ::close(pending[k].fd);
+      pending[k].fd = -1;  // poll ignores it from now on
+      --open;
+    }
+  }
+  for (const pollfd& p : pending)
+    if (p.fd >= 0) ::close(p.fd);
+  return accepting;
+}
+
 // Until the node stops answering or reports "done" (its last step ran).
 void wait_until_gone(dist::ClusterClient& client, const dist::NodeRef& node, std::chrono::milliseconds timeout) {
   const auto until = std::chrono::steady_clock::now() + timeout;
@@ -48,13 +100,22 @@ int control_command(const std::string& command, const ControlOptions& o, bool al
   int failures = 0;
   const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
   const std::vector<dist::NodeRef> nodes = targets(client, o, all_by_default);
+  // A node that is gone would cost a whole --timeout to find out the slow way.
+  const std::vector<bool> accepting = accepting_connections(nodes, std::min(timeout, std::chrono::milliseconds(1000)));
   bool workers_told = false, stopped_workers = false;
-  for (const dist::NodeRef& n : nodes) {
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const dist::NodeRef& n = nodes[i];
+    if (!accepting[i]) {
+      std::cerr << "flowlens-node: " << n.label() << " at " << n.address
+                << ": not running (nothing accepts connections there)\n";
+      ++failures;
+      continue;
+    }
     if (command == "stop" && n.job != "worker" && workers_told) {
       // A ps that stopped under a worker still finishing its step would
       // leave that worker's Push unanswered: let the workers leave first.
-      for (const dist::NodeRef& w : nodes)
-        if (w.job == "worker") wait_until_gone(client, w, timeout * 2);
+      for (std::size_t k = 0; k < nodes.size(); ++k)
+        if (nodes[k].job == "worker" && accepting[k]) wait_until_gone(client, nodes[k], timeout * 2);
       workers_told = false;
       stopped_workers = true;
     }

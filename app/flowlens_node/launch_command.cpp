@@ -51,10 +51,14 @@ std::vector<std::string> child_args(const NodeOptions& o, const std::string& job
                                 "--timeout", std::to_string(o.timeout_s)};
   if (!o.keys_dir.empty())
     a.insert(a.end(), {"--key", (std::filesystem::path(o.keys_dir) / (job + std::to_string(task) + ".key")).string()});
+  if (o.strict_keys) a.push_back("--strict-keys");
   if (o.insecure) a.push_back("--insecure");
+  a.insert(a.end(), {"--max-message-mb", std::to_string(o.max_message_mb), "--max-connections",
+                     std::to_string(o.max_connections)});
   if (job == "ps") {
     if (!o.checkpoint_dir.empty()) a.insert(a.end(), {"--checkpoint-dir", o.checkpoint_dir});
     a.insert(a.end(), {"--checkpoint-every", std::to_string(o.checkpoint_every)});
+    if (o.checkpoint_secs > 0) a.insert(a.end(), {"--checkpoint-secs", std::to_string(o.checkpoint_secs)});
     return a;
   }
   a.insert(a.end(), {"--graph", o.graph, "--steps", std::to_string(o.steps), "--loss", o.loss, "--print-every",
@@ -176,6 +180,13 @@ void add_launch_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--checkpoint-dir", o->node.checkpoint_dir, "ps checkpoint directory");
   cmd->add_option("--checkpoint-every", o->node.checkpoint_every, "ps: checkpoint every N global steps")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--checkpoint-secs", o->node.checkpoint_secs, "ps: also checkpoint after S seconds with new steps")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-message-mb", o->node.max_message_mb, "Largest tensor a node accepts, in MiB (default 1024)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));
+  cmd->add_option("--max-connections", o->node.max_connections,
+                  "Connections each node keeps open (default 256); the quietest above it are closed")
+      ->check(CLI::Range(std::size_t{4}, std::size_t{1} << 20));
   cmd->add_option("--loss", o->node.loss, "Loss node to report");
   cmd->add_option("--split", o->node.split, "Batch tensors")->delimiter(',');
   cmd->add_option("--print-every", o->node.print_every, "Print the loss every K steps");
@@ -184,6 +195,7 @@ void add_launch_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--keys", o->node.keys_dir,
                   "Secured cluster: folder of the tasks' key pairs, <job><task>.key (flowlens-node keygen --cluster)")
       ->check(CLI::ExistingDirectory);
+  cmd->add_flag("--strict-keys", o->node.strict_keys, "Refuse key files that users other than their owner may read");
   cmd->add_flag("--insecure", o->node.insecure, "Let the nodes listen on non-loopback addresses without CURVE keys");
   cmd->callback([o, &exit_code] { exit_code = launch_command(*o); });
 }

@@ -33,12 +33,13 @@ ClusterSpec resolve_cluster(const std::string& cluster_file) {
 }
 
 std::optional<dist::Credentials> resolve_credentials(const std::string& cluster_file, const ClusterSpec& cluster,
-                                                     const std::string& key_file, const std::string& node) {
+                                                     const std::string& key_file, const std::string& node, bool strict_keys) {
   if (!cluster_file.empty())
-    return dist::credentials_for(dist::load_cluster_security(cluster_file, cluster), cluster_file, key_file, node);
+    return dist::credentials_for(dist::load_cluster_security(cluster_file, cluster), cluster_file, key_file, node,
+                                 strict_keys);
   const char* env = std::getenv("TF_CONFIG");
   dist::ClusterSecurity security = env && *env ? dist::parse_cluster_security(env, cluster, "TF_CONFIG") : dist::ClusterSecurity{};
-  return dist::credentials_for(std::move(security), "TF_CONFIG", key_file, node);
+  return dist::credentials_for(std::move(security), "TF_CONFIG", key_file, node, strict_keys);
 }
 
 std::unique_ptr<dist::ClusterClient> make_client(const std::string& cluster_file, const std::string& key_file) {
@@ -56,8 +57,15 @@ void add_node_options(CLI::App& app, NodeOptions& o) {
       ->check(CLI::IsMember({"ps", "worker"}));
   app.add_option("--task", o.task, "Task index within the job (default: TF_CONFIG task.index)")->check(CLI::NonNegativeNumber);
   app.add_option("--checkpoint-dir", o.checkpoint_dir, "ps: save variables here (atomically) and restore them on start");
-  app.add_option("--checkpoint-every", o.checkpoint_every, "ps: save every N global steps (0: only on shutdown)")
+  app.add_option("--checkpoint-every", o.checkpoint_every,
+                 "ps: save every N global steps (0: not by steps); also on shutdown")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--checkpoint-secs", o.checkpoint_secs,
+                 "ps: also save when this many seconds passed with new steps, whichever of the two comes first (0: off)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--wait-for-workers", o.wait_for_workers,
+               "ps: keep serving when every worker is finished or down, for them to return (default: exit --timeout "
+               "seconds after the last live worker went down)");
   app.add_option("--graph", o.graph, "worker: training graph (.pbtxt/.pb) with optimizer Apply ops")->check(CLI::ExistingFile);
   app.add_option("--steps", o.steps, "worker: training steps")->check(CLI::NonNegativeNumber);
   app.add_flag("--sync", o.sync, "worker: synchronous training (gradients averaged over K replicas per global step)");
@@ -77,11 +85,23 @@ void add_node_options(CLI::App& app, NodeOptions& o) {
                  "aggregate the live replicas until it returns)")
       ->check(CLI::PositiveNumber);
   app.add_option("--reconnect-timeout", o.reconnect_timeout_s,
-                 "worker: seconds to keep retrying a ps that stopped answering (restart, cut link) before failing")
+                 "worker: seconds to keep retrying a ps that stopped answering (restart, cut link) before failing, "
+                 "counted from the request that failed; retries back off from 0.1 s to 1 s")
       ->check(CLI::PositiveNumber);
   app.add_option("--key", o.key_file, "Secured cluster: this task's CURVE key pair file (flowlens-node keygen)")
       ->check(CLI::ExistingFile);
+  app.add_flag("--strict-keys", o.strict_keys,
+               "Refuse a --key file that users other than its owner may read (default: warn)");
   app.add_flag("--insecure", o.insecure, "Allow listening on a non-loopback address without CURVE keys");
+  app.add_option("--max-message-mb", o.max_message_mb,
+                 "Largest message part (one tensor) a node accepts, in MiB (default 1024); larger ones are dropped "
+                 "before they are buffered. Must hold the cluster's largest variable (workers check at start); give "
+                 "every node the same")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));
+  app.add_option("--max-connections", o.max_connections,
+                 "Connections a node keeps open (default 256); above it, the ones quiet longest (idle ones first) "
+                 "are closed. Workers and status clients stay")
+      ->check(CLI::Range(std::size_t{4}, std::size_t{1} << 20));
 }
 
 int run_node(NodeOptions o) {
@@ -95,8 +115,10 @@ int run_node(NodeOptions o) {
   cluster.task_address(o.job, *o.task);  // throws naming the job and index when the cluster lacks it
   const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
   std::optional<dist::Credentials> credentials =
-      resolve_credentials(o.cluster_file, cluster, o.key_file, o.job + " " + std::to_string(*o.task));
+      resolve_credentials(o.cluster_file, cluster, o.key_file, o.job + " " + std::to_string(*o.task), o.strict_keys);
   install_signal_handlers();
+  dist::raise_open_file_limit();  // the connection cap, not the descriptor table, is what a flood meets first
+  const uint64_t max_message_bytes = o.max_message_mb << 20;
 
   if (o.job == "ps") {
     dist::PsOptions po;
@@ -104,6 +126,10 @@ int run_node(NodeOptions o) {
     po.task = *o.task;
     po.checkpoint_dir = o.checkpoint_dir;
     po.checkpoint_every = o.checkpoint_every;
+    po.checkpoint_interval = std::chrono::milliseconds(static_cast<int64_t>(o.checkpoint_secs * 1000));
+    po.wait_for_workers = o.wait_for_workers;
+    po.max_message_bytes = max_message_bytes;
+    po.max_connections = o.max_connections;
     po.wait_timeout = timeout;
     po.worker_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.worker_timeout_s * 1000));
     po.credentials = credentials;
@@ -135,6 +161,8 @@ int run_node(NodeOptions o) {
   wo.print_every = o.print_every;
   wo.credentials = std::move(credentials);
   wo.insecure = o.insecure;
+  wo.max_message_bytes = max_message_bytes;
+  wo.max_connections = o.max_connections;
   dist::Worker worker(wo);
   return worker.run(&g_interrupted);
 }

@@ -67,7 +67,10 @@ void write_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   const std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // The weights are the model: owner-only from the first byte. A leftover
+  // temporary file of a crashed run would keep its old mode, so it goes first.
+  ::unlink(tmp.c_str());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) throw Error("cannot create checkpoint " + tmp + ": " + std::strerror(errno));
   try {
     write_all(fd, kMagic, sizeof kMagic, tmp);
@@ -122,6 +125,7 @@ Checkpoint read_checkpoint(const std::string& path) {
   WireLimits limits;
   limits.max_tensors = 1u << 20;
   limits.max_header_bytes = 1u << 30;
+  limits.max_tensor_bytes = uint64_t{1} << 40;  // the ps's own file: whatever it held, it may hold again
   DecodeResult r = decode_message(std::move(frames), false, limits);
   if (!r.message) throw ParseError(path, 0, 0, r.error);
 

@@ -6,7 +6,8 @@
 // (accum, m, v, beta1_power, beta2_power). Writing is atomic: a temporary
 // file in the same directory is written, fsync'ed and renamed over the old
 // checkpoint, then the directory is fsync'ed, so a crash leaves either the
-// old or the new checkpoint, never a torn one.
+// old or the new checkpoint, never a torn one. The file is mode 0600: it
+// holds the model's weights.
 #include <map>
 #include <string>
 

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <zmq.h>
 
 #include "common/error.h"
+#include "dist/node_connection.h"
 
 namespace flowlens::dist {
 namespace {
@@ -141,8 +143,17 @@ ClusterSecurity parse_cluster_security(std::string_view text, const ClusterSpec&
   return s;
 }
 
+std::string key_file_mode_problem(const std::string& key_file) {
+  struct stat st {};
+  if (::stat(key_file.c_str(), &st) != 0 || (st.st_mode & 077) == 0) return {};
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+  return "key file " + key_file + " is mode " + mode + ": users other than its owner can " +
+         ((st.st_mode & 044) ? "read its secret key and pose as its owner" : "replace it");
+}
+
 std::optional<Credentials> credentials_for(ClusterSecurity security, const std::string& source,
-                                           const std::string& key_file, const std::string& node) {
+                                           const std::string& key_file, const std::string& node, bool strict_key_mode) {
   if (!security.enabled()) {
     if (!key_file.empty())
       throw Error("key " + key_file + ": " + source + " has no \"security\" section, so its nodes do not use CURVE");
@@ -153,6 +164,10 @@ std::optional<Credentials> credentials_for(ClusterSecurity security, const std::
                 (node.empty() ? std::string("your key pair") : node + "'s key pair") + " (flowlens-node keygen writes them)");
   KeyPair own = load_key_pair(key_file);
   if (own.secret_key.empty()) throw Error(key_file + ": holds only a public key; a key pair file (.key) is needed");
+  if (const std::string problem = key_file_mode_problem(key_file); !problem.empty()) {
+    if (strict_key_mode) throw Error(problem + "; --strict-keys refuses it (chmod 600 " + key_file + ")");
+    log_line("warning: " + problem + "; chmod 600 " + key_file + " (--strict-keys refuses such files)");
+  }
   if (!node.empty() && security.node_key(node) != own.public_key)
     throw Error(key_file + " is not " + node + "'s key pair: " + source + " lists " + security.node_key(node) +
                 " for it, the file holds " + own.public_key);

@@ -62,9 +62,15 @@ struct Credentials {
 // section came from `source`: nullopt when it is not secured. Throws Error
 // when a secured cluster gets no key file, the file has no secret, a node's
 // file holds another key than the cluster lists for it, or a client's key is
-// not in the allow-list (the nodes would refuse it).
+// not in the allow-list (the nodes would refuse it). A key file that group
+// or others may read gets a warning, or with `strict_key_mode` an Error.
 std::optional<Credentials> credentials_for(ClusterSecurity security, const std::string& source,
-                                           const std::string& key_file, const std::string& node);
+                                           const std::string& key_file, const std::string& node,
+                                           bool strict_key_mode = false);
+
+// "" when only the owner may read or write `key_file`; else the problem
+// ("... is mode 0644: group and others can read the secret key").
+std::string key_file_mode_problem(const std::string& key_file);
 
 // The "security" entry of a cluster file's JSON text (empty when there is
 // none). Throws ParseError naming `source_name` and the field: keys that are

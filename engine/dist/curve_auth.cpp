@@ -1,5 +1,6 @@
 #include "dist/curve_auth.h"
 
+#include <algorithm>
 #include <array>
 
 #include <zmq_addon.hpp>
@@ -12,6 +13,16 @@ namespace {
 
 constexpr const char* kZapEndpoint = "inproc://zeromq.zap.01";
 constexpr const char* kDomain = "flowlens";
+
+// "worker 1" (a label of the security section) -> "worker:1" (how that task signs its requests).
+std::string task_identity(const std::string& label) {
+  std::string id = label;
+  std::replace(id.begin(), id.end(), ' ', ':');
+  return id;
+}
+
+// A name only a cluster task may send as: "ps:..." or "worker:...".
+bool names_a_task(const std::string& sender) { return sender.starts_with("worker:") || sender.starts_with("ps:"); }
 
 }  // namespace
 
@@ -29,6 +40,7 @@ void make_curve_client(zmq::socket_t& socket, const KeyPair& own, const std::str
 
 ZapHandler::ZapHandler(zmq::context_t& context, ClusterSecurity security, std::string node)
     : security_(std::move(security)), node_(std::move(node)) {
+  for (const auto& [label, key] : security_.node_keys) task_of_key_[key] = task_identity(label);
   // Bound here, before the constructor returns, so no handshake can come
   // before the handler exists (ZeroMQ would then let it through unchecked).
   auto socket = std::make_shared<zmq::socket_t>(context, zmq::socket_type::rep);
@@ -49,6 +61,7 @@ ZapHandler::~ZapHandler() {
 
 void ZapHandler::serve(zmq::socket_t& socket) {
   while (running_) {
+    refusal_log_.flush_expired();
     std::vector<zmq::message_t> request;
     try {
       if (!zmq::recv_multipart(socket, std::back_inserter(request))) continue;
@@ -70,16 +83,12 @@ void ZapHandler::serve(zmq::socket_t& socket) {
       if (it != security_.clients.end()) {
         status = "200";
         text = "OK";
-        user = role_name(it->second.role);
+        auto task = task_of_key_.find(key);
+        user = task != task_of_key_.end() ? task->second : role_name(it->second.role);
       } else {
         ++refused_;
-        // A refused client reconnects every 100 ms: say so at the 1st, 10th, 100th... time.
-        const int64_t n = ++refusals_[key];
-        int64_t p = 1;
-        while (p < n) p *= 10;
-        if (p == n)
-          log_line(node_ + ": refused a connection from " + address + ": CURVE key " + key +
-                   " is not in the cluster's allow-list" + (n > 1 ? " (" + std::to_string(n) + " times)" : ""));
+        refusal_log_.log("unknown key", node_ + ": refused a connection from " + address + ": CURVE key " + key +
+                                            " is not in the cluster's allow-list");
       }
     }
     std::array<zmq::const_buffer, 6> reply = {zmq::buffer(version), zmq::buffer(id), zmq::buffer(status),
@@ -101,14 +110,24 @@ void check_exposure(const std::string& node, const std::string& address, bool se
   log_line(node + ": warning: listening on " + address + " without encryption or authentication (--insecure)");
 }
 
-std::optional<Role> sender_role(const zmq::message_t& frame) {
+std::optional<AuthenticatedPeer> authenticated_peer(const zmq::message_t& frame) {
   const char* user = nullptr;
   try {
     user = const_cast<zmq::message_t&>(frame).gets("User-Id");  // reads only; cppzmq lacks a const overload
   } catch (const zmq::error_t&) {
     return std::nullopt;  // no ZAP on this connection
   }
-  return parse_role(user ? user : "");
+  const std::string label = user ? user : "";
+  const auto colon = label.find(':');
+  const std::optional<Role> role = parse_role(label.substr(0, colon));
+  if (!role) return std::nullopt;
+  return AuthenticatedPeer{*role, colon == std::string::npos ? std::string() : label};
+}
+
+std::string identity_problem(const std::string& claimed, const AuthenticatedPeer& peer) {
+  if (peer.task.empty() ? !names_a_task(claimed) : claimed == peer.task) return {};
+  return "sender '" + claimed + "' refused: the connection's CURVE key belongs to " +
+         (peer.task.empty() ? std::string("a ") + role_name(peer.role) + " client" : peer.task);
 }
 
 }  // namespace flowlens::dist

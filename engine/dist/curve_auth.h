@@ -7,9 +7,10 @@
 //
 // Authorization happens in two places: a ZapHandler (ZeroMQ's ZAP protocol,
 // one per context) refuses any client key not in the cluster's allow-list
-// during the handshake and labels accepted connections with the client's
-// role; each node then checks that role against every request it serves
-// (sender_role + permission_problem).
+// during the handshake and labels accepted connections with who the key
+// belongs to: a cluster task ("worker:1") or a client's role ("viewer").
+// Each node then checks every request against that label: the sender it
+// claims (identity_problem) and what its role may ask (permission_problem).
 #include <atomic>
 #include <map>
 #include <optional>
@@ -19,6 +20,7 @@
 #include <zmq.hpp>
 
 #include "dist/cluster_security.h"
+#include "dist/log_rate_limiter.h"
 
 namespace flowlens::dist {
 
@@ -41,10 +43,12 @@ class ZapHandler {
   void serve(zmq::socket_t& socket);
 
   ClusterSecurity security_;
+  std::map<std::string, std::string> task_of_key_;  // public key -> "worker:1", for the cluster's tasks
   std::string node_;
   std::atomic<bool> running_{true};
   std::atomic<int> refused_{0};
-  std::map<std::string, int64_t> refusals_;  // by key, on the handler's thread
+  // A refused client reconnects every 100 ms, and anyone may make up keys.
+  LogRateLimiter refusal_log_;
   std::thread thread_;
 };
 
@@ -52,8 +56,19 @@ class ZapHandler {
 // without CURVE and without `insecure`; logs a warning when insecure.
 void check_exposure(const std::string& node, const std::string& address, bool secured, bool insecure);
 
-// The role the ZAP handler gave the peer that sent `frame`; nullopt on a
-// socket without CURVE (an insecure cluster: everything is allowed).
-std::optional<Role> sender_role(const zmq::message_t& frame);
+// Who the ZAP handler let in on the connection a frame came from.
+struct AuthenticatedPeer {
+  Role role = Role::Viewer;
+  std::string task;  // "worker:1", "ps:0" for a cluster task's key; "" for a client
+};
+
+// The peer that sent `frame`; nullopt on a socket without CURVE (an open
+// cluster: everything is allowed) or for a label the handler never gives.
+std::optional<AuthenticatedPeer> authenticated_peer(const zmq::message_t& frame);
+
+// "" when `claimed` (a request's sender) is who `peer`'s key says it is: a
+// task's key must send as that task, a client's key as no task at all.
+// Otherwise the refusal to answer with.
+std::string identity_problem(const std::string& claimed, const AuthenticatedPeer& peer);
 
 }  // namespace flowlens::dist

@@ -26,15 +26,28 @@ class TimeoutError : public Error {
   using Error::Error;
 };
 
+// Thrown when the connection to the node is down while a request waits for
+// its answer (the node exited or was killed, and libzmq has not connected
+// again): that answer will never come, so waiting out the timeout would only
+// delay the retry.
+class PeerLostError : public TimeoutError {
+ public:
+  using TimeoutError::TimeoutError;
+};
+
 class NodeConnection {
  public:
   // `peer` names the node in errors ("ps 0"); `address` is host:port.
   NodeConnection(zmq::context_t& context, std::string peer, std::string address, std::string sender,
                  TrafficCounters* counters = nullptr);
+  ~NodeConnection();
+  NodeConnection(const NodeConnection&) = delete;
+  NodeConnection& operator=(const NodeConnection&) = delete;
 
   // Sends the request and waits for its reply. Throws TimeoutError
-  // ("waiting for ps 0 at 127.0.0.1:2222 for 10 s (PULL)") or Error for an
-  // invalid reply. Reply codes other than OK are returned, not thrown.
+  // ("waiting for ps 0 at 127.0.0.1:2222 for 10 s (PULL)"), PeerLostError
+  // as soon as the connection closes under it, or Error for an invalid
+  // reply. Reply codes other than OK are returned, not thrown.
   WireMessage request(wire::Header header, const std::vector<NamedTensor>& tensors,
                       std::chrono::milliseconds timeout);
 
@@ -53,19 +66,35 @@ class NodeConnection {
   // hold the secret of `server_public_key` (reconnects).
   void use_curve(const KeyPair& own, const std::string& server_public_key);
 
-  // Repeats a STATUS request until the node answers, up to `timeout`.
-  void wait_until_reachable(std::chrono::milliseconds timeout);
+  // Frames (tensors) larger than this are dropped by libzmq (default
+  // kDefaultMaxMessageBytes); the node's replies must fit. Reconnects.
+  void set_max_message_bytes(uint64_t bytes);
+
+  // Repeats a STATUS request until the node answers, up to `timeout`. The
+  // tries wait 100 ms, then twice as long each time up to 1 s: a node that
+  // is back is noticed within about a second, one that is away costs a
+  // request a second.
+  // Gives up early (TimeoutError) once *interrupted turns true.
+  void wait_until_reachable(std::chrono::milliseconds timeout, const std::atomic<bool>* interrupted = nullptr);
 
   const std::string& peer() const { return peer_; }
   const std::string& address() const { return address_; }
 
  private:
   void reconnect();
+  void stop_monitor();
+  // Reads the monitor's events; true while the connection is down after a
+  // drop (a socket that never connected yet is not down: it is new).
+  bool link_down();
 
   zmq::context_t& context_;
   std::string peer_, address_, sender_;
   TrafficCounters* counters_;
+  WireLimits limits_;
   std::unique_ptr<zmq::socket_t> socket_;
+  std::unique_ptr<zmq::socket_t> monitor_;  // handshake and disconnect events of socket_
+  uint64_t generation_ = 0;                 // of socket_, naming its monitor endpoint
+  enum class Link { New, Up, Down } link_ = Link::New;
   std::optional<std::pair<KeyPair, std::string>> curve_;  // own keys, server's public key
   uint64_t next_request_id_ = 1;
   uint64_t incarnation_ = 0, peer_incarnation_ = 0;

@@ -25,7 +25,7 @@ NodeStatus PsServer::status() const {
   for (const auto& [name, var] : state_.variables)
     s.variables.push_back({name, dtype_name(var.value.dtype()), var.value.shape().to_string(),
                            static_cast<int64_t>(var.value.byte_size())});
-  for (const auto& [peer, traffic] : links_) s.links.push_back(traffic);
+  s.links = links_.links();
   if (!pending_pulls_.empty()) s.detail = missing_workers_text();
   if (const std::string down = liveness_text(); !down.empty()) s.detail = down + (s.detail.empty() ? "" : "; " + s.detail);
   const std::size_t workers = options_.cluster.task_indices("worker").size();

@@ -2,25 +2,14 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <iostream>
 
 namespace flowlens::dist {
 
-int worker_of_sender(const std::string& sender) {
-  if (!sender.starts_with("worker:")) return -1;
-  try {
-    std::size_t used = 0;
-    int i = std::stoi(sender.substr(7), &used);
-    return used == sender.size() - 7 && i >= 0 ? i : -1;
-  } catch (const std::exception&) {
-    return -1;
-  }
-}
-
 PsServer::PsServer(PsOptions options)
     : options_(std::move(options)), context_(1), router_(context_, zmq::socket_type::router),
-      publisher_(context_, zmq::socket_type::pub) {
+      publisher_(context_, zmq::socket_type::pub), senders_(options_.cluster), links_(senders_.task_names()) {
   address_ = options_.cluster.task_address("ps", options_.task);
+  limits_.max_tensor_bytes = options_.max_message_bytes;
   incarnation_ = new_incarnation();
   const std::string label = "ps " + std::to_string(options_.task);
   check_exposure(label, address_, options_.credentials.has_value(), options_.insecure);
@@ -31,7 +20,8 @@ PsServer::PsServer(PsOptions options)
   }
   const std::string bind = options_.bind_endpoint.empty() ? "tcp://" + address_ : options_.bind_endpoint;
   router_.set(zmq::sockopt::linger, 1000);  // let the last replies (DONE, stop) go out
-  router_.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(WireLimits{}.max_tensor_bytes + (1u << 20)));
+  limit_message_size(router_, options_.max_message_bytes);
+  guard_ = std::make_unique<ConnectionGuard>(context_, router_, options_.max_connections, label);
   try {
     router_.bind(bind);
   } catch (const zmq::error_t& e) {
@@ -40,6 +30,7 @@ PsServer::PsServer(PsOptions options)
   endpoint_ = router_.get(zmq::sockopt::last_endpoint);
   const std::string host = address_.substr(0, address_.rfind(':'));
   publisher_.set(zmq::sockopt::linger, 0);
+  limit_message_size(publisher_, 0);  // subscribers send only subscriptions
   try {
     publisher_.bind("tcp://" + host + ":*");
   } catch (const zmq::error_t&) {
@@ -66,10 +57,18 @@ void PsServer::save_checkpoint() {
   const std::string path = checkpoint_path(options_.checkpoint_dir, options_.task);
   write_checkpoint(path, state_);
   last_checkpoint_step_ = state_.global_step;
+  last_checkpoint_time_ = std::chrono::steady_clock::now();
+}
+
+void PsServer::save_checkpoint_if_due(std::chrono::steady_clock::time_point now) {
+  // By time only when something changed: an idle ps rewrites nothing.
+  if (options_.checkpoint_interval.count() > 0 && state_.global_step != last_checkpoint_step_ &&
+      now - last_checkpoint_time_ >= options_.checkpoint_interval)
+    save_checkpoint();
 }
 
 std::string PsServer::run(const std::atomic<bool>* interrupted) {
-  last_heartbeat_ = last_liveness_check_ = std::chrono::steady_clock::now();
+  last_heartbeat_ = last_liveness_check_ = last_checkpoint_time_ = std::chrono::steady_clock::now();
   while (stop_reason_.empty()) {
     if (interrupted && interrupted->load()) {
       stop_reason_ = "interrupted";
@@ -77,8 +76,14 @@ std::string PsServer::run(const std::atomic<bool>* interrupted) {
     }
     if (auto frames = receive_frames(router_, 100)) handle_frames(std::move(*frames));
     serve_pending_pulls();
-    if (std::chrono::steady_clock::now() - last_liveness_check_ > std::chrono::milliseconds(100)) check_worker_liveness();
-    if (std::chrono::steady_clock::now() - last_heartbeat_ > std::chrono::seconds(1)) publish_heartbeat();
+    const auto now = std::chrono::steady_clock::now();
+    guard_->poll(now);
+    if (now - last_liveness_check_ > std::chrono::milliseconds(100)) {
+      check_worker_liveness();
+      save_checkpoint_if_due(now);
+      peer_log_.flush_expired(now);
+    }
+    if (now - last_heartbeat_ > std::chrono::seconds(1)) publish_heartbeat();
   }
   for (const PendingPull& p : pending_pulls_)
     reply(p.request, reply_header(p.request.header, wire::FAILED, "ps " + std::to_string(options_.task) + " is shutting down"));
@@ -86,65 +91,6 @@ std::string PsServer::run(const std::atomic<bool>* interrupted) {
   save_checkpoint();
   publish_heartbeat();
   return stop_reason_;
-}
-
-void PsServer::handle_frames(std::vector<zmq::message_t> frames) {
-  const auto start = std::chrono::steady_clock::now();
-  // The frames' metadata (the ZAP role) outlives the decode in this copy.
-  zmq::message_t last_frame;
-  if (options_.credentials && !frames.empty()) last_frame.copy(frames.back());
-  DecodeResult r = decode_message(std::move(frames), true);
-  traffic_.bytes_in += r.bytes;
-  if (r.message && options_.credentials) {
-    // ZAP let only allow-listed keys in; each role may ask only so much.
-    const std::optional<Role> role = sender_role(last_frame);
-    const std::string problem = role ? permission_problem(*role, r.message->header.kind()) : "permission denied: no role";
-    if (!problem.empty()) {
-      reply(*r.message, reply_header(r.message->header, wire::FAILED, problem));
-      return;
-    }
-  }
-  if (!r.message) {
-    log_line("ps " + std::to_string(options_.task) + ": dropped a malformed message: " + r.error);
-    // Answer when the peer can be told why; a header that did not parse
-    // has no request id worth echoing, so the sender just times out.
-    if (!r.identity.empty() && r.request_id != 0) {
-      wire::Header req;
-      req.set_request_id(r.request_id);
-      WireMessage fake;
-      fake.identity = r.identity;
-      reply(fake, reply_header(req, wire::BAD_REQUEST, r.error));
-    }
-    return;
-  }
-  if (!r.message->header.sender().empty()) link(r.message->header.sender()).bytes_in += r.bytes;
-  if (const int worker = worker_of_sender(r.message->header.sender()); worker >= 0) saw_worker(worker);
-  if (!profiling_) {
-    handle(std::move(*r.message));
-    return;
-  }
-  wire::Header request_header;  // only what the profile needs; copying the whole header costs
-  request_header.set_kind(r.message->header.kind());
-  request_header.set_sender(r.message->header.sender());
-  handle(std::move(*r.message));
-  record_profile(request_header, start);
-}
-
-LinkTraffic& PsServer::link(const std::string& peer) {
-  auto it = links_.find(peer);
-  if (it == links_.end()) it = links_.emplace(peer, LinkTraffic{peer}).first;
-  return it->second;
-}
-
-void PsServer::reply(const WireMessage& request, wire::Header header, const std::vector<NamedTensor>& tensors) {
-  header.set_incarnation(incarnation_);
-  if (request.header.kind() == wire::PUSH && request.header.incarnation() != 0 && request.header.sequence() != 0) {
-    if (const int worker = worker_of_sender(request.header.sender()); worker >= 0)
-      last_push_[worker] = {request.header.incarnation(), request.header.sequence(), header};
-  }
-  const std::size_t sent = send_message(router_, request.identity, std::move(header), tensors);
-  traffic_.bytes_out += sent;
-  if (!request.header.sender().empty()) link(request.header.sender()).bytes_out += sent;
 }
 
 void PsServer::handle(WireMessage m) {
@@ -159,7 +105,7 @@ void PsServer::handle(WireMessage m) {
     case wire::HEARTBEAT:
       // A worker's "still here" (recorded on arrival); answering would only
       // fill its socket. Anyone else is told, once per heartbeat.
-      if (worker_of_sender(m.header.sender()) < 0)
+      if (senders_.worker_task(m.header.sender()) < 0)
         reply(m, reply_header(m.header, wire::BAD_REQUEST, "HEARTBEAT from '" + m.header.sender() + "', not a worker"));
       break;
     default:
@@ -254,7 +200,7 @@ std::string PsServer::check_push(const WireMessage& m) const {
 }
 
 void PsServer::handle_push(WireMessage& m) {
-  const int sender_worker = worker_of_sender(m.header.sender());
+  const int sender_worker = senders_.worker_task(m.header.sender());
   if (sender_worker >= 0 && answer_duplicate_push(m, sender_worker)) return;
   if (std::string problem = check_push(m); !problem.empty()) {
     // A missing variable usually means this ps restarted without a
@@ -265,7 +211,7 @@ void PsServer::handle_push(WireMessage& m) {
   }
   last_replicas_to_aggregate_ = m.header.replicas_to_aggregate();
   if (m.header.replicas_to_aggregate() > 0) {
-    const int worker = worker_of_sender(m.header.sender());
+    const int worker = senders_.worker_task(m.header.sender());
     if (worker < 0) {
       reply(m, reply_header(m.header, wire::BAD_REQUEST, "sync PUSH from '" + m.header.sender() + "', not a worker"));
       return;
@@ -386,63 +332,6 @@ void PsServer::step_finished() {
     save_checkpoint();
 }
 
-void PsServer::saw_worker(int worker) {
-  WorkerLiveness& w = workers_[worker];
-  w.last_seen = std::chrono::steady_clock::now();
-  if (!w.down) return;
-  w.down = false;
-  std::string line = "ps " + std::to_string(options_.task) + ": worker " + std::to_string(worker) + " is back";
-  if (last_replicas_to_aggregate_ > 0)
-    line += "; sync steps aggregate " + std::to_string(sync_target_for_log()) + " of " +
-            std::to_string(last_replicas_to_aggregate_) + " replica(s) again";
-  log_line(line);
-}
-
-bool PsServer::is_live(int worker) const {
-  auto seen = workers_.find(worker);
-  return !done_workers_.count(worker) && !(seen != workers_.end() && seen->second.down);
-}
-
-int PsServer::sync_target_for_log() const {
-  int live = 0;
-  for (int w : options_.cluster.task_indices("worker"))
-    if (is_live(w)) ++live;
-  return std::max(1, std::min(last_replicas_to_aggregate_, live));
-}
-
-void PsServer::check_worker_liveness() {
-  const auto now = std::chrono::steady_clock::now();
-  last_liveness_check_ = now;
-  bool changed = false;
-  for (auto& [worker, w] : workers_) {
-    if (w.down || done_workers_.count(worker) || now - w.last_seen < options_.worker_timeout) continue;
-    w.down = true;
-    changed = true;
-    const auto silent = std::chrono::duration_cast<std::chrono::milliseconds>(now - w.last_seen);
-    std::string line = "ps " + std::to_string(options_.task) + ": worker " + std::to_string(worker) + " at " +
-                       options_.cluster.task_address("worker", worker) + " is down (" + seconds_text(silent) +
-                       " without a heartbeat)";
-    if (last_replicas_to_aggregate_ > 0)
-      line += "; sync steps aggregate " + std::to_string(sync_target_for_log()) + " of " +
-              std::to_string(last_replicas_to_aggregate_) + " replica(s) until it returns";
-    log_line(line);
-  }
-  if (changed) finish_sync_round_if_complete();
-}
-
-std::string PsServer::liveness_text() const {
-  std::string text;
-  for (const auto& [worker, w] : workers_) {
-    if (!w.down || done_workers_.count(worker)) continue;
-    text += (text.empty() ? "" : ", ") + ("worker " + std::to_string(worker));
-  }
-  if (text.empty()) return text;
-  text += " down";
-  if (last_replicas_to_aggregate_ > 0)
-    text += "; aggregating " + std::to_string(sync_target_for_log()) + " of " + std::to_string(last_replicas_to_aggregate_);
-  return text;
-}
-
 bool PsServer::answer_duplicate_push(const WireMessage& m, int worker) {
   const uint64_t incarnation = m.header.incarnation(), sequence = m.header.sequence();
   if (incarnation == 0 || sequence == 0) return false;
@@ -479,7 +368,7 @@ void PsServer::handle_init(const WireMessage& m) {
 }
 
 void PsServer::handle_done(const WireMessage& m) {
-  const int worker = worker_of_sender(m.header.sender());
+  const int worker = senders_.worker_task(m.header.sender());
   if (worker < 0) {
     reply(m, reply_header(m.header, wire::BAD_REQUEST, "DONE from '" + m.header.sender() + "', not a worker"));
     return;
@@ -489,6 +378,7 @@ void PsServer::handle_done(const WireMessage& m) {
   finish_sync_round_if_complete();
   std::size_t all = options_.cluster.task_indices("worker").size();
   if (options_.exit_when_workers_done && all > 0 && done_workers_.size() >= all) stop_reason_ = "all workers finished";
+  else check_live_workers_left(std::chrono::steady_clock::now());
 }
 
 }  // namespace flowlens::dist

@@ -15,10 +15,18 @@
 //
 // Faults: workers send heartbeats; one silent for worker_timeout is marked
 // down (said in the log and the status), and sync steps then aggregate only
-// the live replicas until it returns. A retried Push (same worker
-// incarnation and sequence) is answered again but never applied twice.
-// Requests planned against a previous life of this ps (peer_incarnation)
-// are told the global step to start over from instead of waiting for it.
+// the live replicas until it returns. Only a worker's own process keeps it
+// alive (sender_registry.h). When every worker is finished or down the ps
+// exits after wait_timeout unless one returns (or waits for them, with
+// wait_for_workers). A retried Push (same worker incarnation and sequence)
+// is answered again but never applied twice. Requests planned against a
+// previous life of this ps (peer_incarnation) are told the global step to
+// start over from instead of waiting for it.
+//
+// Hostile peers: senders are checked against their CURVE key, per-sender
+// state is bounded (peer_traffic.h), frames above max_message_bytes are
+// dropped by libzmq, idle connections above max_connections are closed
+// (connection_guard.h), and complaints about bad input are rate-limited.
 #include <atomic>
 #include <chrono>
 #include <deque>
@@ -31,9 +39,13 @@
 
 #include "dist/checkpoint.h"
 #include "dist/cluster_spec.h"
+#include "dist/connection_guard.h"
 #include "dist/curve_auth.h"
+#include "dist/log_rate_limiter.h"
 #include "dist/node_connection.h"
 #include "dist/node_status.h"
+#include "dist/peer_traffic.h"
+#include "dist/sender_registry.h"
 #include "dist/wire_codec.h"
 
 namespace flowlens::dist {
@@ -45,11 +57,18 @@ struct PsOptions {
   // "tcp://127.0.0.1:*" picks a free port (benchmarks).
   std::string bind_endpoint;
   std::string checkpoint_dir;  // empty: no checkpoints
-  int64_t checkpoint_every = 100;  // global steps; 0: only on shutdown
+  // Saved after this many global steps or this much time with new steps,
+  // whichever comes first; 0 turns either off (then only on shutdown).
+  int64_t checkpoint_every = 100;
+  std::chrono::milliseconds checkpoint_interval{0};
   std::chrono::milliseconds wait_timeout{10000};
   // A worker silent (no heartbeat, no request) this long is marked down.
   std::chrono::milliseconds worker_timeout{5000};
   bool exit_when_workers_done = true;
+  // Keep serving when every worker is finished or down, for them to return.
+  bool wait_for_workers = false;
+  uint64_t max_message_bytes = kDefaultMaxMessageBytes;  // per frame (tensor)
+  std::size_t max_connections = kDefaultMaxConnections;
   // Secured cluster: this ps's key pair and the cluster's keys (CURVE on
   // both sockets, requests checked against the sender's role).
   std::optional<Credentials> credentials;
@@ -66,8 +85,8 @@ class PsServer {
   ~PsServer();
 
   // Serves until a CONTROL stop, *interrupted becoming true, or (with
-  // exit_when_workers_done) every worker of the cluster sending DONE. Saves a
-  // checkpoint before returning. Returns why it stopped.
+  // exit_when_workers_done) every worker of the cluster sending DONE or
+  // being down. Saves a checkpoint before returning. Returns why it stopped.
   std::string run(const std::atomic<bool>* interrupted = nullptr);
 
   std::string endpoint() const { return endpoint_; }  // as bound, port resolved
@@ -98,9 +117,15 @@ class PsServer {
   };
 
   void handle_frames(std::vector<zmq::message_t> frames);  // decode, answer bad ones, dispatch
+  // "" when the request may be served; else the refusal it was answered with.
+  std::string admit(const WireMessage& m, const zmq::message_t& last_frame);
+  void note_worker_activity(const WireMessage& m);  // liveness, from the worker's own process only
   void handle(WireMessage message);
-  void saw_worker(int worker);  // any message from it: alive (and back, if it was down)
+  void saw_worker(int worker);  // a message of its process: alive (and back, if it was down)
   void check_worker_liveness();
+  // Exits (or says it waits) when no worker is left that could still push.
+  void check_live_workers_left(std::chrono::steady_clock::time_point now);
+  void save_checkpoint_if_due(std::chrono::steady_clock::time_point now);
   // True when `m` repeats a Push already applied or queued; answers it.
   bool answer_duplicate_push(const WireMessage& m, int worker);
   std::string liveness_text() const;  // "" or "worker 1 down; aggregating 1 of 2"
@@ -126,7 +151,6 @@ class PsServer {
 
   NodeStatus status() const;
   void publish_heartbeat();
-  LinkTraffic& link(const std::string& peer);  // traffic with one sender, created on first use
   void reply(const WireMessage& request, wire::Header header, const std::vector<NamedTensor>& tensors = {});
   void record_profile(const wire::Header& request, std::chrono::steady_clock::time_point start);
   void write_profile(const std::string& path);
@@ -137,10 +161,13 @@ class PsServer {
   zmq::socket_t router_;
   zmq::socket_t publisher_;
   std::unique_ptr<ZapHandler> zap_;  // secured clusters; before the sockets bind, gone before they close
+  std::unique_ptr<ConnectionGuard> guard_;  // of router_, gone before it closes
+  WireLimits limits_;
   std::string endpoint_, events_endpoint_;
   Checkpoint state_;  // variables + global step
   bool restored_ = false;
   int64_t last_checkpoint_step_ = 0;
+  std::chrono::steady_clock::time_point last_checkpoint_time_;
 
   SyncRound round_;
   std::deque<PendingPull> pending_pulls_;
@@ -149,14 +176,20 @@ class PsServer {
   int last_replicas_to_aggregate_ = -1;  // of the last Push: 0 async, K sync, -1 none yet
   int step_budget_ = 0;  // pushes to apply while paused ("step" command)
   std::set<int> done_workers_;
+  SenderRegistry senders_;
   std::map<int, WorkerLiveness> workers_;  // by task, from its first message on
+  // Since when no worker is left that could push (all finished or down).
+  std::optional<std::chrono::steady_clock::time_point> no_live_worker_since_;
   std::map<int, LastPush> last_push_;       // by worker task
   uint64_t incarnation_ = 0;                // random per start
   std::chrono::steady_clock::time_point last_liveness_check_;
   std::string stop_reason_;
 
   TrafficCounters traffic_;
-  std::map<std::string, LinkTraffic> links_;  // by sender; the serving thread only
+  PeerTrafficTable links_;  // by sender; the serving thread only
+  // Lines any peer can cause at will (malformed or refused requests, worker
+  // restarts): rate-limited, so a flood cannot flood the log.
+  LogRateLimiter peer_log_;
   StepRate rate_;
   std::chrono::steady_clock::time_point last_heartbeat_;
   struct ProfileEvent {
@@ -166,8 +199,5 @@ class PsServer {
   bool profiling_ = false;
   std::vector<ProfileEvent> profile_;
 };
-
-// Parses "worker:3" -> 3; -1 when `sender` is not a worker.
-int worker_of_sender(const std::string& sender);
 
 }  // namespace flowlens::dist

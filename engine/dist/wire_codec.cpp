@@ -1,6 +1,7 @@
 #include "dist/wire_codec.h"
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -98,6 +99,11 @@ std::vector<zmq::message_t> encode_message(wire::Header header, const std::vecto
   return frames;
 }
 
+void limit_message_size(zmq::socket_t& socket, uint64_t max_message_bytes) {
+  const uint64_t frame = std::max<uint64_t>(max_message_bytes, WireLimits{}.max_header_bytes);
+  socket.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(std::min<uint64_t>(frame, std::numeric_limits<int64_t>::max())));
+}
+
 std::size_t send_message(zmq::socket_t& socket, const std::string& identity, wire::Header header,
                          const std::vector<NamedTensor>& tensors) {
   std::vector<zmq::message_t> frames = encode_message(std::move(header), tensors);
@@ -139,6 +145,11 @@ DecodeResult decode_message(std::vector<zmq::message_t> frames, bool has_identit
     return result;
   }
   result.request_id = msg.header.request_id();
+  if (msg.header.sender().size() > limits.max_sender_length) {
+    result.error = "sender name is " + std::to_string(msg.header.sender().size()) + " bytes (at most " +
+                   std::to_string(limits.max_sender_length) + ")";
+    return result;
+  }
   if (msg.header.version() != kWireVersion) {
     result.error = "protocol version " + std::to_string(msg.header.version()) + " (this node speaks " +
                    std::to_string(kWireVersion) + ")";

@@ -24,14 +24,27 @@ namespace flowlens::dist {
 
 inline constexpr uint32_t kWireVersion = 1;
 
+// The largest frame (in practice: one tensor) a node accepts by default,
+// --max-message-mb on flowlens-node. Every socket gets it as ZMQ_MAXMSGSIZE,
+// so libzmq drops a larger frame when its size is announced, before
+// buffering any of it, and closes that connection.
+inline constexpr uint64_t kDefaultMaxMessageBytes = uint64_t{1} << 30;
+
 struct WireLimits {
   std::size_t max_header_bytes = 1u << 20;
   std::size_t max_tensors = 4096;
   std::size_t max_names = 4096;
   std::size_t max_name_length = 1024;
-  uint64_t max_tensor_bytes = uint64_t{4} << 30;
+  // Sender names end up in status tables and logs; real ones are "worker:12".
+  std::size_t max_sender_length = 128;
+  uint64_t max_tensor_bytes = kDefaultMaxMessageBytes;
   int max_rank = 16;
 };
+
+// ZMQ_MAXMSGSIZE for a socket whose peers send tensors of up to
+// `max_message_bytes` (and headers of up to WireLimits::max_header_bytes);
+// 0 for a socket whose peers send only small frames (a PUB's subscribers).
+void limit_message_size(zmq::socket_t& socket, uint64_t max_message_bytes);
 
 struct NamedTensor {
   std::string name;

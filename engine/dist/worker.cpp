@@ -81,6 +81,7 @@ Worker::Worker(WorkerOptions options) : options_(std::move(options)), context_(1
   // the values it sends); training reads the ps values fed over them.
   std::vector<std::string> init = variable_initializers(session_->graph());
   if (!init.empty()) session_->run({}, {}, init);
+  check_variables_fit_messages();
 
   std::set<int> tasks;
   for (const TrainedVariable& v : plan_.variables) tasks.insert(v.ps_task);
@@ -111,74 +112,6 @@ void Worker::set_state(const std::string& state, const std::string& detail) {
   std::lock_guard lock(mu_);
   status_.state = state;
   status_.detail = detail;
-}
-
-std::unique_ptr<NodeConnection> Worker::make_ps_connection(int task) {
-  auto c = std::make_unique<NodeConnection>(context_, "ps " + std::to_string(task), options_.cluster.task_address("ps", task),
-                                            "worker:" + std::to_string(options_.task), &traffic_);
-  if (options_.credentials)
-    c->use_curve(options_.credentials->own, options_.credentials->security.node_key("ps " + std::to_string(task)));
-  c->set_incarnation(incarnation_);
-  return c;
-}
-
-void Worker::connect_to_ps() {
-  set_state("waiting", "connecting to ps");
-  for (int task : ps_tasks_) {
-    auto c = make_ps_connection(task);
-    c->wait_until_reachable(options_.wait_timeout);
-    ps_.push_back(std::move(c));
-  }
-}
-
-void Worker::initialize_ps_variables() {
-  for (size_t i = 0; i < ps_.size(); ++i) {
-    std::vector<NamedTensor> values;
-    for (const std::string& name : vars_on_ps_[i]) {
-      Variable* v = session_->find_variable(name);
-      if (!v || !v->value.valid()) throw Error("variable '" + name + "' has no initial value (no initializer ran)");
-      values.push_back({name, v->value.to_host()});  // the initializer may have run on a GPU
-    }
-    initialize_ps(i, values);
-  }
-}
-
-void Worker::initialize_ps(size_t i, const std::vector<NamedTensor>& values) {
-  wire::Header h;
-  h.set_kind(wire::INIT);
-  WireMessage r = ps_request(i, h, values, options_.wait_timeout);
-  if (r.header.code() != wire::OK) throw Error(ps_[i]->peer() + " refused INIT: " + r.header.text());
-  log_line("worker " + std::to_string(options_.task) + " (chief): " + ps_[i]->peer() + ": " + r.header.text());
-}
-
-WireMessage Worker::ps_request(size_t i, const wire::Header& header, const std::vector<NamedTensor>& tensors,
-                               std::chrono::milliseconds timeout) {
-  NodeConnection& ps = *ps_[i];
-  std::optional<std::chrono::steady_clock::time_point> first_failure;
-  for (;;) {
-    try {
-      WireMessage r = ps.request(header, tensors, timeout);
-      if (first_failure) {
-        const auto away = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - *first_failure);
-        log_line("worker " + std::to_string(options_.task) + ": " + ps.peer() + " answers again after " + seconds_text(away));
-        set_state("training");
-      }
-      return r;
-    } catch (const TimeoutError& e) {
-      const auto now = std::chrono::steady_clock::now();
-      if (!first_failure) {
-        first_failure = now;
-        log_line("worker " + std::to_string(options_.task) + ": " + e.what() + "; retrying for up to " +
-                 seconds_text(options_.reconnect_timeout));
-        set_state("waiting", ps.peer() + " at " + ps.address() + " does not answer; retrying");
-      }
-      if (now - *first_failure >= options_.reconnect_timeout)
-        throw Error(ps.peer() + " at " + ps.address() + " has not answered for " +
-                    seconds_text(std::chrono::duration_cast<std::chrono::milliseconds>(now - *first_failure)) +
-                    " (gave up; --reconnect-timeout sets how long to retry)");
-      if (interrupted_ && interrupted_->load()) throw;
-    }
-  }
 }
 
 void Worker::evaluate_hyperparameters() {

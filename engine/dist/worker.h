@@ -24,7 +24,9 @@
 #include <vector>
 
 #include "dist/cluster_spec.h"
+#include "dist/connection_guard.h"
 #include "dist/curve_auth.h"
+#include "dist/log_rate_limiter.h"
 #include "dist/node_connection.h"
 #include "dist/node_status.h"
 #include "dist/worker_plan.h"
@@ -49,13 +51,18 @@ struct WorkerOptions {
   std::vector<std::string> split = {"features", "labels"};
   std::chrono::milliseconds wait_timeout{10000};
   // A ps that stops answering (killed, restarting, link cut) is retried this
-  // long before the worker gives up; requests repeat with the same push
-  // sequence, so the ps never applies one twice.
+  // long before the worker gives up, counted from the failed request: the
+  // connection closing (a ps that exited) or wait_timeout without an answer.
+  // Retries back off from 100 ms to 1 s, so a ps that is back is noticed
+  // within about a second. Requests repeat with the same push sequence, so
+  // the ps never applies one twice.
   std::chrono::milliseconds reconnect_timeout{60000};
   std::chrono::milliseconds heartbeat_interval{500};  // to every ps, from the control thread
   int cpu_threads = 0;
   int print_every = 10;
   std::string control_bind;  // overrides tcp://<task address> (tests)
+  uint64_t max_message_bytes = kDefaultMaxMessageBytes;  // per frame; each variable must fit
+  std::size_t max_connections = kDefaultMaxConnections;  // of the control endpoint
   // Secured cluster: this worker's key pair and the cluster's keys. The
   // control endpoint and PUB stream are CURVE servers; the ps connections
   // are CURVE clients presenting this worker's key.
@@ -88,6 +95,9 @@ class Worker {
   // A channel to ps `task`: CURVE when secured, carrying this incarnation.
   // Thread-safe to create (the training and control threads each own theirs).
   std::unique_ptr<NodeConnection> make_ps_connection(int task);
+  // Throws Error naming a variable larger than max_message_bytes (and the
+  // --max-message-mb it needs): its pulls and pushes would be dropped.
+  void check_variables_fit_messages() const;
   void connect_to_ps();
   void initialize_ps_variables();
   void initialize_ps(size_t i, const std::vector<NamedTensor>& values);
@@ -105,6 +115,8 @@ class Worker {
   void serve_fetches();
 
   void control_loop();
+  // Decodes and checks one request to the control endpoint, then serves it.
+  void handle_control_frames(zmq::socket_t& router, ConnectionGuard& guard, std::vector<zmq::message_t> frames);
   void handle_control_message(zmq::socket_t& router, WireMessage& m);
   // Remote inspection commands of handle_control_message; each returns the
   // reply (text, tensors) or throws Error with the reason for refusing.
@@ -124,6 +136,7 @@ class Worker {
 
   zmq::context_t context_;
   std::unique_ptr<ZapHandler> zap_;  // secured clusters: checks whoever connects to the control endpoint
+  LogRateLimiter peer_log_;         // malformed and refused control requests, rate-limited
   TrafficCounters traffic_;
   std::vector<int> ps_tasks_;                            // ps task per connection
   std::vector<std::unique_ptr<NodeConnection>> ps_;

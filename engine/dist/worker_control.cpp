@@ -240,10 +240,46 @@ void Worker::handle_control_message(zmq::socket_t& router, WireMessage& m) {
   answer(reply_header(m.header, wire::OK, text));
 }
 
+void Worker::handle_control_frames(zmq::socket_t& router, ConnectionGuard& guard, std::vector<zmq::message_t> frames) {
+  if (frames.empty()) return;
+  zmq::message_t last_frame;  // its metadata (ZAP label, connection) outlives the decode
+  last_frame.copy(frames.back());
+  const std::string me = "worker " + std::to_string(options_.task);
+  WireLimits limits;
+  limits.max_tensor_bytes = options_.max_message_bytes;
+  DecodeResult r = decode_message(std::move(frames), true, limits);
+  traffic_.bytes_in += r.bytes;
+  if (!r.message) {
+    peer_log_.log("malformed", me + ": dropped a malformed control message: " + r.error);
+    if (r.request_id != 0) {
+      wire::Header req;
+      req.set_request_id(r.request_id);
+      traffic_.bytes_out += send_message(router, r.identity, reply_header(req, wire::BAD_REQUEST, r.error), {});
+    }
+    return;
+  }
+  std::string denied;
+  if (options_.credentials) {
+    const std::optional<AuthenticatedPeer> peer = authenticated_peer(last_frame);
+    denied = !peer ? "permission denied: no role" : identity_problem(r.message->header.sender(), *peer);
+    if (!denied.empty()) peer_log_.log("impersonation", me + ": refused a " + kind_name(r.message->header.kind()) + " request: " + denied);
+    else denied = permission_problem(peer->role, r.message->header.kind());
+  }
+  if (!denied.empty()) {
+    traffic_.bytes_out += send_message(router, r.message->identity, reply_header(r.message->header, wire::FAILED, denied), {});
+    return;
+  }
+  guard.saw_request(last_frame);
+  handle_control_message(router, *r.message);
+}
+
 void Worker::control_loop() {
   zmq::socket_t router(context_, zmq::socket_type::router), publisher(context_, zmq::socket_type::pub);
   router.set(zmq::sockopt::linger, 200);
+  limit_message_size(router, options_.max_message_bytes);
   publisher.set(zmq::sockopt::linger, 0);
+  limit_message_size(publisher, 0);  // subscribers send only subscriptions
+  ConnectionGuard guard(context_, router, options_.max_connections, "worker " + std::to_string(options_.task));
   if (options_.credentials) {
     make_curve_server(router, options_.credentials->own);
     make_curve_server(publisher, options_.credentials->own);
@@ -292,27 +328,9 @@ void Worker::control_loop() {
         c->notify(h);
       }
     }
-    if (auto frames = receive_frames(router, 100)) {
-      std::optional<Role> role;
-      if (options_.credentials && !frames->empty()) role = sender_role(frames->back());
-      DecodeResult r = decode_message(std::move(*frames), true);
-      traffic_.bytes_in += r.bytes;
-      const std::string denied = !r.message || !options_.credentials ? std::string()
-                                 : role ? permission_problem(*role, r.message->header.kind())
-                                        : std::string("permission denied: no role");
-      if (!denied.empty()) {
-        traffic_.bytes_out += send_message(router, r.message->identity, reply_header(r.message->header, wire::FAILED, denied), {});
-      } else if (r.message) {
-        handle_control_message(router, *r.message);
-      } else {
-        log_line("worker " + std::to_string(options_.task) + ": dropped a malformed control message: " + r.error);
-        if (r.request_id != 0) {
-          wire::Header req;
-          req.set_request_id(r.request_id);
-          traffic_.bytes_out += send_message(router, r.identity, reply_header(req, wire::BAD_REQUEST, r.error), {});
-        }
-      }
-    }
+    if (auto frames = receive_frames(router, 100)) handle_control_frames(router, guard, std::move(*frames));
+    guard.poll();
+    peer_log_.flush_expired();
     std::deque<StepEvent> events;
     {
       std::lock_guard lock(mu_);

@@ -18,6 +18,7 @@
 #include <QString>
 #include <QStringList>
 #include <QTemporaryDir>
+#include <QTest>
 
 #include <algorithm>
 #include <chrono>
@@ -60,6 +61,21 @@ inline std::vector<int> free_ports(int count) {
   }
   for (int fd : fds) ::close(fd);
   return ports;
+}
+
+// Polls `condition` until it holds or `timeout_ms` of wall-clock time have
+// passed. (QTRY_* counts only its own sleeps, so a condition that takes a
+// while, such as a status request to a node that is gone, stretches its
+// timeout many times over.)
+template <class Condition>
+bool eventually(Condition condition, int timeout_ms) {
+  QElapsedTimer t;
+  t.start();
+  while (!condition()) {
+    if (t.elapsed() > timeout_ms) return false;
+    QTest::qWait(50);
+  }
+  return true;
 }
 
 struct RunResult {
@@ -134,6 +150,12 @@ class NodeProcess {
     qWarning("did not see \"%s\" on stdout after %lld ms; stderr so far:\n%s", qPrintable(text),
              static_cast<long long>(t.elapsed()), qPrintable(err_));
     return false;
+  }
+  // Whether stderr holds `text`, reading what arrives within `wait_ms`
+  // (quietly: for loops that do something else until it shows up).
+  bool stderr_has(const QString& text, int wait_ms = 0) {
+    if (running()) process_.waitForReadyRead(wait_ms);
+    return stderr_so_far().contains(text);
   }
   void terminate() { process_.terminate(); }  // SIGTERM
   // kill -9: no signal handler runs, nothing is saved or said goodbye.

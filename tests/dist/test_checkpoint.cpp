@@ -1,6 +1,9 @@
-// ps checkpoints: atomic writes, restore on start, SIGTERM saves, and bad
-// files named on start.
+// ps checkpoints: atomic, owner-only writes, restore on start, saves by time
+// (--checkpoint-secs) as well as by steps, SIGTERM saves, and bad files
+// named on start.
 #include <QtTest>
+
+#include <sys/stat.h>
 
 #include <csignal>
 #include <filesystem>
@@ -10,6 +13,7 @@
 #include "dist/cluster_client.h"
 #include "dist/node_runner.h"
 #include "io/graph_io.h"
+#include "time_scale.h"
 
 using namespace flowlens;
 using namespace flowlens::testing;
@@ -39,6 +43,35 @@ class TestCheckpoint : public QObject {
     QVERIFY(back.variables.at("a/w").beta1_power.equals(ck.variables["a/w"].beta1_power));
     QVERIFY(!back.variables.at("a/w").v.valid());
     QVERIFY(back.variables.at("b").value.equals(ck.variables["b"].value));
+  }
+
+  void checkpoints_are_owner_only() {
+    QTemporaryDir dir;
+    const std::string path = dist::checkpoint_path(dir.path().toStdString(), 0);
+    // A temporary file left by a crashed run, world-readable, is not reused as is.
+    std::ofstream(path + ".tmp") << "left over";
+    ::chmod((path + ".tmp").c_str(), 0644);
+    dist::Checkpoint ck;
+    ck.variables["w"].value = Tensor::from_vector<float>(Shape{2}, {1, 2});
+    dist::write_checkpoint(path, ck);
+    struct stat st {};
+    QVERIFY(::stat(path.c_str(), &st) == 0);
+    QCOMPARE(st.st_mode & 0777, 0600u);
+  }
+
+  void checkpoint_secs_saves_between_step_counts() {
+    LocalCluster c(1, 1);
+    const QString dir = c.path("ckpt");
+    NodeProcess ps(c.ps_args(0, {"--checkpoint-dir", dir, "--checkpoint-every", "0", "--checkpoint-secs", "0.5"}));
+    NodeProcess w(c.worker_args(0, sample("mlp_train.pbtxt"), 1000000, {"--print-every", "0"}));
+    const std::string path = dist::checkpoint_path(dir.toStdString(), 0);
+    // Written while training goes on, not only when the ps stops.
+    // Written atomically (renamed into place), so every read sees a whole file.
+    QVERIFY(eventually([&] { return std::filesystem::exists(path) && dist::read_checkpoint(path).global_step > 0; },
+                       scaled_ms(30000)));
+    const int64_t first = dist::read_checkpoint(path).global_step;
+    QVERIFY(eventually([&] { return dist::read_checkpoint(path).global_step > first; }, scaled_ms(10000)));
+    QVERIFY(ps.running() && w.running());
   }
 
   void bad_files_are_named() {

@@ -2,8 +2,9 @@
 // worker that train, roles (a viewer may read but not pause; an operator may),
 // a key outside the allow-list refused at the handshake, a client without
 // keys unable to talk to a node at all (the traffic is encrypted), a task
-// started with another task's key, and the refusal to listen on a
-// non-loopback address without keys unless --insecure.
+// started with another task's key, a key file others can read (a warning,
+// refused with --strict-keys), and the refusal to listen on a non-loopback
+// address without keys unless --insecure.
 #include <sys/stat.h>
 
 #include <QtTest>
@@ -118,6 +119,20 @@ class TestSecurity : public QObject {
     QVERIFY2(r.code == 1 && r.err.contains("is not worker 0's key pair"), qPrintable(r.err));
     RunResult none = run_node({"--cluster", secured, "--job", "ps", "--task", "0"});
     QVERIFY2(none.code == 1 && none.err.contains("pass --key FILE with ps 0's key pair"), qPrintable(none.err));
+  }
+
+  void key_files_others_can_read_get_a_warning_or_are_refused() {
+    LocalCluster c(1, 1);
+    const QString secured = make_keys(c);
+    QVERIFY(!secured.isEmpty());
+    QVERIFY(::chmod(key(c, "ps0").toUtf8().constData(), 0644) == 0);
+    const QString problem = "key file " + key(c, "ps0") + " is mode 0644: users other than its owner can read its secret key";
+    RunResult strict = run_node({"--cluster", secured, "--job", "ps", "--task", "0", "--key", key(c, "ps0"), "--strict-keys"});
+    QVERIFY2(strict.code == 1 && strict.err.contains(problem) && strict.err.contains("--strict-keys refuses it"),
+             qPrintable(strict.err));
+    NodeProcess warned({"--cluster", secured, "--job", "ps", "--task", "0", "--key", key(c, "ps0")});
+    QVERIFY(warned.wait_for_stderr("warning: " + problem));
+    QVERIFY(warned.wait_for_stderr("serving on"));
   }
 
   void non_loopback_address_needs_keys_or_insecure() {
