@@ -199,7 +199,8 @@ void mirror_pad_grad_kernel(KernelContext& ctx) {
     using T = decltype(tag);
     std::vector<T> buf(g.values<T>().begin(), g.values<T>().end());
     for (int d = 0; d < rank; ++d) {
-      const auto [b, a] = pads[static_cast<size_t>(d)];
+      // Plain variables, not a structured binding: clang 14 cannot capture one.
+      const int64_t b = pads[static_cast<size_t>(d)].before, a = pads[static_cast<size_t>(d)].after;
       const int64_t n = in_dims[static_cast<size_t>(d)], s = strides[static_cast<size_t>(d)];
       std::vector<int64_t> lines = in_dims;  // every line along dim d
       lines[static_cast<size_t>(d)] = 1;

@@ -43,7 +43,10 @@ void strided_slice_kernel(KernelContext& ctx) {
   check_rank_handled(s, x.shape().rank());
   checked_elements("StridedSlice", s.final_shape);
   Tensor& out = ctx.allocate_output(0, x.dtype(), std::move(final_shape));
-  const auto [step, base] = slice_steps(s, x.shape());
+  // Not a structured binding: clang 14 cannot capture one in a lambda.
+  const std::pair<std::vector<int64_t>, int64_t> steps = slice_steps(s, x.shape());
+  const std::vector<int64_t>& step = steps.first;
+  const int64_t base = steps.second;
   dispatch_element(x.dtype(), "StridedSlice", [&](auto tag) {
     using E = decltype(tag);
     const E* in = elements<E>(x);
@@ -92,7 +95,9 @@ void strided_slice_grad_kernel(KernelContext& ctx) {
   }
   check_rank_handled(s, input_shape.rank());
   Tensor& out = ctx.allocate_output(0, dy.dtype(), input_shape);
-  const auto [step, base] = slice_steps(s, input_shape);
+  const std::pair<std::vector<int64_t>, int64_t> steps = slice_steps(s, input_shape);
+  const std::vector<int64_t>& step = steps.first;
+  const int64_t base = steps.second;
   dispatch_element(dy.dtype(), "StridedSliceGrad", [&](auto tag) {
     using E = decltype(tag);
     const E* g = elements<E>(dy);
