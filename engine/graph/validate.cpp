@@ -56,7 +56,20 @@ class Validator {
         warning(n.name, "unknown op '" + n.op + "': the graph can be viewed and converted, but not run");
     }
     check_inputs(n, def);
-    if (def) check_attrs(n, *def);
+    if (def) {
+      const size_t before = out_.size();
+      check_attrs(n, *def);
+      // The signature's list sizes (num_split, N ...) bounded before anything
+      // is sized from them; reported here unless check_attrs already did.
+      if (out_.size() == before) {
+        try {
+          def->inputs_for(n);
+          def->outputs_for(n);
+        } catch (const Error& e) {
+          error(n.name, e.what());
+        }
+      }
+    }
     if (!n.device.empty() && !DeviceSpec::try_parse(n.device))
       error(n.name, "device '" + n.device + "' is not a valid device name (expected e.g. /job:worker/task:0/device:GPU:0 or /cpu:0)");
   }

@@ -59,13 +59,15 @@ void reshape_kernel(KernelContext& ctx) {
 }
 
 // Known element count of `s`, with the index of its one unknown dim; count -1
-// when the rank is unknown or more than one dim is.
+// when the rank is unknown or more than one dim is. A count int64 cannot hold
+// is an error (a wrapped product would let a huge shape pass for a small one).
 std::pair<int64_t, int> known_elements(const Shape& s) {
   int64_t n = 1;
   int unknown = -1;
   for (int i = 0; i < s.rank(); ++i) {
     if (s.dim(i) >= 0) {
-      n *= s.dim(i);
+      if (__builtin_mul_overflow(n, s.dim(i), &n))
+        fail("Reshape: shape " + shape_str(s) + " has more elements than int64 can count");
     } else if (unknown >= 0) {
       return {-1, -1};
     } else {

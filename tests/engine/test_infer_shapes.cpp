@@ -48,6 +48,24 @@ class TestInferShapes : public QObject {
     QCOMPARE(r.errors[0].node, std::string("bad"));
   }
 
+  // A requested shape whose element count wraps int64 (2^62+1 x 4 wraps to
+  // 4) once passed for the input's 4 elements.
+  void reshape_to_an_overflowing_shape_is_an_error() {
+    Graph g = parse_graph_text(
+        "node { name: 'x' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } attr { key: 'value' value { tensor {"
+        " dtype: DT_FLOAT tensor_shape { dim { size: 4 } } float_val: 1 } } } }"
+        "node { name: 's' op: 'Const' attr { key: 'dtype' value { type: DT_INT64 } } attr { key: 'value' value { tensor {"
+        " dtype: DT_INT64 tensor_shape { dim { size: 2 } } int64_val: 4611686018427387905 int64_val: 4 } } } }"
+        "node { name: 'r' op: 'Reshape' input: 'x' input: 's' attr { key: 'T' value { type: DT_FLOAT } }"
+        " attr { key: 'Tshape' value { type: DT_INT64 } } }",
+        "r.pbtxt");
+    ShapeInferenceResult r = infer_shapes(g, OpRegistry::global());
+    QCOMPARE(r.errors.size(), size_t(1));
+    QCOMPARE(r.errors[0].node, std::string("r"));
+    QVERIFY2(r.errors[0].message.find("more elements than int64 can count") != std::string::npos,
+             r.errors[0].message.c_str());
+  }
+
   void unknown_dims_propagate() {
     Graph g = parse_graph_text(std::string(kMatrices) +
                                    "node { name: 'ok' op: 'MatMul' input: 'a' input: 'w' "

@@ -76,6 +76,14 @@ class TestValidate : public QObject {
                      "node { name: 'n' op: 'IdentityN' input: 'a' attr { key: 'T' value { type: DT_FLOAT } } }",
                  "attr 'T' of IdentityN must be list(type)");
   }
+  // num_split sizes the outputs: bounded at validation, before anything is allocated.
+  void huge_list_size_attr() {
+    expect_error(std::string(kConst) + "node { name: 'd' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } }"
+                     " attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 0 } } } }"
+                     "node { name: 'sp' op: 'Split' input: 'd' input: 'a' attr { key: 'T' value { type: DT_FLOAT } }"
+                     " attr { key: 'num_split' value { i: 1000000000 } } }",
+                 "attr 'num_split' is 1000000000, expected 0 to 1048576");
+  }
   void wrong_input_count() {
     expect_error(std::string(kConst) + "node { name: 'm' op: 'MatMul' input: 'a' }", "MatMul takes 2 data inputs, got 1");
   }
