@@ -78,12 +78,13 @@ void concat_shape_impl(ShapeContext& ctx, int axis_index, int first, int count) 
     return;
   }
   const int64_t axis = read_scalar_int("ConcatOp", "axis", *axis_t);
-  const int64_t min_rank = axis < 0 ? -axis : axis + 1;
+  // -axis and axis + 1 saturate: the axis comes from the graph.
+  const int64_t min_rank = axis < 0 ? (axis == INT64_MIN ? INT64_MAX : -axis) : (axis == INT64_MAX ? axis : axis + 1);
   Shape merged = Shape::unknown_rank();
   int64_t total = 0;
   for (int i = count - 1; i >= 0; --i) {
     const Shape& s = ctx.input(first + i).shape;
-    with_rank_at_least(s, static_cast<int>(std::min<int64_t>(min_rank, INT32_MAX)));
+    with_rank_at_least(s, min_rank);
     if (!s.rank_known()) {
       total = -1;
       continue;
@@ -91,7 +92,9 @@ void concat_shape_impl(ShapeContext& ctx, int axis_index, int first, int count) 
     if (merged.rank_known() && merged.rank() != s.rank())
       fail("Shapes must be equal rank, but are " + std::to_string(s.rank()) + " and " + std::to_string(merged.rank()));
     const int a = static_cast<int>(axis < 0 ? axis + s.rank() : axis);
-    if (total >= 0) total = s.dim(a) < 0 ? -1 : total + s.dim(a);
+    if (total >= 0 && s.dim(a) < 0) total = -1;
+    else if (total >= 0 && __builtin_add_overflow(total, s.dim(a), &total))
+      fail("ConcatOp: the concatenated dimension " + std::to_string(a) + " has more elements than int64 can count");
     if (!merged.rank_known()) {
       merged = s;
       continue;

@@ -72,8 +72,8 @@ void splitv_kernel(KernelContext& ctx) {
       unknown = static_cast<int>(d);
     } else if (sizes[d] < 0) {
       fail("Split size at index " + std::to_string(d) + " must be >= 0. Got: " + std::to_string(sizes[d]));
-    } else {
-      determined += sizes[d];
+    } else if (__builtin_add_overflow(determined, sizes[d], &determined)) {
+      determined = INT64_MAX;  // saturated: more than any dimension, refused below
     }
   }
   if ((unknown < 0 && determined != total) || (unknown >= 0 && determined > total))
@@ -138,7 +138,7 @@ void splitv_shape(ShapeContext& ctx) {
   bool has_neg_one = false;
   for (int64_t s : data) {
     if (s != -1) {
-      total += s;
+      if (__builtin_add_overflow(total, s, &total)) total = INT64_MAX;  // saturated: refused below as too large
     } else if (has_neg_one) {
       fail("size_splits can only have one -1");
     } else {

@@ -18,9 +18,14 @@ std::pair<std::vector<int64_t>, int64_t> slice_steps(const StridedSlice& s, cons
   const std::vector<int64_t> in_strides = strides_of(input.dims());
   std::vector<int64_t> step(in_strides.size());
   int64_t base = 0;
+  for (int64_t n : s.processing_shape)
+    if (n == 0) return {std::move(step), 0};  // nothing is read
   for (size_t d = 0; d < in_strides.size(); ++d) {
+    const int64_t count = d < s.processing_shape.size() ? s.processing_shape[d] : 1;
+    // With at least one element read, begin lies inside the dimension; a
+    // stride matters (and is then smaller than the dimension) only when two are.
     base += s.begin[d] * in_strides[d];
-    step[d] = s.strides[d] * in_strides[d];
+    step[d] = count > 1 ? s.strides[d] * in_strides[d] : 0;
   }
   return {std::move(step), base};
 }

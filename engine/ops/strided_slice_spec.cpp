@@ -92,7 +92,8 @@ DenseSpec build_dense_spec(const std::vector<int64_t>* begin, const std::vector<
 StridedSlice validate_strided_slice(const Tensor* begin_t, const Tensor* end_t, const Tensor& strides_t,
                                     const Shape& input_shape, const StridedSliceMasks& masks) {
   check_arguments(begin_t, end_t, strides_t);
-  if (masks.ellipsis && (masks.ellipsis & (masks.ellipsis - 1)) != 0) fail("Multiple ellipses in slice spec not allowed");
+  const auto ellipsis = static_cast<uint64_t>(masks.ellipsis);  // unsigned: any bit pattern, no overflow
+  if (ellipsis && (ellipsis & (ellipsis - 1)) != 0) fail("Multiple ellipses in slice spec not allowed");
   std::vector<int64_t> begin_v, end_v;
   if (begin_t) begin_v = read_ints("StridedSlice", "begin", *begin_t);
   if (end_t) end_v = read_ints("StridedSlice", "end", *end_t);
