@@ -9,6 +9,11 @@ Node& Graph::add_node(Node node) {
   return nodes_.back();
 }
 
+void Graph::reserve(std::size_t count) {
+  nodes_.reserve(count);
+  index_.reserve(count);
+}
+
 int Graph::index_of(std::string_view name) const {
   auto it = index_.find(name);
   return it == index_.end() ? -1 : it->second;

@@ -1,14 +1,15 @@
 #include "graph/validate.h"
 
 #include <algorithm>
-#include <unordered_map>
-#include <unordered_set>
+#include <cstdint>
 
 #include "graph/device_spec.h"
 #include "ops/op_registry.h"
 
 namespace flowlens {
 namespace {
+
+constexpr std::size_t kMaxListedDiagnostics = 1000;
 
 class Validator {
  public:
@@ -18,15 +19,28 @@ class Validator {
     index_names();
     for (const Node& n : graph_.nodes()) check_node(n);
     check_cycles();
+    summarize_unlisted(Diagnostic::Severity::Error);
+    summarize_unlisted(Diagnostic::Severity::Warning);
     return std::move(out_);
   }
 
  private:
-  void error(const std::string& node, std::string msg) {
-    out_.push_back({Diagnostic::Severity::Error, node, std::move(msg)});
+  void error(const std::string& node, std::string msg) { add(Diagnostic::Severity::Error, node, std::move(msg)); }
+  void warning(const std::string& node, std::string msg) { add(Diagnostic::Severity::Warning, node, std::move(msg)); }
+  // A garbage file can hold a million bad nodes; listing each would cost
+  // more memory than the graph. The first kMaxListedDiagnostics of each
+  // severity are listed, the rest counted.
+  void add(Diagnostic::Severity severity, const std::string& node, std::string msg) {
+    std::size_t& count = counts_[static_cast<int>(severity)];
+    if (count++ < kMaxListedDiagnostics) out_.push_back({severity, node, std::move(msg)});
   }
-  void warning(const std::string& node, std::string msg) {
-    out_.push_back({Diagnostic::Severity::Warning, node, std::move(msg)});
+  void summarize_unlisted(Diagnostic::Severity severity) {
+    const std::size_t count = counts_[static_cast<int>(severity)];
+    if (count <= kMaxListedDiagnostics) return;
+    const bool is_error = severity == Diagnostic::Severity::Error;
+    out_.push_back({severity, "",
+                    std::to_string(count - kMaxListedDiagnostics) + " more " + (is_error ? "error" : "warning") +
+                        "s like those above are not listed (" + std::to_string(count) + " in all)"});
   }
 
   void index_names() {
@@ -36,7 +50,8 @@ class Validator {
         error("", "node #" + std::to_string(i) + " (op '" + n.op + "') has an empty name");
         continue;
       }
-      if (!by_name_.emplace(n.name, &n).second) error(n.name, "duplicate node name '" + n.name + "'");
+      // The graph's index holds each name's first node.
+      if (graph_.index_of(n.name) != static_cast<int>(i)) error(n.name, "duplicate node name '" + n.name + "'");
     }
   }
 
@@ -90,13 +105,13 @@ class Validator {
         if (seen_control)
           error(n.name, "data input '" + text + "' follows a control input; control inputs (^x) must come last");
       }
-      auto it = by_name_.find(id->node);
-      if (it == by_name_.end()) {
+      const Node* found = graph_.find(id->node);
+      if (!found) {
         error(n.name, "input '" + text + "' names node '" + id->node + "', which is not in the graph");
         continue;
       }
       if (id->is_control()) continue;
-      const Node& src = *it->second;
+      const Node& src = *found;
       if (const OpDef* sdef = registry_.find(src.op)) {
         int outputs = safe_outputs(*sdef, src);
         if (outputs >= 0 && id->index >= outputs)
@@ -216,40 +231,42 @@ class Validator {
   // node are TensorFlow's loop back edges and are not followed.
   void check_cycles() {
     const auto& nodes = graph_.nodes();
-    std::unordered_map<const Node*, int> state;  // 0 new, 1 on stack, 2 done
-    std::unordered_map<const Node*, std::vector<const Node*>> inputs_of;
-    for (const Node& n : nodes) {
-      auto& ins = inputs_of[&n];
-      for (const std::string& text : n.inputs) {
+    // Inputs by node index, flattened: a million-node graph must not cost a
+    // container per node.
+    std::vector<std::size_t> first_input(nodes.size() + 1, 0);
+    std::vector<int> inputs;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      for (const std::string& text : nodes[i].inputs) {
         auto id = TensorId::parse(text);
         if (!id) continue;
-        auto it = by_name_.find(id->node);
-        if (it == by_name_.end() || it->second->op == "NextIteration") continue;
-        ins.push_back(it->second);
+        const int from = graph_.index_of(id->node);
+        if (from < 0 || nodes[static_cast<std::size_t>(from)].op == "NextIteration") continue;
+        inputs.push_back(from);
       }
+      first_input[i + 1] = inputs.size();
     }
-    for (const Node& root : nodes) {
-      if (state[&root]) continue;
-      std::vector<std::pair<const Node*, size_t>> stack{{&root, 0}};
-      state[&root] = 1;
+    enum : uint8_t { kNew, kOnStack, kDone };
+    std::vector<uint8_t> state(nodes.size(), kNew);
+    for (std::size_t root = 0; root < nodes.size(); ++root) {
+      if (state[root] != kNew) continue;
+      std::vector<std::pair<std::size_t, std::size_t>> stack{{root, first_input[root]}};
+      state[root] = kOnStack;
       while (!stack.empty()) {
         auto& [node, next] = stack.back();
-        const auto& ins = inputs_of[node];
-        if (next == ins.size()) {
-          state[node] = 2;
+        if (next == first_input[node + 1]) {
+          state[node] = kDone;
           stack.pop_back();
           continue;
         }
-        const Node* in = ins[next++];
-        int& s = state[in];
-        if (s == 1) {
-          error(in->name, "cycle through '" + in->name + "' and '" + node->name +
-                              "' that does not pass through a NextIteration (loop back edge)");
+        const auto in = static_cast<std::size_t>(inputs[next++]);
+        if (state[in] == kOnStack) {
+          error(nodes[in].name, "cycle through '" + nodes[in].name + "' and '" + nodes[node].name +
+                                    "' that does not pass through a NextIteration (loop back edge)");
           return;
         }
-        if (s == 0) {
-          s = 1;
-          stack.emplace_back(in, 0);
+        if (state[in] == kNew) {
+          state[in] = kOnStack;
+          stack.emplace_back(in, first_input[in]);
         }
       }
     }
@@ -257,8 +274,8 @@ class Validator {
 
   const Graph& graph_;
   const OpRegistry& registry_;
-  std::unordered_map<std::string, const Node*> by_name_;
   std::vector<Diagnostic> out_;
+  std::size_t counts_[2] = {0, 0};  // by Severity, listed or not
 };
 
 }  // namespace

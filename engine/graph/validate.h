@@ -25,7 +25,8 @@ struct Diagnostic {
 // control inputs, inputs naming missing nodes or out-of-range ports, cycles
 // that do not pass through a NextIteration (TF's loop back edge), attrs of the
 // wrong kind or missing required attrs, wrong input counts, unparsable device
-// strings, unknown ops (warning).
+// strings, unknown ops (warning). At most 1,000 diagnostics of each severity
+// are listed; a last one of that severity then counts the rest.
 std::vector<Diagnostic> validate_graph(const Graph& graph, const OpRegistry& registry);
 
 bool has_errors(const std::vector<Diagnostic>& diagnostics);

@@ -73,6 +73,8 @@ void list_to_proto(const AttrList& l, proto::AttrValue::ListValue* p) {
   for (const auto& f : l.func) func_to_proto(f, p->add_func());
 }
 
+}  // namespace
+
 Node node_from_proto(const proto::NodeDef& p) {
   Node n;
   n.name = p.name();
@@ -96,8 +98,6 @@ void node_to_proto(const Node& n, proto::NodeDef* p) {
   p->set_device(n.device);
   attrs_to_proto(n.attrs, p->mutable_attr());
 }
-
-}  // namespace
 
 AttrValue attr_from_proto(const proto::AttrValue& p) {
   using P = proto::AttrValue;
@@ -138,36 +138,25 @@ void attr_to_proto(const AttrValue& v, proto::AttrValue* p) {
   std::visit(Visitor{p}, v.value);
 }
 
-Graph graph_from_proto(const proto::GraphDef& def, const std::string& source, const NodeLocator& locate) {
-  Graph g;
-  g.source_path = source;
-  for (int k = 0; k < def.node_size(); ++k) {
-    try {
-      g.add_node(node_from_proto(def.node(k)));
-    } catch (const Error& e) {
-      auto [line, column] = locate ? locate(k) : std::pair{0, 0};
-      throw ParseError(source, line, column, e.what());
-    }
-  }
+void graph_fields_from_proto(const proto::GraphDef& def, Graph* graph) {
   if (def.has_versions()) {
-    g.versions.present = true;
-    g.versions.producer = def.versions().producer();
-    g.versions.min_consumer = def.versions().min_consumer();
-    g.versions.bad_consumers.assign(def.versions().bad_consumers().begin(), def.versions().bad_consumers().end());
+    graph->versions.present = true;
+    graph->versions.producer = def.versions().producer();
+    graph->versions.min_consumer = def.versions().min_consumer();
+    graph->versions.bad_consumers.assign(def.versions().bad_consumers().begin(),
+                                         def.versions().bad_consumers().end());
   }
-  g.legacy_version = def.version();
+  graph->legacy_version = def.version();
   if (def.has_library()) {
     // Kept as bytes: functions are shown and passed through, not executed, and
     // the bytes re-emit everything (including fields we do not model).
-    g.library_bytes = serialize_deterministic(def.library());
-    for (const auto& f : def.library().function()) g.function_names.push_back(f.signature().name());
+    graph->library_bytes = serialize_deterministic(def.library());
+    for (const auto& f : def.library().function()) graph->function_names.push_back(f.signature().name());
   }
-  return g;
 }
 
-void graph_to_proto(const Graph& graph, proto::GraphDef* def) {
+void graph_fields_to_proto(const Graph& graph, proto::GraphDef* def) {
   def->Clear();
-  for (const Node& n : graph.nodes()) node_to_proto(n, def->add_node());
   if (graph.versions.present || graph.versions.producer || graph.versions.min_consumer ||
       !graph.versions.bad_consumers.empty()) {
     auto* v = def->mutable_versions();
