@@ -6,6 +6,8 @@
 namespace flowlens {
 namespace {
 
+constexpr std::size_t kMaxListedProblems = 100;
+
 class PlanBuilder {
  public:
   PlanBuilder(const Graph& g, const Placement& p, DeviceSet& d, const OpRegistry& r, const VariableResolver& v)
@@ -13,13 +15,13 @@ class PlanBuilder {
 
   ExecutionPlan build(const PlanRequest& req) {
     resolve_request(req);
-    if (!problems_.empty()) fail("cannot run");
+    if (problem_count_ > 0) fail("cannot run");
     prune();
     check_kernels();
-    if (!problems_.empty()) fail("cannot run: these nodes have no kernel to run on");
+    if (problem_count_ > 0) fail("cannot run: these nodes have no kernel to run on");
     assign_slots(req);
     wire_inputs();
-    if (!problems_.empty()) fail("cannot run");
+    if (problem_count_ > 0) fail("cannot run");
     return std::move(plan_);
   }
 
@@ -27,26 +29,33 @@ class PlanBuilder {
   [[noreturn]] void fail(const std::string& headline) {
     std::string msg = headline + ":";
     for (const auto& p : problems_) msg += "\n  " + p;
+    if (problem_count_ > problems_.size())
+      msg += "\n  ... and " + std::to_string(problem_count_ - problems_.size()) + " more";
     throw Error(msg);
+  }
+  // A garbage graph can give every one of a million nodes a problem; the
+  // message lists the first kMaxListedProblems and counts the rest.
+  void problem(std::string what) {
+    if (problem_count_++ < kMaxListedProblems) problems_.push_back(std::move(what));
   }
 
   // Returns the node index for a tensor name, recording a problem if invalid.
   int resolve_tensor(const std::string& what, const std::string& text, TensorId* out) {
     auto id = TensorId::parse(text);
     if (!id || id->is_control()) {
-      problems_.push_back(what + " '" + text + "' is not a tensor name (expected 'node' or 'node:port')");
+      problem(what + " '" + text + "' is not a tensor name (expected 'node' or 'node:port')");
       return -1;
     }
     int idx = graph_.index_of(id->node);
     if (idx < 0) {
-      problems_.push_back(what + " '" + text + "': no node named '" + id->node + "' in the graph");
+      problem(what + " '" + text + "': no node named '" + id->node + "' in the graph");
       return -1;
     }
     const Node& n = graph_.nodes()[static_cast<size_t>(idx)];
     if (const OpDef* def = registry_.find(n.op)) {
       int outputs = def->outputs_for(n);
       if (id->index >= outputs) {
-        problems_.push_back(what + " '" + text + "': " + n.op + " node '" + n.name + "' has " +
+        problem(what + " '" + text + "': " + n.op + " node '" + n.name + "' has " +
                             std::to_string(outputs) + " output(s)" +
                             (outputs == 0 ? "; run it as a target instead" : ""));
         return -1;
@@ -69,10 +78,10 @@ class PlanBuilder {
     }
     for (const auto& t : req.targets) {
       int idx = graph_.index_of(t);
-      if (idx < 0) problems_.push_back("target '" + t + "': no node named '" + t + "' in the graph");
+      if (idx < 0) problem("target '" + t + "': no node named '" + t + "' in the graph");
       else wanted_.push_back(idx);
     }
-    if (req.fetches.empty() && req.targets.empty()) problems_.push_back("nothing to fetch and no target given");
+    if (req.fetches.empty() && req.targets.empty()) problem("nothing to fetch and no target given");
   }
 
   // Backwards reachability from fetches and targets; a fed tensor cuts the
@@ -100,6 +109,7 @@ class PlanBuilder {
       }
     }
     // Keep file order: deterministic plans and readable traces.
+    plan_.nodes.reserve(static_cast<std::size_t>(std::count(seen.begin(), seen.end(), 1)));
     for (size_t i = 0; i < nodes.size(); ++i)
       if (seen[i]) {
         in_plan_[i] = static_cast<int>(plan_.nodes.size());
@@ -115,18 +125,18 @@ class PlanBuilder {
       const Node& n = *pn.node;
       pn.def = registry_.find(n.op);
       if (!pn.def) {
-        problems_.push_back("'" + n.name + "' (" + n.op + "): unknown op");
+        problem("'" + n.name + "' (" + n.op + "): unknown op");
         continue;
       }
       int d = placement_.device_of[static_cast<size_t>(pn.graph_index)];
       if (d < 0) {
-        problems_.push_back("'" + n.name + "' (" + n.op + "): no kernel for any available device");
+        problem("'" + n.name + "' (" + n.op + "): no kernel for any available device");
         continue;
       }
       pn.device = &devices_.at(d);
       pn.kernel = pn.def->kernel_for(pn.device->type(), n);
       if (!pn.kernel)
-        problems_.push_back("'" + n.name + "' (" + n.op + "): no " + pn.device->type() + " kernel");
+        problem("'" + n.name + "' (" + n.op + "): no " + pn.device->type() + " kernel");
       pn.num_outputs = pn.def->outputs_for(n);
       if (pn.def->keeps_state) pn.own_variable = variables_(n);
       auto& async = plan_.async_devices;
@@ -231,7 +241,7 @@ class PlanBuilder {
       if (!fed) wire_refs(src_plan, data_inputs, done);
       Variable* v = fed ? nullptr : ref_output_variable(plan_.nodes[static_cast<size_t>(src_plan)], id.index);
       if (!v)
-        problems_.push_back("'" + pn.node->name + "' (" + pn.node->op + "): input " + std::to_string(i) +
+        problem("'" + pn.node->name + "' (" + pn.node->op + "): input " + std::to_string(i) +
                             " must be a variable, but '" + id.to_string() + "' is " + src_node.op +
                             (fed ? " (fed)" : ""));
       pn.input_refs[i] = v;
@@ -245,6 +255,7 @@ class PlanBuilder {
   const VariableResolver& variables_;
   ExecutionPlan plan_;
   std::vector<std::string> problems_;
+  std::size_t problem_count_ = 0;  // listed or not
   std::unordered_map<std::string, int> fed_;  // tensor name -> slot (-1 until assigned)
   std::vector<TensorId> fetch_ids_;
   std::vector<int> wanted_;

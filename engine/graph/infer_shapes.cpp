@@ -36,6 +36,23 @@ std::vector<int> dataflow_order(const Graph& graph) {
   return order;  // shorter than the graph only if it has a cycle validation reports
 }
 
+// An output whose static shape no tensor could hold (a Fill or Reshape to
+// 2^62 elements from a hostile file) fails at run time anyway; saying so
+// here lets `info` and the editor flag it before anything runs.
+void report_unholdable_outputs(const Node& n, const std::vector<TensorInfo>& outs, std::vector<Diagnostic>& errors) {
+  for (std::size_t k = 0; k < outs.size(); ++k) {
+    const TensorInfo& out = outs[k];
+    if (out.dtype == DType::Invalid || dtype_is_ref(out.dtype) || out.dtype == DType::Variant ||
+        !out.shape.fully_defined())
+      continue;
+    if (std::string problem = Tensor::size_problem(out.dtype, out.shape); !problem.empty()) {
+      errors.push_back({Diagnostic::Severity::Error, n.name,
+                        "shape inference: " + n.op + " output " + std::to_string(k) + ": " + problem});
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 ShapeInferenceResult infer_shapes(const Graph& graph, const OpRegistry& registry) {
@@ -78,6 +95,7 @@ ShapeInferenceResult infer_shapes(const Graph& graph, const OpRegistry& registry
     try {
       def->shape_fn(ctx);
       outs = ctx.outputs();
+      report_unholdable_outputs(n, outs, result.errors);
     } catch (const std::exception& e) {
       result.errors.push_back({Diagnostic::Severity::Error, n.name, std::string("shape inference: ") + e.what()});
     }

@@ -20,18 +20,8 @@ Tensor::Tensor(DType dtype, Shape shape, AcceleratorMemory* memory) : dtype_(dty
     throw Error("cannot allocate a tensor of shape " + shape_.to_string() + ": shape not fully defined");
   if (dtype_is_ref(dtype) || dtype == DType::Invalid || dtype == DType::Variant)
     throw Error("cannot allocate a tensor of dtype " + dtype_name(dtype));
+  if (std::string problem = size_problem(dtype_, shape_); !problem.empty()) throw Error(problem);
   num_elements_ = shape_.num_elements();
-  const std::size_t element_size = dtype == DType::String     ? sizeof(std::string)
-                                   : dtype == DType::Resource ? sizeof(ResourceHandle)
-                                                              : dtype_size(dtype);
-  if (num_elements_ < 0 || static_cast<uint64_t>(num_elements_) > SIZE_MAX / (element_size ? element_size : 1))
-    throw Error("cannot allocate a tensor of shape " + shape_.to_string() + " (" + dtype_name(dtype) +
-                "): its size overflows");
-  if (const std::size_t bytes = static_cast<std::size_t>(num_elements_) * element_size;
-      bytes > HostAllocator::max_tensor_bytes())
-    throw Error("cannot allocate a tensor of shape " + shape_.to_string() + " (" + dtype_name(dtype) + ", " +
-                std::to_string(bytes) + " bytes): more than the limit of " +
-                std::to_string(HostAllocator::max_tensor_bytes()) + " bytes for one tensor");
   buffer_ = std::make_shared<Buffer>();
   if (dtype == DType::String) {
     buffer_->strings.resize(static_cast<size_t>(num_elements_));
@@ -50,6 +40,27 @@ Tensor::Tensor(DType dtype, Shape shape, AcceleratorMemory* memory) : dtype_(dty
     buffer_->data = HostAllocator::allocate(bytes, &buffer_->capacity);
   }
   buffer_->bytes = bytes;
+}
+
+namespace {
+std::size_t element_bytes(DType dtype) {
+  return dtype == DType::String     ? sizeof(std::string)
+         : dtype == DType::Resource ? sizeof(ResourceHandle)
+                                    : dtype_size(dtype);
+}
+}  // namespace
+
+std::string Tensor::size_problem(DType dtype, const Shape& shape) {
+  const int64_t elements = shape.num_elements();
+  const std::size_t element_size = element_bytes(dtype);
+  if (elements < 0 || static_cast<uint64_t>(elements) > SIZE_MAX / (element_size ? element_size : 1))
+    return "cannot allocate a tensor of shape " + shape.to_string() + " (" + dtype_name(dtype) + "): its size overflows";
+  const std::size_t bytes = static_cast<std::size_t>(elements) * element_size;
+  if (bytes > HostAllocator::max_tensor_bytes())
+    return "cannot allocate a tensor of shape " + shape.to_string() + " (" + dtype_name(dtype) + ", " +
+           std::to_string(bytes) + " bytes): more than the limit of " +
+           std::to_string(HostAllocator::max_tensor_bytes()) + " bytes for one tensor";
+  return {};
 }
 
 Tensor Tensor::to_host() const {

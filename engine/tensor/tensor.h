@@ -30,6 +30,11 @@ class Tensor {
   // Storage in `memory` (a device's), or on the host when it is nullptr or the
   // dtype stays in host memory (see lives_in_device_memory).
   Tensor(DType dtype, Shape shape, AcceleratorMemory* memory);
+  // Why a fully defined `shape` of `dtype` cannot be allocated (its byte size
+  // overflows, or exceeds HostAllocator::max_tensor_bytes), or "" when it
+  // can. The constructor throws with this text; shape inference reports it
+  // before anything runs.
+  static std::string size_problem(DType dtype, const Shape& shape);
 
   template <class T>
   static Tensor from_vector(Shape shape, const std::vector<T>& values);
