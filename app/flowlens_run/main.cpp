@@ -3,12 +3,22 @@
 
 #include "commands.h"
 #include "common/error.h"
+#include "tensor/allocator.h"
 
 int main(int argc, char** argv) {
   using namespace flowlens::cli;
   CLI::App app{"flowlens-run: inspect, run and convert TensorFlow-style dataflow graphs (.pbtxt, .pb)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "flowlens-run 0.1.0");
+  // Given before or after the subcommand (subcommands created below inherit
+  // fallthrough); applied before the subcommand runs.
+  app.fallthrough();
+  app.add_option_function<std::size_t>(
+         "--max-tensor-mb",
+         [](std::size_t mb) { flowlens::HostAllocator::set_max_tensor_bytes(mb << 20); },
+         "Largest tensor one op may allocate, in MiB (default: the machine's memory, or FLOWLENS_MAX_TENSOR_MB); "
+         "shape inference flags bigger static shapes")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40));
 
   int exit_code = 0;
   add_info_command(app, exit_code);

@@ -32,8 +32,21 @@ std::size_t physical_memory() {
   return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : SIZE_MAX;
 }
 
+// FLOWLENS_MAX_TENSOR_MB lowers the limit for every program (the GUI, a
+// cluster node); flowlens-run also takes --max-tensor-mb. Values that do not
+// parse as a positive count of MiB are ignored.
+std::size_t initial_tensor_limit() {
+  const std::size_t memory = physical_memory();
+  const char* text = std::getenv("FLOWLENS_MAX_TENSOR_MB");
+  if (!text || !*text) return memory;
+  char* end = nullptr;
+  const unsigned long long mb = std::strtoull(text, &end, 10);
+  if (*end != '\0' || mb == 0 || mb > (SIZE_MAX >> 20)) return memory;
+  return static_cast<std::size_t>(mb) << 20;
+}
+
 std::atomic<std::size_t>& tensor_limit() {
-  static std::atomic<std::size_t> limit{physical_memory()};
+  static std::atomic<std::size_t> limit{initial_tensor_limit()};
   return limit;
 }
 

@@ -32,7 +32,7 @@ class HostAllocator {
   static AllocatorStats stats();
 
   // The largest single tensor the process may allocate (default: the
-  // machine's physical memory). A shape computed from hostile input (a
+  // machine's physical memory, or FLOWLENS_MAX_TENSOR_MB when set). A shape computed from hostile input (a
   // Reshape, Fill or random op asking for 2^32 elements) is refused with an
   // Error before a byte is touched, instead of paging the machine to death.
   static std::size_t max_tensor_bytes();

@@ -59,7 +59,8 @@ std::string Tensor::size_problem(DType dtype, const Shape& shape) {
   if (bytes > HostAllocator::max_tensor_bytes())
     return "cannot allocate a tensor of shape " + shape.to_string() + " (" + dtype_name(dtype) + ", " +
            std::to_string(bytes) + " bytes): more than the limit of " +
-           std::to_string(HostAllocator::max_tensor_bytes()) + " bytes for one tensor";
+           std::to_string(HostAllocator::max_tensor_bytes()) +
+           " bytes for one tensor (the machine's memory unless set by --max-tensor-mb or FLOWLENS_MAX_TENSOR_MB)";
   return {};
 }
 

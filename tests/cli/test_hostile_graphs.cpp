@@ -208,6 +208,30 @@ class TestHostileGraphs : public QObject {
     QVERIFY2(run.code == 1 && run.err.find(expected.toStdString()) != std::string::npos, run.err.c_str());
   }
 
+  // The per-tensor limit defaults to the machine's memory; a user can lower
+  // it, and shape inference and the kernels both honour the lower value.
+  void the_tensor_limit_can_be_lowered() {
+    const std::string path = write(
+        dir_, "fill.pbtxt",
+        const_node("d", "DT_INT32", "dim { size: 2 }", "int_val: 1000 int_val: 1000") +
+            const_node("v", "DT_FLOAT", "", "float_val: 1") +
+            "node { name: \"f\" op: \"Fill\" input: \"d\" input: \"v\" attr { key: \"T\" value { type: DT_FLOAT } "
+            "} attr { key: \"index_type\" value { type: DT_INT32 } } }\n");
+    const std::string refusal = "(float32, 4000000 bytes): more than the limit of 1048576 bytes for one tensor";
+    Measured m = run_measured(dir_, {"info", path});
+    QVERIFY2(m.code == 0 && m.out.find("validation: ok") != std::string::npos, m.out.c_str());
+    m = run_measured(dir_, {"info", path, "--max-tensor-mb", "1"});
+    QVERIFY2(m.code == 1 && m.out.find(refusal) != std::string::npos, m.out.c_str());
+    m = run_measured(dir_, {"--max-tensor-mb", "1", "run", path, "--fetch", "f"});
+    QVERIFY2(m.code == 1 && m.err.find(refusal) != std::string::npos, m.err.c_str());
+    qputenv("FLOWLENS_MAX_TENSOR_MB", "1");
+    m = run_measured(dir_, {"run", path, "--fetch", "f"});
+    qunsetenv("FLOWLENS_MAX_TENSOR_MB");
+    QVERIFY2(m.code == 1 && m.err.find(refusal) != std::string::npos, m.err.c_str());
+    m = run_measured(dir_, {"run", path, "--fetch", "f", "--max-tensor-mb", "0"});
+    QVERIFY2(m.code != 0 && m.err.find("--max-tensor-mb") != std::string::npos, m.err.c_str());
+  }
+
   // protobuf recurses once per nested message; 10^5 levels of nested func
   // attrs would overflow the stack without the parsers' limit of 100.
   void deep_nesting_is_refused_data() {
