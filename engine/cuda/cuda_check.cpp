@@ -1,6 +1,7 @@
 #include "cuda/cuda_check.h"
 
 #include "common/error.h"
+#include "cuda/cublas_library.h"
 
 namespace flowlens::cuda {
 
@@ -12,7 +13,8 @@ void check_cuda(cudaError_t status, const char* what) {
 
 void check_cublas(cublasStatus_t status, const char* what) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
-  throw Error(std::string(what) + ": " + cublasGetStatusString(status));
+  // A status comes from a cuBLAS call, so the library is loaded by now.
+  throw Error(std::string(what) + ": " + cublas_library().status_string(status));
 }
 
 }  // namespace flowlens::cuda

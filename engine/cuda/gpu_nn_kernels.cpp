@@ -2,6 +2,7 @@
 // losses. Validation and messages follow matmul_op.cpp and nn_ops.cpp.
 #include <climits>
 
+#include "cuda/cublas_library.h"
 #include "cuda/cuda_check.h"
 #include "cuda/gpu_kernels.h"
 #include "cuda/gpu_kernel_util.h"
@@ -50,11 +51,12 @@ void matmul_kernel(KernelContext& ctx) {
   }
   const cudaDataType_t type = dt == DType::Float ? CUDA_R_32F : CUDA_R_16BF;
   const float alpha = 1.f, beta = 0.f;
-  check_cublas(cublasGemmEx(gpu.device.gpu().cublas(), tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N,
-                            as_int(n, "n"), as_int(m, "m"), as_int(k, "k"), &alpha, b.device_data(), type,
-                            as_int(sb.dim(1), "ldb"), a.device_data(), type, as_int(sa.dim(1), "lda"), &beta,
-                            out.device_data(), type, as_int(n, "ldc"), compute_type(dt, gpu.device.matmul_math()),
-                            CUBLAS_GEMM_DEFAULT),
+  cublasHandle_t handle = gpu.device.gpu().cublas();
+  check_cublas(cublas_library().gemm_ex(handle, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                        as_int(n, "n"), as_int(m, "m"), as_int(k, "k"), &alpha, b.device_data(),
+                                        type, as_int(sb.dim(1), "ldb"), a.device_data(), type,
+                                        as_int(sa.dim(1), "lda"), &beta, out.device_data(), type, as_int(n, "ldc"),
+                                        compute_type(dt, gpu.device.matmul_math()), CUBLAS_GEMM_DEFAULT),
                "cublasGemmEx (MatMul)");
 }
 

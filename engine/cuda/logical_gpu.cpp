@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include "cuda/cublas_library.h"
 #include "cuda/cuda_check.h"
 
 namespace flowlens::cuda {
@@ -21,8 +22,20 @@ LogicalGpu::LogicalGpu(int id, int physical, int share, int shares)
   if (shares > 1) description_ += ", logical " + std::to_string(share + 1) + " of " + std::to_string(shares);
   make_current();
   check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-  check_cublas(cublasCreate(&cublas_), "cublasCreate");
-  check_cublas(cublasSetStream(cublas_, stream_), "cublasSetStream");
+}
+
+cublasHandle_t LogicalGpu::cublas() {
+  // A throw leaves the flag unset, so a later call tries again and reports
+  // the same failure; the loader itself tries only once.
+  std::call_once(cublas_once_, [this] {
+    const CublasLibrary& library = cublas_library();
+    make_current();  // a handle belongs to the device current when it is made
+    cublasHandle_t handle = nullptr;
+    check_cublas(library.create(&handle), "cublasCreate");
+    check_cublas(library.set_stream(handle, stream_), "cublasSetStream");
+    cublas_ = handle;
+  });
+  return cublas_;
 }
 
 void LogicalGpu::make_current() const {

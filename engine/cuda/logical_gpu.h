@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "cuda/caching_allocator.h"
@@ -31,7 +32,10 @@ class LogicalGpu {
   // Makes this GPU's device current on the calling thread.
   void make_current() const;
   cudaStream_t stream() const { return stream_; }
-  cublasHandle_t cublas() const { return cublas_; }
+  // The cuBLAS handle on this GPU's stream, made on first use so that cuBLAS
+  // is loaded only by runs that need it (cuda/cublas_library.h). Throws Error
+  // if cuBLAS cannot be loaded or the handle cannot be made.
+  cublasHandle_t cublas();
   CachingDeviceAllocator& memory() { return *memory_; }
   PinnedStaging& staging() { return staging_; }
 
@@ -43,6 +47,7 @@ class LogicalGpu {
   int physical_;
   std::string description_;
   cudaStream_t stream_ = nullptr;
+  std::once_flag cublas_once_;
   cublasHandle_t cublas_ = nullptr;
   std::unique_ptr<CachingDeviceAllocator> memory_;
   PinnedStaging staging_;

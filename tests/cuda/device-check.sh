@@ -8,6 +8,10 @@
 #       and the GPU benchmarks, and packs them with the shared libraries `ldd`
 #       lists into device-bundle/bundle.tar.xz (git-ignored, ~30 MB). CUDA's
 #       own libraries and glibc are left out: the GPU machine provides them.
+#       The engine does not link cuBLAS (engine/cuda/cublas_library.h): it
+#       dlopens libcublas.so.<major> on the first GPU MatMul, found through
+#       the LD_LIBRARY_PATH the run half sets, so ldd cannot vouch for it;
+#       test_cublas_library checks it loads there.
 #
 #   tests/cuda/device-check.sh            on the GPU machine, in a copy of the
 #       repository that carries device-bundle/ (the device tool's
@@ -22,10 +26,10 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUNDLE_DIR="$ROOT/device-bundle"
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
-PROGRAMS=(test_gpu_parity bench_gpu_gemm bench_gpu_replicas)
+PROGRAMS=(test_cublas_library test_gpu_parity bench_gpu_gemm bench_gpu_replicas)
 
 usage() {
-  sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 bundle() {
@@ -43,6 +47,7 @@ bundle() {
     strip --strip-debug "$BUNDLE_DIR/stage/bin/$p"
     # Every library the loader resolves, except glibc's, the loader itself
     # and CUDA's (the GPU machine's toolkit and driver must provide those).
+    # Only bench_gpu_gemm still links libcublas (its direct reference call).
     ldd "$build/bin/$p" | awk '/=> \// {print $3}' | while read -r lib; do
       case "$(basename "$lib")" in
         libc.so.*|libm.so.*|libdl.so.*|librt.so.*|libpthread.so.*|ld-linux*|libcuda.so*|libcublas*|libcudart*) ;;
@@ -89,13 +94,14 @@ run() {
     exit 2
   fi
   local failed=0
+  step cublas 30 "$WORK/bin/test_cublas_library" || failed=1
   step parity 240 "$WORK/bin/test_gpu_parity" || failed=1
   step gpu_gemm 150 "$WORK/bin/bench_gpu_gemm" || failed=1
   step gpu_replicas 90 "$WORK/bin/bench_gpu_replicas" || failed=1
   echo
   echo "=== summary"
   cat "$WORK/summary"
-  grep -h -E '^(Totals|FAIL|SKIP)' "$WORK/parity.log" || true
+  grep -h -E '^(Totals|FAIL|SKIP)' "$WORK/cublas.log" "$WORK/parity.log" || true
   grep -h -E '^gpu_' "$WORK/gpu_gemm.log" "$WORK/gpu_replicas.log" || true
   rm -rf "$WORK"
   exit "$failed"
