@@ -4,7 +4,6 @@
 #include "commands.h"
 #include "exec/session.h"
 #include "graph/infer_shapes.h"
-#include "graph/variable_initializers.h"
 #include "io/graph_io.h"
 #include "observe/debugger.h"
 #include "observe/profiler.h"
@@ -113,13 +112,13 @@ int run_command(const RunOptions& options) {
     std::cerr << "note: soft placement: '" << note.node << "' asked for " << note.requested << ", runs on "
               << note.placed << " (" << note.reason << ")\n";
 
-  std::vector<std::string> init = options.init;
-  if (options.auto_init && init.empty()) {
-    init = variable_initializers(session.graph());
-    if (!init.empty())
-      std::cerr << "note: initializing " << init.size() << " variable(s) first (--no-auto-init to skip)\n";
+  if (!options.init.empty()) {
+    session.run({}, {}, options.init);
+  } else if (options.auto_init) {
+    session.initialize_variables([](std::size_t count) {
+      std::cerr << "note: initializing " << count << " variable(s) first (--no-auto-init to skip)\n";
+    });
   }
-  if (!init.empty()) session.run({}, {}, init);
 
   TensorFormatOptions format;
   format.edge_items = options.edge_items;

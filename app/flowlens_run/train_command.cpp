@@ -4,7 +4,6 @@
 
 #include "commands.h"
 #include "exec/session.h"
-#include "graph/variable_initializers.h"
 #include "io/graph_io.h"
 #include "ops/op_registry.h"
 #include "transform/gradients.h"
@@ -111,8 +110,7 @@ int train_command(const TrainOptions& o) {
   so.cpu_threads = o.cpu_threads;
   apply_device_flags(o.device_flags, so);
   Session session(std::move(graph), so);
-  std::vector<std::string> init = variable_initializers(session.graph());
-  if (!init.empty()) session.run({}, {}, init);
+  session.initialize_variables();
 
   auto start = std::chrono::steady_clock::now();
   float first = 0, last = 0;

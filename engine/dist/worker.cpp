@@ -7,7 +7,6 @@
 #include <iostream>
 #include <set>
 
-#include "graph/variable_initializers.h"
 #include "io/graph_io.h"
 #include "ops/op_registry.h"
 
@@ -79,8 +78,7 @@ Worker::Worker(WorkerOptions options) : options_(std::move(options)), context_(1
   session_ = std::make_unique<Session>(std::move(graph), so);
   // Every worker initializes its local copies (cheap, and gives the chief
   // the values it sends); training reads the ps values fed over them.
-  std::vector<std::string> init = variable_initializers(session_->graph());
-  if (!init.empty()) session_->run({}, {}, init);
+  session_->initialize_variables();
   check_variables_fit_messages();
 
   std::set<int> tasks;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "exec/executor.h"
+#include "graph/variable_initializers.h"
 
 namespace flowlens {
 namespace {
@@ -37,6 +38,14 @@ Session::Session(Graph graph, SessionOptions options)
 }
 
 Session::~Session() = default;
+
+std::size_t Session::initialize_variables(const std::function<void(std::size_t count)>& before_running) {
+  const std::vector<std::string> initializers = variable_initializers(graph_);
+  if (initializers.empty()) return 0;
+  if (before_running) before_running(initializers.size());
+  run({}, {}, initializers);
+  return initializers.size();
+}
 
 std::string Session::device_of(const std::string& node) const {
   int i = graph_.index_of(node);

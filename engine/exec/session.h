@@ -4,6 +4,7 @@
 // tf.Session of TensorFlow 1. run() compiles (and caches) a pruned plan per
 // distinct (feeds, fetches, targets) and executes it.
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -42,6 +43,14 @@ class Session {
 
   std::vector<Tensor> run(const FeedList& feeds, const std::vector<std::string>& fetches,
                           const std::vector<std::string>& targets = {});
+
+  // Runs every variable's `v/Assign` initializer (graph/variable_initializers.h)
+  // in one step, as tf.train.MonitoredSession does, so that tools need no init
+  // op named; returns how many ran (0: no step). `before_running` hears that
+  // count first when there are any, so a tool's note comes before a failing
+  // initializer's error. Call it before adding observers: the initializers
+  // are not the step a user watches.
+  std::size_t initialize_variables(const std::function<void(std::size_t count)>& before_running = {});
 
   const Graph& graph() const { return graph_; }
   const DeviceSet& devices() const { return *devices_; }

@@ -1,7 +1,10 @@
 // Variables: storage owned by the session, Assign through ref inputs,
-// use-before-init errors, values persisting across runs, and reads of a ref
+// use-before-init errors, values persisting across runs, initializing them
+// all with Session::initialize_variables, and reads of a ref
 // variable taken when the reader runs (after the updates it is ordered behind).
 #include <QtTest>
+
+#include <atomic>
 
 #include "exec/session.h"
 #include "graph/variable_initializers.h"
@@ -55,6 +58,11 @@ node { name: 'after_assign_output' op: 'Identity' input: 'assign' input: '^add_a
 )";
 
 float scalar_of(const Tensor& t) { return t.data<float>()[0]; }
+
+struct RunCounter : ExecutionObserver {
+  std::atomic<int> started{0};
+  void on_run_start(int64_t, int) override { ++started; }
+};
 
 }  // namespace
 
@@ -121,6 +129,40 @@ class TestVariables : public QObject {
     // after the AssignAdd it waits for (5 + 5).
     init();
     QCOMPARE(scalar_of(s.run({}, {"after_assign_output"})[0]), 10.0f);
+  }
+
+  void initialize_variables_runs_every_initializer_in_one_step() {
+    Session s(parse_graph_text(kOrderedReads, "ordered.pbtxt"));
+    RunCounter runs;
+    s.add_observer(&runs);
+    std::size_t announced = 0;
+    int runs_when_announced = -1;
+    const std::size_t initialized = s.initialize_variables([&](std::size_t count) {
+      announced = count;
+      runs_when_announced = runs.started;
+    });
+    QCOMPARE(initialized, std::size_t{2});
+    QCOMPARE(announced, std::size_t{2});
+    QCOMPARE(runs_when_announced, 0);  // heard before the step runs
+    QCOMPARE(runs.started.load(), 1);
+    QCOMPARE(scalar_of(s.run({}, {"v"})[0]), 1.0f);
+    QCOMPARE(scalar_of(s.run({}, {"accum"})[0]), 0.5f);
+    // Again after an update: back to the initial value.
+    s.run({}, {}, {"add"});
+    QCOMPARE(s.initialize_variables(), std::size_t{2});
+    QCOMPARE(scalar_of(s.run({}, {"v"})[0]), 1.0f);
+  }
+
+  void initialize_variables_without_variables_runs_nothing() {
+    Session s(parse_graph_text(R"(node { name: 'c' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
+      attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1 } } } })",
+                               "const.pbtxt"));
+    RunCounter runs;
+    s.add_observer(&runs);
+    bool announced = false;
+    QCOMPARE(s.initialize_variables([&](std::size_t) { announced = true; }), std::size_t{0});
+    QVERIFY(!announced);
+    QCOMPARE(runs.started.load(), 0);
   }
 
   void variables_are_per_session() {

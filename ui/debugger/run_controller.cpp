@@ -4,7 +4,6 @@
 #include <chrono>
 
 #include "exec/session.h"
-#include "graph/variable_initializers.h"
 #include "observe/variable_values.h"
 #include "ui/graph_document.h"
 #include "ui/thread_handoff.h"
@@ -88,11 +87,9 @@ void RunController::work(int generation, std::shared_ptr<const Graph> graph, Run
                                      .arg(QString::fromStdString(note.node), QString::fromStdString(note.requested),
                                           QString::fromStdString(note.placed)));
       // Like the CLI, only the requested step is observed, not the initializers.
-      const std::vector<std::string> init = variable_initializers(session->graph());
-      if (!init.empty()) {
-        post_message(generation, QStringLiteral("Initializing %1 variable(s)").arg(init.size()));
-        session->run({}, {}, init);
-      }
+      session->initialize_variables([this, generation](std::size_t count) {
+        post_message(generation, QStringLiteral("Initializing %1 variable(s)").arg(count));
+      });
       session->add_observer(&debugger_);
       session->add_observer(&profiler_);
       session_ = std::move(session);

@@ -69,8 +69,7 @@ EditorRunResult run_graph_once(const Graph& graph, const QString& fetch_text) {
   sub = needed_subgraph(graph, roots);
   try {
     Session session(std::move(sub));
-    const std::vector<std::string> init = variable_initializers(session.graph());
-    if (!init.empty()) session.run({}, {}, init);
+    session.initialize_variables();
     // A fetched resource variable (its VarHandleOp) shows its value, as a ref variable does.
     result.values = shown_values(session.run({}, request.fetches, request.targets));
   } catch (const Error& e) {
