@@ -31,6 +31,8 @@ PsServer::PsServer(PsOptions options)
   const std::string host = address_.substr(0, address_.rfind(':'));
   publisher_.set(zmq::sockopt::linger, 0);
   limit_message_size(publisher_, 0);  // subscribers send only subscriptions
+  subscriber_guard_ =
+      std::make_unique<ConnectionGuard>(context_, publisher_, options_.max_subscribers, label, ClosePolicy::NewestFirst);
   try {
     publisher_.bind("tcp://" + host + ":*");
   } catch (const zmq::error_t&) {
@@ -78,6 +80,7 @@ std::string PsServer::run(const std::atomic<bool>* interrupted) {
     serve_pending_pulls();
     const auto now = std::chrono::steady_clock::now();
     guard_->poll(now);
+    subscriber_guard_->poll(now);
     if (now - last_liveness_check_ > std::chrono::milliseconds(100)) {
       check_worker_liveness();
       save_checkpoint_if_due(now);

@@ -25,8 +25,9 @@
 //
 // Hostile peers: senders are checked against their CURVE key, per-sender
 // state is bounded (peer_traffic.h), frames above max_message_bytes are
-// dropped by libzmq, idle connections above max_connections are closed
-// (connection_guard.h), and complaints about bad input are rate-limited.
+// dropped by libzmq, idle connections above max_connections and the newest
+// subscribers above max_subscribers are closed (connection_guard.h), and
+// complaints about bad input are rate-limited.
 #include <atomic>
 #include <chrono>
 #include <deque>
@@ -69,6 +70,7 @@ struct PsOptions {
   bool wait_for_workers = false;
   uint64_t max_message_bytes = kDefaultMaxMessageBytes;  // per frame (tensor)
   std::size_t max_connections = kDefaultMaxConnections;
+  std::size_t max_subscribers = kDefaultMaxSubscribers;  // of the events endpoint
   // Secured cluster: this ps's key pair and the cluster's keys (CURVE on
   // both sockets, requests checked against the sender's role).
   std::optional<Credentials> credentials;
@@ -162,6 +164,7 @@ class PsServer {
   zmq::socket_t publisher_;
   std::unique_ptr<ZapHandler> zap_;  // secured clusters; before the sockets bind, gone before they close
   std::unique_ptr<ConnectionGuard> guard_;  // of router_, gone before it closes
+  std::unique_ptr<ConnectionGuard> subscriber_guard_;  // of publisher_, likewise
   WireLimits limits_;
   std::string endpoint_, events_endpoint_;
   Checkpoint state_;  // variables + global step
