@@ -10,6 +10,7 @@ void PsServer::saw_worker(int worker) {
   w.last_seen = std::chrono::steady_clock::now();
   if (!w.down) return;
   w.down = false;
+  if (is_live(worker)) aggregator_.worker_returned(worker);
   std::string line = "ps " + std::to_string(options_.task) + ": worker " + std::to_string(worker) + " is back";
   if (last_replicas_to_aggregate_ > 0)
     line += "; sync steps aggregate " + std::to_string(sync_target_for_log()) + " of " +
@@ -36,6 +37,7 @@ void PsServer::check_worker_liveness() {
   for (auto& [worker, w] : workers_) {
     if (w.down || done_workers_.count(worker) || now - w.last_seen < options_.worker_timeout) continue;
     w.down = true;
+    aggregator_.worker_left(worker);
     changed = true;
     const auto silent = std::chrono::duration_cast<std::chrono::milliseconds>(now - w.last_seen);
     std::string line = "ps " + std::to_string(options_.task) + ": worker " + std::to_string(worker) + " at " +

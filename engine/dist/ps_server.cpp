@@ -7,7 +7,8 @@ namespace flowlens::dist {
 
 PsServer::PsServer(PsOptions options)
     : options_(std::move(options)), context_(1), router_(context_, zmq::socket_type::router),
-      publisher_(context_, zmq::socket_type::pub), senders_(options_.cluster), links_(senders_.task_names()) {
+      publisher_(context_, zmq::socket_type::pub), aggregator_(options_.cluster.task_indices("worker")),
+      senders_(options_.cluster), links_(senders_.task_names()) {
   address_ = options_.cluster.task_address("ps", options_.task);
   limits_.max_tensor_bytes = options_.max_message_bytes;
   incarnation_ = new_incarnation();
@@ -162,7 +163,7 @@ void PsServer::serve_pending_pulls() {
       answer_pull(it->request);
     } else if (now - it->since >= options_.wait_timeout) {
       const std::string text = missing_workers_text() + " (ps " + std::to_string(options_.task) + " is at global step " +
-                               std::to_string(state_.global_step) + ", " + std::to_string(round_.by_worker.size()) +
+                               std::to_string(state_.global_step) + ", " + std::to_string(aggregator_.collected()) +
                                " gradient set(s) collected)";
       log_line("ps " + std::to_string(options_.task) + ": " + text);
       reply(it->request, reply_header(it->request.header, wire::FAILED, text));
@@ -177,7 +178,7 @@ void PsServer::serve_pending_pulls() {
 std::string PsServer::missing_workers_text() const {
   std::vector<std::string> missing;
   for (int w : options_.cluster.task_indices("worker"))
-    if (!round_.by_worker.count(w) && !done_workers_.count(w))
+    if (!aggregator_.has(w) && !done_workers_.count(w))
       missing.push_back("worker " + std::to_string(w) + " at " + options_.cluster.task_address("worker", w));
   const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(options_.wait_timeout);
   if (missing.empty()) return waiting_message("gradients", "global step " + std::to_string(state_.global_step), waited);
@@ -241,7 +242,7 @@ void PsServer::apply_async(const WireMessage& m) {
   reply(m, h);
 }
 
-void PsServer::handle_sync_push(WireMessage& m, int worker) {
+void PsServer::handle_sync_push(const WireMessage& m, int worker) {
   const int64_t step = m.header.step();
   if (m.header.peer_incarnation() != 0 && m.header.peer_incarnation() != incarnation_) {
     wire::Header h = reply_header(m.header, wire::STALE, "gradients of step " + std::to_string(step) +
@@ -251,75 +252,26 @@ void PsServer::handle_sync_push(WireMessage& m, int worker) {
     reply(m, h);
     return;
   }
-  if (step < state_.global_step) {
-    wire::Header h = reply_header(m.header, wire::STALE, "gradients of step " + std::to_string(step) +
-                                                             " dropped: the global step is " + std::to_string(state_.global_step));
-    h.set_step(state_.global_step);
-    reply(m, h);
+  GradientSet set{worker, step, m.header.replicas_to_aggregate(), m.header.optimizer(), {}};
+  for (std::size_t i = 0; i < m.num_tensors(); ++i) set.gradients.push_back({m.name(i), m.tensor(i)});
+  const OfferResult offered = aggregator_.offer(std::move(set), state_.global_step);
+  if (offered.outcome == OfferResult::Outcome::Refused) {
+    reply(m, reply_header(m.header, wire::BAD_REQUEST, offered.reason));
     return;
   }
-  if (step > state_.global_step) {
-    reply(m, reply_header(m.header, wire::BAD_REQUEST, "gradients for step " + std::to_string(step) +
-                                                           ", ahead of the global step " + std::to_string(state_.global_step)));
-    return;
-  }
-  if (round_.step != step) round_ = SyncRound{step, {}};
-  if (round_.by_worker.count(worker)) {
-    reply(m, reply_header(m.header, wire::BAD_REQUEST, "worker " + std::to_string(worker) +
-                                                           " already pushed gradients for step " + std::to_string(step)));
-    return;
-  }
-  if (!round_.by_worker.empty() && static_cast<int>(round_.by_worker.size()) >= sync_round_target()) {
-    // Like TF's gradient accumulator: a step takes the first K sets (the
-    // round is only waiting for a paused ps to apply it).
-    wire::Header h = reply_header(m.header, wire::STALE, "gradients of step " + std::to_string(step) +
-                                                             " dropped: that step already has its gradient sets");
-    h.set_step(state_.global_step);
-    reply(m, h);
-    return;
-  }
-  wire::Header h = reply_header(m.header, wire::OK);
+  wire::Header h = reply_header(m.header, offered.accepted() ? wire::OK : wire::STALE, offered.reason);
   h.set_step(state_.global_step);
   reply(m, h);
-  round_.by_worker.emplace(worker, std::move(m));
-  finish_sync_round_if_complete();
-}
-
-int PsServer::sync_round_target() const {
-  if (round_.by_worker.empty()) return 0;
-  const int k = round_.by_worker.begin()->second.header.replicas_to_aggregate();
-  // Workers that finished push no more: with K < N the last ones standing
-  // would otherwise wait forever for gradients that cannot come. A finished
-  // worker whose last gradients are in this round still counts, or its DONE
-  // would close the round before the others' gradients for that step.
-  // Likewise a worker marked down: the live replicas carry on without it.
-  int active = 0;
-  for (int w : options_.cluster.task_indices("worker"))
-    if (round_.by_worker.count(w) || is_live(w)) ++active;
-  return std::max(1, std::min(k, active));
+  if (offered.accepted()) finish_sync_round_if_complete();
 }
 
 void PsServer::finish_sync_round_if_complete() {
-  if (round_.by_worker.empty() || static_cast<int>(round_.by_worker.size()) < sync_round_target()) return;
+  if (!aggregator_.complete()) return;
   if (paused_ && step_budget_ == 0) return;
   if (step_budget_ > 0) --step_budget_;
-  finish_sync_round();
-}
-
-void PsServer::finish_sync_round() {
-  // std::map orders contributions by worker task: the sum runs in replica
-  // order, like in-graph replication's AddN over towers.
-  const WireMessage& first = round_.by_worker.begin()->second;
-  for (std::size_t i = 0; i < first.num_tensors(); ++i) {
-    std::vector<Tensor> grads;
-    for (const auto& [w, msg] : round_.by_worker)
-      for (std::size_t j = 0; j < msg.num_tensors(); ++j)
-        if (msg.name(j) == first.name(i)) grads.push_back(msg.tensor(j));
-    std::vector<const Tensor*> ptrs;
-    for (const Tensor& g : grads) ptrs.push_back(&g);
-    apply_update(state_.variables[first.name(i)], average_gradients(ptrs), first.header.optimizer());
-  }
-  round_ = SyncRound{};
+  const AggregatedStep round = aggregator_.take();
+  for (const NamedTensor& average : round.averages)
+    apply_update(state_.variables[average.name], average.value, round.optimizer);
   step_finished();
 }
 
@@ -377,6 +329,7 @@ void PsServer::handle_done(const WireMessage& m) {
     return;
   }
   done_workers_.insert(worker);
+  aggregator_.worker_left(worker);
   reply(m, reply_header(m.header, wire::OK));
   finish_sync_round_if_complete();
   std::size_t all = options_.cluster.task_indices("worker").size();

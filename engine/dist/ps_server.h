@@ -47,6 +47,7 @@
 #include "dist/node_status.h"
 #include "dist/peer_traffic.h"
 #include "dist/sender_registry.h"
+#include "dist/sync_aggregator.h"
 #include "dist/wire_codec.h"
 
 namespace flowlens::dist {
@@ -113,10 +114,6 @@ class PsServer {
     uint64_t incarnation = 0, sequence = 0;
     wire::Header reply;
   };
-  struct SyncRound {
-    int64_t step = -1;
-    std::map<int, WireMessage> by_worker;  // worker task -> its Push
-  };
 
   void handle_frames(std::vector<zmq::message_t> frames);  // decode, answer bad ones, dispatch
   // "" when the request may be served; else the refusal it was answered with.
@@ -137,10 +134,9 @@ class PsServer {
   void answer_pull(const WireMessage& m);
   void handle_push(WireMessage& m);
   void apply_async(const WireMessage& m);
-  void handle_sync_push(WireMessage& m, int worker);
-  void finish_sync_round();
+  void handle_sync_push(const WireMessage& m, int worker);
+  // Applies the sync round once it has its gradient sets (and no pause holds it).
   void finish_sync_round_if_complete();
-  int sync_round_target() const;  // K, or fewer once workers have finished or are down
   void handle_init(const WireMessage& m);
   void handle_done(const WireMessage& m);
   void handle_fetch(const WireMessage& m);
@@ -172,7 +168,7 @@ class PsServer {
   int64_t last_checkpoint_step_ = 0;
   std::chrono::steady_clock::time_point last_checkpoint_time_;
 
-  SyncRound round_;
+  SyncAggregator aggregator_;
   std::deque<PendingPull> pending_pulls_;
   std::deque<WireMessage> paused_pushes_;
   bool paused_ = false;
