@@ -29,8 +29,8 @@ NodeStatus PsServer::status() const {
   if (!pending_pulls_.empty()) s.detail = missing_workers_text();
   if (const std::string down = liveness_text(); !down.empty()) s.detail = down + (s.detail.empty() ? "" : "; " + s.detail);
   const std::size_t workers = options_.cluster.task_indices("worker").size();
-  if (s.detail.empty() && !done_workers_.empty())
-    s.detail = std::to_string(done_workers_.size()) + " of " + std::to_string(workers) + " worker(s) done";
+  if (s.detail.empty() && liveness_.finished_count() > 0)
+    s.detail = std::to_string(liveness_.finished_count()) + " of " + std::to_string(workers) + " worker(s) done";
   return s;
 }
 

@@ -8,6 +8,7 @@ namespace flowlens::dist {
 PsServer::PsServer(PsOptions options)
     : options_(std::move(options)), context_(1), router_(context_, zmq::socket_type::router),
       publisher_(context_, zmq::socket_type::pub), aggregator_(options_.cluster.task_indices("worker")),
+      liveness_(options_.cluster.task_indices("worker"), options_.worker_timeout, options_.wait_timeout),
       senders_(options_.cluster), links_(senders_.task_names()) {
   address_ = options_.cluster.task_address("ps", options_.task);
   limits_.max_tensor_bytes = options_.max_message_bytes;
@@ -178,7 +179,7 @@ void PsServer::serve_pending_pulls() {
 std::string PsServer::missing_workers_text() const {
   std::vector<std::string> missing;
   for (int w : options_.cluster.task_indices("worker"))
-    if (!aggregator_.has(w) && !done_workers_.count(w))
+    if (!aggregator_.has(w) && !liveness_.is_finished(w))
       missing.push_back("worker " + std::to_string(w) + " at " + options_.cluster.task_address("worker", w));
   const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(options_.wait_timeout);
   if (missing.empty()) return waiting_message("gradients", "global step " + std::to_string(state_.global_step), waited);
@@ -328,13 +329,12 @@ void PsServer::handle_done(const WireMessage& m) {
     reply(m, reply_header(m.header, wire::BAD_REQUEST, "DONE from '" + m.header.sender() + "', not a worker"));
     return;
   }
-  done_workers_.insert(worker);
+  liveness_.finished(worker);
   aggregator_.worker_left(worker);
   reply(m, reply_header(m.header, wire::OK));
   finish_sync_round_if_complete();
-  std::size_t all = options_.cluster.task_indices("worker").size();
-  if (options_.exit_when_workers_done && all > 0 && done_workers_.size() >= all) stop_reason_ = "all workers finished";
-  else check_live_workers_left(std::chrono::steady_clock::now());
+  if (options_.exit_when_workers_done && liveness_.all_finished()) stop_reason_ = "all workers finished";
+  else check_live_workers_left();
 }
 
 }  // namespace flowlens::dist

@@ -49,6 +49,7 @@
 #include "dist/sender_registry.h"
 #include "dist/sync_aggregator.h"
 #include "dist/wire_codec.h"
+#include "dist/worker_liveness.h"
 
 namespace flowlens::dist {
 
@@ -105,10 +106,6 @@ class PsServer {
     WireMessage request;
     std::chrono::steady_clock::time_point since;
   };
-  struct WorkerLiveness {
-    std::chrono::steady_clock::time_point last_seen;
-    bool down = false;
-  };
   // The last Push applied per worker: a retry of it gets the same answer.
   struct LastPush {
     uint64_t incarnation = 0, sequence = 0;
@@ -123,13 +120,12 @@ class PsServer {
   void saw_worker(int worker);  // a message of its process: alive (and back, if it was down)
   void check_worker_liveness();
   // Exits (or says it waits) when no worker is left that could still push.
-  void check_live_workers_left(std::chrono::steady_clock::time_point now);
+  void check_live_workers_left();
   void save_checkpoint_if_due(std::chrono::steady_clock::time_point now);
   // True when `m` repeats a Push already applied or queued; answers it.
   bool answer_duplicate_push(const WireMessage& m, int worker);
   std::string liveness_text() const;  // "" or "worker 1 down; aggregating 1 of 2"
   int sync_target_for_log() const;    // K over the live workers, for messages
-  bool is_live(int worker) const;     // neither finished nor marked down
   void handle_pull(WireMessage& m);
   void answer_pull(const WireMessage& m);
   void handle_push(WireMessage& m);
@@ -169,16 +165,13 @@ class PsServer {
   std::chrono::steady_clock::time_point last_checkpoint_time_;
 
   SyncAggregator aggregator_;
+  WorkerLiveness liveness_;
   std::deque<PendingPull> pending_pulls_;
   std::deque<WireMessage> paused_pushes_;
   bool paused_ = false;
   int last_replicas_to_aggregate_ = -1;  // of the last Push: 0 async, K sync, -1 none yet
   int step_budget_ = 0;  // pushes to apply while paused ("step" command)
-  std::set<int> done_workers_;
   SenderRegistry senders_;
-  std::map<int, WorkerLiveness> workers_;  // by task, from its first message on
-  // Since when no worker is left that could push (all finished or down).
-  std::optional<std::chrono::steady_clock::time_point> no_live_worker_since_;
   std::map<int, LastPush> last_push_;       // by worker task
   uint64_t incarnation_ = 0;                // random per start
   std::chrono::steady_clock::time_point last_liveness_check_;
