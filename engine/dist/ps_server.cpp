@@ -1,13 +1,14 @@
 #include "dist/ps_server.h"
 
 #include <algorithm>
-#include <filesystem>
 
 namespace flowlens::dist {
 
 PsServer::PsServer(PsOptions options)
     : options_(std::move(options)), context_(1), router_(context_, zmq::socket_type::router),
-      publisher_(context_, zmq::socket_type::pub), aggregator_(options_.cluster.task_indices("worker")),
+      publisher_(context_, zmq::socket_type::pub),
+      checkpoints_(options_.checkpoint_dir, options_.task, options_.checkpoint_every, options_.checkpoint_interval),
+      aggregator_(options_.cluster.task_indices("worker")),
       liveness_(options_.cluster.task_indices("worker"), options_.worker_timeout, options_.wait_timeout),
       senders_(options_.cluster), links_(senders_.task_names()) {
   address_ = options_.cluster.task_address("ps", options_.task);
@@ -42,37 +43,20 @@ PsServer::PsServer(PsOptions options)
   }
   events_endpoint_ = publisher_.get(zmq::sockopt::last_endpoint);
 
-  if (!options_.checkpoint_dir.empty()) {
-    const std::string path = checkpoint_path(options_.checkpoint_dir, options_.task);
-    if (std::filesystem::exists(path)) {
-      state_ = read_checkpoint(path);
-      restored_ = true;
-      last_checkpoint_step_ = state_.global_step;
-      log_line("ps " + std::to_string(options_.task) + ": restored " + std::to_string(state_.variables.size()) +
-               " variable(s) at global step " + std::to_string(state_.global_step) + " from " + path);
-    }
+  if (std::optional<Checkpoint> saved = checkpoints_.restore()) {
+    state_ = std::move(*saved);
+    restored_ = true;
+    log_line("ps " + std::to_string(options_.task) + ": restored " + std::to_string(state_.variables.size()) +
+             " variable(s) at global step " + std::to_string(state_.global_step) + " from " + checkpoints_.path());
   }
 }
 
 PsServer::~PsServer() = default;
 
-void PsServer::save_checkpoint() {
-  if (options_.checkpoint_dir.empty()) return;
-  const std::string path = checkpoint_path(options_.checkpoint_dir, options_.task);
-  write_checkpoint(path, state_);
-  last_checkpoint_step_ = state_.global_step;
-  last_checkpoint_time_ = std::chrono::steady_clock::now();
-}
-
-void PsServer::save_checkpoint_if_due(std::chrono::steady_clock::time_point now) {
-  // By time only when something changed: an idle ps rewrites nothing.
-  if (options_.checkpoint_interval.count() > 0 && state_.global_step != last_checkpoint_step_ &&
-      now - last_checkpoint_time_ >= options_.checkpoint_interval)
-    save_checkpoint();
-}
+void PsServer::save_checkpoint() { checkpoints_.save(state_); }
 
 std::string PsServer::run(const std::atomic<bool>* interrupted) {
-  last_heartbeat_ = last_liveness_check_ = last_checkpoint_time_ = std::chrono::steady_clock::now();
+  last_heartbeat_ = last_liveness_check_ = std::chrono::steady_clock::now();
   while (stop_reason_.empty()) {
     if (interrupted && interrupted->load()) {
       stop_reason_ = "interrupted";
@@ -85,7 +69,7 @@ std::string PsServer::run(const std::atomic<bool>* interrupted) {
     subscriber_guard_->poll(now);
     if (now - last_liveness_check_ > std::chrono::milliseconds(100)) {
       check_worker_liveness();
-      save_checkpoint_if_due(now);
+      checkpoints_.save_if_due(state_);
       peer_log_.flush_expired(now);
     }
     if (now - last_heartbeat_ > std::chrono::seconds(1)) publish_heartbeat();
@@ -284,8 +268,7 @@ void PsServer::step_finished() {
   event.set_step(state_.global_step);
   event.set_sender("ps:" + std::to_string(options_.task));
   traffic_.bytes_out += send_message(publisher_, {}, event, {});
-  if (options_.checkpoint_every > 0 && state_.global_step - last_checkpoint_step_ >= options_.checkpoint_every)
-    save_checkpoint();
+  checkpoints_.step_finished(state_);
 }
 
 bool PsServer::answer_duplicate_push(const WireMessage& m, int worker) {

@@ -38,7 +38,7 @@
 #include <string>
 #include <vector>
 
-#include "dist/checkpoint.h"
+#include "dist/checkpoint_saver.h"
 #include "dist/cluster_spec.h"
 #include "dist/connection_guard.h"
 #include "dist/curve_auth.h"
@@ -121,7 +121,6 @@ class PsServer {
   void check_worker_liveness();
   // Exits (or says it waits) when no worker is left that could still push.
   void check_live_workers_left();
-  void save_checkpoint_if_due(std::chrono::steady_clock::time_point now);
   // True when `m` repeats a Push already applied or queued; answers it.
   bool answer_duplicate_push(const WireMessage& m, int worker);
   std::string liveness_text() const;  // "" or "worker 1 down; aggregating 1 of 2"
@@ -161,8 +160,7 @@ class PsServer {
   std::string endpoint_, events_endpoint_;
   Checkpoint state_;  // variables + global step
   bool restored_ = false;
-  int64_t last_checkpoint_step_ = 0;
-  std::chrono::steady_clock::time_point last_checkpoint_time_;
+  CheckpointSaver checkpoints_;
 
   SyncAggregator aggregator_;
   WorkerLiveness liveness_;
