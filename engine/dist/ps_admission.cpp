@@ -37,15 +37,14 @@ void PsServer::handle_frames(std::vector<zmq::message_t> frames) {
   guard_->saw_request(last_frame, start);
   links_.add_in(r.message->header.sender(), r.bytes, start);
   note_worker_activity(*r.message);
-  if (!profiling_) {
+  if (!profile_.active()) {
     handle(std::move(*r.message));
     return;
   }
-  wire::Header request_header;  // only what the profile needs; copying the whole header costs
-  request_header.set_kind(r.message->header.kind());
-  request_header.set_sender(r.message->header.sender());
+  const wire::Kind kind = r.message->header.kind();  // what the profile needs outlives the request
+  const std::string sender = r.message->header.sender();
   handle(std::move(*r.message));
-  record_profile(request_header, start);
+  profile_.record(kind_name(kind), sender, start, std::chrono::steady_clock::now());
 }
 
 std::string PsServer::admit(const WireMessage& m, const zmq::message_t& last_frame) {

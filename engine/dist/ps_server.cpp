@@ -208,11 +208,10 @@ void PsServer::handle_push(WireMessage& m) {
     handle_sync_push(m, worker);
     return;
   }
-  if (paused_ && step_budget_ == 0) {
+  if (!gate_.admit_update()) {
     paused_pushes_.push_back(std::move(m));  // answered when applied, so the worker waits too
     return;
   }
-  if (step_budget_ > 0) --step_budget_;
   apply_async(m);
 }
 
@@ -251,9 +250,7 @@ void PsServer::handle_sync_push(const WireMessage& m, int worker) {
 }
 
 void PsServer::finish_sync_round_if_complete() {
-  if (!aggregator_.complete()) return;
-  if (paused_ && step_budget_ == 0) return;
-  if (step_budget_ > 0) --step_budget_;
+  if (!aggregator_.complete() || !gate_.admit_update()) return;
   const AggregatedStep round = aggregator_.take();
   for (const NamedTensor& average : round.averages)
     apply_update(state_.variables[average.name], average.value, round.optimizer);

@@ -45,7 +45,9 @@
 #include "dist/log_rate_limiter.h"
 #include "dist/node_connection.h"
 #include "dist/node_status.h"
+#include "dist/pause_gate.h"
 #include "dist/peer_traffic.h"
+#include "dist/request_profile.h"
 #include "dist/sender_registry.h"
 #include "dist/sync_aggregator.h"
 #include "dist/wire_codec.h"
@@ -145,8 +147,6 @@ class PsServer {
   NodeStatus status() const;
   void publish_heartbeat();
   void reply(const WireMessage& request, wire::Header header, const std::vector<NamedTensor>& tensors = {});
-  void record_profile(const wire::Header& request, std::chrono::steady_clock::time_point start);
-  void write_profile(const std::string& path);
 
   PsOptions options_;
   std::string address_;
@@ -166,9 +166,8 @@ class PsServer {
   WorkerLiveness liveness_;
   std::deque<PendingPull> pending_pulls_;
   std::deque<WireMessage> paused_pushes_;
-  bool paused_ = false;
   int last_replicas_to_aggregate_ = -1;  // of the last Push: 0 async, K sync, -1 none yet
-  int step_budget_ = 0;  // pushes to apply while paused ("step" command)
+  PauseGate gate_;  // pause / step / resume of the updates
   SenderRegistry senders_;
   std::map<int, LastPush> last_push_;       // by worker task
   uint64_t incarnation_ = 0;                // random per start
@@ -182,12 +181,7 @@ class PsServer {
   LogRateLimiter peer_log_;
   StepRate rate_;
   std::chrono::steady_clock::time_point last_heartbeat_;
-  struct ProfileEvent {
-    std::string kind, sender;
-    int64_t start_ns, duration_ns, bytes;
-  };
-  bool profiling_ = false;
-  std::vector<ProfileEvent> profile_;
+  RequestProfile profile_;
 };
 
 }  // namespace flowlens::dist
