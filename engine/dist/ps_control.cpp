@@ -16,7 +16,7 @@ NodeStatus PsServer::status() const {
   s.steps_per_second = rate_.per_second();
   s.bytes_in = traffic_.bytes_in;
   s.bytes_out = traffic_.bytes_out;
-  s.events = events_endpoint_;
+  s.events = endpoints_.events_endpoint();
   s.profiling = profile_.active();
   s.mode = last_replicas_to_aggregate_ < 0   ? ""
            : last_replicas_to_aggregate_ == 0 ? "async"
@@ -40,7 +40,7 @@ void PsServer::publish_heartbeat() {
   h.set_sender("ps:" + std::to_string(options_.task));
   h.set_step(state_.global_step);
   h.set_text(status_to_json(status()));
-  traffic_.bytes_out += send_message(publisher_, {}, h, {});
+  traffic_.bytes_out += endpoints_.publish(h);
 }
 
 // Variables by name, and their slots as "<var>/<slot>" (accum, m, v, ...).
@@ -70,7 +70,7 @@ void PsServer::handle_fetch(const WireMessage& m) {
     else missing += (missing.empty() ? "" : ", ") + name;
   }
   if (!missing.empty()) {
-    reply(m, reply_header(m.header, wire::FAILED, "ps " + std::to_string(options_.task) + " has no variable " + missing));
+    reply(m, reply_header(m.header, wire::FAILED, label_ + " has no variable " + missing));
     return;
   }
   wire::Header h = reply_header(m.header, wire::OK);
@@ -106,7 +106,7 @@ void PsServer::handle_control(WireMessage& m) {
     }
     const std::string path = m.header.text().empty() ? "ps-" + std::to_string(options_.task) + "-profile.json" : m.header.text();
     try {
-      const std::size_t written = profile_.write_and_stop(path, "ps " + std::to_string(options_.task));
+      const std::size_t written = profile_.write_and_stop(path, label_);
       text = "wrote " + std::to_string(written) + " request(s) to " + path;
     } catch (const Error& e) {
       reply(m, reply_header(m.header, wire::FAILED, e.what()));

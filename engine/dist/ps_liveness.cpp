@@ -8,7 +8,7 @@ namespace flowlens::dist {
 void PsServer::saw_worker(int worker) {
   if (!liveness_.heard_from(worker)) return;
   if (liveness_.is_live(worker)) aggregator_.worker_returned(worker);
-  std::string line = "ps " + std::to_string(options_.task) + ": worker " + std::to_string(worker) + " is back";
+  std::string line = label_ + ": worker " + std::to_string(worker) + " is back";
   if (last_replicas_to_aggregate_ > 0)
     line += "; sync steps aggregate " + std::to_string(sync_target_for_log()) + " of " +
             std::to_string(last_replicas_to_aggregate_) + " replica(s) again";
@@ -24,7 +24,7 @@ void PsServer::check_worker_liveness() {
   const std::vector<WorkerLiveness::Lapse> lapses = liveness_.mark_silent_down();
   for (const WorkerLiveness::Lapse& lapse : lapses) {
     aggregator_.worker_left(lapse.worker);
-    std::string line = "ps " + std::to_string(options_.task) + ": worker " + std::to_string(lapse.worker) + " at " +
+    std::string line = label_ + ": worker " + std::to_string(lapse.worker) + " at " +
                        options_.cluster.task_address("worker", lapse.worker) + " is down (" +
                        seconds_text(lapse.silent) + " without a heartbeat)";
     if (last_replicas_to_aggregate_ > 0)
@@ -51,7 +51,7 @@ void PsServer::check_live_workers_left() {
   if (!deserted) return;
   const bool waits = options_.wait_for_workers || !options_.exit_when_workers_done;
   if (deserted->just_now)
-    log_line("ps " + std::to_string(options_.task) + ": no live worker left (" + deserted->who + "); " +
+    log_line(label_ + ": no live worker left (" + deserted->who + "); " +
              (waits ? std::string("waiting for them to return") +
                           (options_.wait_for_workers ? " (--wait-for-workers)" : "")
                     : "exiting in " + seconds_text(options_.wait_timeout) +

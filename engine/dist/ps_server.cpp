@@ -5,49 +5,19 @@
 namespace flowlens::dist {
 
 PsServer::PsServer(PsOptions options)
-    : options_(std::move(options)), context_(1), router_(context_, zmq::socket_type::router),
-      publisher_(context_, zmq::socket_type::pub),
+    : options_(std::move(options)), address_(options_.cluster.task_address("ps", options_.task)),
+      label_("ps " + std::to_string(options_.task)), endpoints_(options_, label_),
       checkpoints_(options_.checkpoint_dir, options_.task, options_.checkpoint_every, options_.checkpoint_interval),
       aggregator_(options_.cluster.task_indices("worker")),
       liveness_(options_.cluster.task_indices("worker"), options_.worker_timeout, options_.wait_timeout),
       senders_(options_.cluster), links_(senders_.task_names()) {
-  address_ = options_.cluster.task_address("ps", options_.task);
   limits_.max_tensor_bytes = options_.max_message_bytes;
   incarnation_ = new_incarnation();
-  const std::string label = "ps " + std::to_string(options_.task);
-  check_exposure(label, address_, options_.credentials.has_value(), options_.insecure);
-  if (options_.credentials) {
-    zap_ = std::make_unique<ZapHandler>(context_, options_.credentials->security, label);
-    make_curve_server(router_, options_.credentials->own);
-    make_curve_server(publisher_, options_.credentials->own);
-  }
-  const std::string bind = options_.bind_endpoint.empty() ? "tcp://" + address_ : options_.bind_endpoint;
-  router_.set(zmq::sockopt::linger, 1000);  // let the last replies (DONE, stop) go out
-  limit_message_size(router_, options_.max_message_bytes);
-  guard_ = std::make_unique<ConnectionGuard>(context_, router_, options_.max_connections, label);
-  try {
-    router_.bind(bind);
-  } catch (const zmq::error_t& e) {
-    throw Error("ps " + std::to_string(options_.task) + ": cannot bind " + bind + ": " + e.what());
-  }
-  endpoint_ = router_.get(zmq::sockopt::last_endpoint);
-  const std::string host = address_.substr(0, address_.rfind(':'));
-  publisher_.set(zmq::sockopt::linger, 0);
-  limit_message_size(publisher_, 0);  // subscribers send only subscriptions
-  subscriber_guard_ =
-      std::make_unique<ConnectionGuard>(context_, publisher_, options_.max_subscribers, label, ClosePolicy::NewestFirst);
-  try {
-    publisher_.bind("tcp://" + host + ":*");
-  } catch (const zmq::error_t&) {
-    publisher_.bind("tcp://*:*");
-  }
-  events_endpoint_ = publisher_.get(zmq::sockopt::last_endpoint);
-
   if (std::optional<Checkpoint> saved = checkpoints_.restore()) {
     state_ = std::move(*saved);
     restored_ = true;
-    log_line("ps " + std::to_string(options_.task) + ": restored " + std::to_string(state_.variables.size()) +
-             " variable(s) at global step " + std::to_string(state_.global_step) + " from " + checkpoints_.path());
+    log_line(label_ + ": restored " + std::to_string(state_.variables.size()) + " variable(s) at global step " +
+             std::to_string(state_.global_step) + " from " + checkpoints_.path());
   }
 }
 
@@ -62,11 +32,10 @@ std::string PsServer::run(const std::atomic<bool>* interrupted) {
       stop_reason_ = "interrupted";
       break;
     }
-    if (auto frames = receive_frames(router_, 100)) handle_frames(std::move(*frames));
+    if (auto frames = endpoints_.receive(100)) handle_frames(std::move(*frames));
     serve_pending_pulls();
     const auto now = std::chrono::steady_clock::now();
-    guard_->poll(now);
-    subscriber_guard_->poll(now);
+    endpoints_.enforce_caps(now);
     if (now - last_liveness_check_ > std::chrono::milliseconds(100)) {
       check_worker_liveness();
       checkpoints_.save_if_due(state_);
@@ -75,7 +44,7 @@ std::string PsServer::run(const std::atomic<bool>* interrupted) {
     if (now - last_heartbeat_ > std::chrono::seconds(1)) publish_heartbeat();
   }
   for (const PendingPull& p : pending_pulls_)
-    reply(p.request, reply_header(p.request.header, wire::FAILED, "ps " + std::to_string(options_.task) + " is shutting down"));
+    reply(p.request, reply_header(p.request.header, wire::FAILED, label_ + " is shutting down"));
   pending_pulls_.clear();
   save_checkpoint();
   publish_heartbeat();
@@ -111,8 +80,8 @@ void PsServer::handle_pull(WireMessage& m) {
       m.header.peer_incarnation() != incarnation_) {
     // The worker planned this barrier against the ps before it restarted
     // (from an older checkpoint): that step may never come. Start it over.
-    wire::Header h = reply_header(m.header, wire::STALE, "ps " + std::to_string(options_.task) +
-                                                             " restarted; its global step is " + std::to_string(state_.global_step));
+    wire::Header h = reply_header(m.header, wire::STALE,
+                                  label_ + " restarted; its global step is " + std::to_string(state_.global_step));
     h.set_step(state_.global_step);
     reply(m, h);
     return;
@@ -150,7 +119,7 @@ void PsServer::serve_pending_pulls() {
       const std::string text = missing_workers_text() + " (ps " + std::to_string(options_.task) + " is at global step " +
                                std::to_string(state_.global_step) + ", " + std::to_string(aggregator_.collected()) +
                                " gradient set(s) collected)";
-      log_line("ps " + std::to_string(options_.task) + ": " + text);
+      log_line(label_ + ": " + text);
       reply(it->request, reply_header(it->request.header, wire::FAILED, text));
     } else {
       ++it;
@@ -264,7 +233,7 @@ void PsServer::step_finished() {
   event.set_kind(wire::STEP_EVENT);
   event.set_step(state_.global_step);
   event.set_sender("ps:" + std::to_string(options_.task));
-  traffic_.bytes_out += send_message(publisher_, {}, event, {});
+  traffic_.bytes_out += endpoints_.publish(event);
   checkpoints_.step_finished(state_);
 }
 
@@ -283,7 +252,7 @@ bool PsServer::answer_duplicate_push(const WireMessage& m, int worker) {
   }
   auto last = last_push_.find(worker);
   if (last == last_push_.end() || last->second.incarnation != incarnation || sequence > last->second.sequence) return false;
-  log_line("ps " + std::to_string(options_.task) + ": worker " + std::to_string(worker) + " sent push #" +
+  log_line(label_ + ": worker " + std::to_string(worker) + " sent push #" +
            std::to_string(sequence) + " again (a retry); answered, not applied twice");
   wire::Header h = sequence == last->second.sequence ? last->second.reply : reply_header(m.header, wire::OK, "already applied");
   h.set_request_id(m.header.request_id());

@@ -6,47 +6,45 @@
 //
 // One thread serves every request in arrival order, so concurrent pushes are
 // serialized and none is lost. Async mode applies each Push at once. Sync
-// mode (Push with replicas_to_aggregate K) works like SyncReplicasOptimizer:
-// gradients computed at the current global step are collected, one set per
-// worker; when K have arrived they are averaged in worker order, applied once
-// and the global step advances; gradients of older steps are dropped as
-// stale. A Pull asking for step s waits until the global step reaches s: that
-// is the per-step barrier, and it times out naming the workers still missing.
+// mode (Push with replicas_to_aggregate K) works like SyncReplicasOptimizer
+// (sync_aggregator.h): one gradient set per worker for the current global
+// step; K sets are averaged, applied once, and the global step advances. A
+// Pull asking for step s waits until the global step reaches s: that is the
+// per-step barrier, and it times out naming the workers still missing.
 //
-// Faults: workers send heartbeats; one silent for worker_timeout is marked
-// down (said in the log and the status), and sync steps then aggregate only
-// the live replicas until it returns. Only a worker's own process keeps it
-// alive (sender_registry.h). When every worker is finished or down the ps
-// exits after wait_timeout unless one returns (or waits for them, with
-// wait_for_workers). A retried Push (same worker incarnation and sequence)
-// is answered again but never applied twice. Requests planned against a
-// previous life of this ps (peer_incarnation) are told the global step to
-// start over from instead of waiting for it.
+// Faults: a worker silent for worker_timeout is marked down and sync steps
+// aggregate the live replicas until it returns; when every worker is
+// finished or down the ps exits after wait_timeout unless one returns, or
+// waits for them (worker_liveness.h). Only a worker's own process keeps it
+// alive (sender_registry.h). A retried Push (same worker incarnation and
+// sequence) is answered again but never applied twice. Requests planned
+// against a previous life of this ps (peer_incarnation) are told the global
+// step to start over from instead of waiting for it.
 //
 // Hostile peers: senders are checked against their CURVE key, per-sender
-// state is bounded (peer_traffic.h), frames above max_message_bytes are
-// dropped by libzmq, idle connections above max_connections and the newest
-// subscribers above max_subscribers are closed (connection_guard.h), and
-// complaints about bad input are rate-limited.
+// state is bounded (peer_traffic.h), and complaints about bad input are
+// rate-limited; the sockets' own limits are in ps_endpoints.h.
+//
+// The parts above each live in a class of their own that knows no sockets
+// (SyncAggregator, WorkerLiveness, CheckpointSaver, PauseGate,
+// RequestProfile) or nothing but sockets (PsEndpoints); PsServer wires them
+// together: ps_admission.cpp lets requests in, ps_server.cpp serves training
+// requests, ps_liveness.cpp and ps_control.cpp the rest.
 #include <atomic>
 #include <chrono>
 #include <deque>
-#include <optional>
 #include <map>
-#include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "dist/checkpoint_saver.h"
-#include "dist/cluster_spec.h"
-#include "dist/connection_guard.h"
-#include "dist/curve_auth.h"
 #include "dist/log_rate_limiter.h"
 #include "dist/node_connection.h"
 #include "dist/node_status.h"
 #include "dist/pause_gate.h"
 #include "dist/peer_traffic.h"
+#include "dist/ps_endpoints.h"
+#include "dist/ps_options.h"
 #include "dist/request_profile.h"
 #include "dist/sender_registry.h"
 #include "dist/sync_aggregator.h"
@@ -54,34 +52,6 @@
 #include "dist/worker_liveness.h"
 
 namespace flowlens::dist {
-
-struct PsOptions {
-  ClusterSpec cluster;
-  int task = 0;
-  // Overrides the ZeroMQ endpoint bound (default: tcp://<the task's address>);
-  // "tcp://127.0.0.1:*" picks a free port (benchmarks).
-  std::string bind_endpoint;
-  std::string checkpoint_dir;  // empty: no checkpoints
-  // Saved after this many global steps or this much time with new steps,
-  // whichever comes first; 0 turns either off (then only on shutdown).
-  int64_t checkpoint_every = 100;
-  std::chrono::milliseconds checkpoint_interval{0};
-  std::chrono::milliseconds wait_timeout{10000};
-  // A worker silent (no heartbeat, no request) this long is marked down.
-  std::chrono::milliseconds worker_timeout{5000};
-  bool exit_when_workers_done = true;
-  // Keep serving when every worker is finished or down, for them to return.
-  bool wait_for_workers = false;
-  uint64_t max_message_bytes = kDefaultMaxMessageBytes;  // per frame (tensor)
-  std::size_t max_connections = kDefaultMaxConnections;
-  std::size_t max_subscribers = kDefaultMaxSubscribers;  // of the events endpoint
-  // Secured cluster: this ps's key pair and the cluster's keys (CURVE on
-  // both sockets, requests checked against the sender's role).
-  std::optional<Credentials> credentials;
-  // Without credentials a ps only binds loopback addresses unless this is set.
-  bool insecure = false;
-};
-
 
 class PsServer {
  public:
@@ -95,8 +65,8 @@ class PsServer {
   // being down. Saves a checkpoint before returning. Returns why it stopped.
   std::string run(const std::atomic<bool>* interrupted = nullptr);
 
-  std::string endpoint() const { return endpoint_; }  // as bound, port resolved
-  std::string events_endpoint() const { return events_endpoint_; }
+  std::string endpoint() const { return endpoints_.endpoint(); }  // as bound, port resolved
+  std::string events_endpoint() const { return endpoints_.events_endpoint(); }
   int64_t global_step() const { return state_.global_step; }
   uint64_t incarnation() const { return incarnation_; }
   bool restored() const { return restored_; }
@@ -149,15 +119,10 @@ class PsServer {
   void reply(const WireMessage& request, wire::Header header, const std::vector<NamedTensor>& tensors = {});
 
   PsOptions options_;
-  std::string address_;
-  zmq::context_t context_;
-  zmq::socket_t router_;
-  zmq::socket_t publisher_;
-  std::unique_ptr<ZapHandler> zap_;  // secured clusters; before the sockets bind, gone before they close
-  std::unique_ptr<ConnectionGuard> guard_;  // of router_, gone before it closes
-  std::unique_ptr<ConnectionGuard> subscriber_guard_;  // of publisher_, likewise
+  std::string address_;  // host:port in the cluster
+  std::string label_;    // "ps 0", for the log
+  PsEndpoints endpoints_;
   WireLimits limits_;
-  std::string endpoint_, events_endpoint_;
   Checkpoint state_;  // variables + global step
   bool restored_ = false;
   CheckpointSaver checkpoints_;
