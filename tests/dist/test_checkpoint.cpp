@@ -173,8 +173,9 @@ class TestCheckpoint : public QObject {
     QVERIFY(ps.wait_for_stderr("restored 4 variable(s) at global step 30"));
     dist::ClusterClient client = client_for(c);
     QCOMPARE(client.status(client.node("ps", 0), std::chrono::seconds(5)).step, int64_t{30});
-    dist::WireMessage fetched = client.fetch(client.node("ps", 0), {"logits/weights"}, std::chrono::seconds(5));
-    QVERIFY(fetched.tensor(0).equals(saved.variables.at("logits/weights").value));
+    const dist::NodeAnswer fetched = client.fetch(client.node("ps", 0), {"logits/weights"}, std::chrono::seconds(5));
+    QCOMPARE(fetched.tensors.size(), std::size_t{1});
+    QVERIFY(fetched.tensors[0].value.equals(saved.variables.at("logits/weights").value));
 
     RunResult w = run_node(c.worker_args(0, sample("mlp_train.pbtxt"), 10));
     QVERIFY2(w.code == 0, qPrintable(w.err));

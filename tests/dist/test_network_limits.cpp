@@ -16,6 +16,7 @@
 
 #include "dist/cluster_client.h"
 #include "dist/hostile_peer.h"
+#include "dist/node_connection.h"
 #include "dist/node_runner.h"
 #include "time_scale.h"
 
