@@ -51,6 +51,7 @@ struct NodeOptions {
   bool insecure = false;
   uint64_t max_message_mb = dist::kDefaultMaxMessageBytes >> 20;  // largest frame (tensor) accepted
   std::size_t max_connections = dist::kDefaultMaxConnections;
+  std::size_t max_subscribers = dist::kDefaultMaxSubscribers;  // of the events endpoint
 };
 
 // --cluster FILE, else the TF_CONFIG environment variable. Throws Error

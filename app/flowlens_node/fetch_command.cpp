@@ -24,21 +24,21 @@ struct FetchOptions {
 int fetch_command(const FetchOptions& o) {
   std::unique_ptr<dist::ClusterClient> owned = make_client(o.cluster_file, o.key_file);
   dist::ClusterClient& client = *owned;
-  dist::WireMessage r = client.fetch(client.node(o.job, o.task), o.names,
-                                     std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000)));
-  for (std::size_t i = 0; i < r.num_tensors(); ++i) {
-    Tensor t = r.tensor(i);
+  const dist::NodeAnswer r = client.fetch(client.node(o.job, o.task), o.names,
+                                          std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000)));
+  for (const dist::NamedTensor& fetched : r.tensors) {
+    const Tensor& t = fetched.value;
     if (o.save_dir.empty()) {
-      std::cout << r.name(i) << " = " << format_tensor(t) << "\n";
+      std::cout << fetched.name << " = " << format_tensor(t) << "\n";
       continue;
     }
     std::filesystem::create_directories(o.save_dir);
-    std::string file = r.name(i);
+    std::string file = fetched.name;
     for (char& c : file)
       if (c == '/' || c == ':') c = '_';
     const std::string path = (std::filesystem::path(o.save_dir) / (file + ".npy")).string();
     write_npy(t, path);
-    std::cout << r.name(i) << " -> " << path << "\n";
+    std::cout << fetched.name << " -> " << path << "\n";
   }
   return 0;
 }

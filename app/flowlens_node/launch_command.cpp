@@ -54,7 +54,7 @@ std::vector<std::string> child_args(const NodeOptions& o, const std::string& job
   if (o.strict_keys) a.push_back("--strict-keys");
   if (o.insecure) a.push_back("--insecure");
   a.insert(a.end(), {"--max-message-mb", std::to_string(o.max_message_mb), "--max-connections",
-                     std::to_string(o.max_connections)});
+                     std::to_string(o.max_connections), "--max-subscribers", std::to_string(o.max_subscribers)});
   if (job == "ps") {
     if (!o.checkpoint_dir.empty()) a.insert(a.end(), {"--checkpoint-dir", o.checkpoint_dir});
     a.insert(a.end(), {"--checkpoint-every", std::to_string(o.checkpoint_every)});
@@ -187,6 +187,9 @@ void add_launch_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--max-connections", o->node.max_connections,
                   "Connections each node keeps open (default 256); the quietest above it are closed")
       ->check(CLI::Range(std::size_t{4}, std::size_t{1} << 20));
+  cmd->add_option("--max-subscribers", o->node.max_subscribers,
+                  "Event subscribers each node keeps (default 64); the newest above it are closed")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
   cmd->add_option("--loss", o->node.loss, "Loss node to report");
   cmd->add_option("--split", o->node.split, "Batch tensors")->delimiter(',');
   cmd->add_option("--print-every", o->node.print_every, "Print the loss every K steps");

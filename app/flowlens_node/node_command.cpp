@@ -102,6 +102,10 @@ void add_node_options(CLI::App& app, NodeOptions& o) {
                  "Connections a node keeps open (default 256); above it, the ones quiet longest (idle ones first) "
                  "are closed. Workers and status clients stay")
       ->check(CLI::Range(std::size_t{4}, std::size_t{1} << 20));
+  app.add_option("--max-subscribers", o.max_subscribers,
+                 "Subscribers a node's events endpoint keeps (default 64); above it, the newest are closed, so "
+                 "the ones already watching stay")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
 }
 
 int run_node(NodeOptions o) {
@@ -130,6 +134,7 @@ int run_node(NodeOptions o) {
     po.wait_for_workers = o.wait_for_workers;
     po.max_message_bytes = max_message_bytes;
     po.max_connections = o.max_connections;
+    po.max_subscribers = o.max_subscribers;
     po.wait_timeout = timeout;
     po.worker_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.worker_timeout_s * 1000));
     po.credentials = credentials;
@@ -163,6 +168,7 @@ int run_node(NodeOptions o) {
   wo.insecure = o.insecure;
   wo.max_message_bytes = max_message_bytes;
   wo.max_connections = o.max_connections;
+  wo.max_subscribers = o.max_subscribers;
   dist::Worker worker(wo);
   return worker.run(&g_interrupted);
 }

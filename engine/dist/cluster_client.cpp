@@ -1,6 +1,12 @@
 #include "dist/cluster_client.h"
 
+#include "dist/node_connection.h"
+
 namespace flowlens::dist {
+
+struct ClusterClient::Transport {
+  zmq::context_t context{1};
+};
 
 std::vector<NodeRef> cluster_nodes(const ClusterSpec& cluster) {
   std::vector<std::string> jobs = {"ps", "worker"};
@@ -13,7 +19,9 @@ std::vector<NodeRef> cluster_nodes(const ClusterSpec& cluster) {
 }
 
 ClusterClient::ClusterClient(ClusterSpec cluster, std::string sender)
-    : cluster_(std::move(cluster)), sender_(std::move(sender)) {}
+    : cluster_(std::move(cluster)), sender_(std::move(sender)), transport_(std::make_unique<Transport>()) {}
+
+ClusterClient::~ClusterClient() = default;
 
 NodeRef ClusterClient::node(const std::string& job, int task) const {
   return {job, task, cluster_.task_address(job, task)};
@@ -21,24 +29,29 @@ NodeRef ClusterClient::node(const std::string& job, int task) const {
 
 void ClusterClient::use_credentials(Credentials credentials) {
   credentials_ = std::move(credentials);
-  connections_.clear();
+  channels_.clear();
 }
 
-NodeConnection& ClusterClient::connection(const NodeRef& node) {
-  auto& c = connections_[node.label()];
-  if (!c) {
-    c = std::make_unique<NodeConnection>(context_, node.label(), node.address, sender_);
-    if (credentials_) c->use_curve(credentials_->own, credentials_->security.node_key(node.label()));
-  }
+std::unique_ptr<NodeChannel> ClusterClient::open_channel(const NodeRef& node) const {
+  auto connection = std::make_unique<NodeConnection>(transport_->context, node.label(), node.address, sender_);
+  if (credentials_) connection->use_curve(credentials_->own, credentials_->security.node_key(node.label()));
+  return std::make_unique<NodeChannel>(std::move(connection), node);
+}
+
+void ClusterClient::shutdown() { transport_->context.shutdown(); }
+
+NodeChannel& ClusterClient::channel(const NodeRef& node) {
+  auto& c = channels_[node.label()];
+  if (!c) c = open_channel(node);
   return *c;
 }
 
 NodeStatus ClusterClient::status(const NodeRef& node, std::chrono::milliseconds timeout) {
   wire::Header h;
   h.set_kind(wire::STATUS);
-  WireMessage r = connection(node).request(h, {}, timeout);
-  if (r.header.code() != wire::OK) throw Error(node.label() + " at " + node.address + ": " + r.header.text());
-  return status_from_json(r.header.text(), node.label() + " at " + node.address);
+  NodeAnswer r = channel(node).ask(h, timeout);
+  if (!r.ok()) throw Error(node.label() + " at " + node.address + ": " + r.text);
+  return status_from_json(r.text, node.label() + " at " + node.address);
 }
 
 std::vector<StatusRow> ClusterClient::status_all(std::chrono::milliseconds timeout_per_node) {
@@ -63,19 +76,18 @@ std::string ClusterClient::control(const NodeRef& node, const std::string& comma
   h.set_kind(wire::CONTROL);
   h.set_command(command);
   h.set_text(argument);
-  WireMessage r = connection(node).request(h, {}, timeout);
-  if (r.header.code() != wire::OK)
-    throw Error(node.label() + " at " + node.address + " refused '" + command + "': " + r.header.text());
-  return r.header.text();
+  NodeAnswer r = channel(node).ask(h, timeout);
+  if (!r.ok()) throw Error(node.label() + " at " + node.address + " refused '" + command + "': " + r.text);
+  return r.text;
 }
 
-WireMessage ClusterClient::fetch(const NodeRef& node, const std::vector<std::string>& names,
-                                 std::chrono::milliseconds timeout) {
+NodeAnswer ClusterClient::fetch(const NodeRef& node, const std::vector<std::string>& names,
+                                std::chrono::milliseconds timeout) {
   wire::Header h;
   h.set_kind(wire::FETCH);
   for (const std::string& n : names) h.add_names(n);
-  WireMessage r = connection(node).request(h, {}, timeout);
-  if (r.header.code() != wire::OK) throw Error(node.label() + " at " + node.address + ": " + r.header.text());
+  NodeAnswer r = channel(node).ask(h, timeout);
+  if (!r.ok()) throw Error(node.label() + " at " + node.address + ": " + r.text);
   return r;
 }
 

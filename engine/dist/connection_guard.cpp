@@ -30,8 +30,9 @@ std::size_t raise_open_file_limit() {
   return static_cast<std::size_t>(limit.rlim_cur);
 }
 
-ConnectionGuard::ConnectionGuard(zmq::context_t& context, zmq::socket_t& socket, std::size_t cap, std::string node)
-    : socket_(socket), monitor_(context, zmq::socket_type::pair), cap_(cap), node_(std::move(node)) {
+ConnectionGuard::ConnectionGuard(zmq::context_t& context, zmq::socket_t& socket, std::size_t cap, std::string node,
+                                 ClosePolicy policy)
+    : socket_(socket), monitor_(context, zmq::socket_type::pair), cap_(cap), node_(std::move(node)), policy_(policy) {
   const std::string endpoint = "inproc://flowlens-connection-guard-" + std::to_string(reinterpret_cast<uintptr_t>(this));
   if (zmq_socket_monitor(socket_.handle(), endpoint.c_str(),
                          ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_ACCEPT_FAILED) != 0)
@@ -65,7 +66,7 @@ void ConnectionGuard::poll(Clock::time_point now) {
     std::memcpy(&value, static_cast<const char*>(event[0].data()) + sizeof id, sizeof value);
     handle_event(id, value, now);
   }
-  if (open() > cap_) close_quietest(now);
+  if (open() > cap_) close_above_cap(now);
   accept_failed_ = false;
   log_.flush_expired(now);
 }
@@ -73,7 +74,7 @@ void ConnectionGuard::poll(Clock::time_point now) {
 void ConnectionGuard::handle_event(uint16_t event, uint32_t value, Clock::time_point now) {
   const int fd = static_cast<int>(value);
   if (event == ZMQ_EVENT_ACCEPTED) {
-    connections_[fd] = Connection{now, now, false, false};
+    connections_[fd] = Connection{++accepted_, now, now, false, false};
   } else if (event == ZMQ_EVENT_DISCONNECTED) {
     auto it = connections_.find(fd);
     if (it == connections_.end()) return;
@@ -86,18 +87,18 @@ void ConnectionGuard::handle_event(uint16_t event, uint32_t value, Clock::time_p
   }
 }
 
-void ConnectionGuard::close_quietest(Clock::time_point now) {
-  std::vector<std::map<int, Connection>::iterator> candidates;
-  for (auto it = connections_.begin(); it != connections_.end(); ++it)
-    if (!it->second.closing && (accept_failed_ || now - it->second.accepted >= kGrace)) candidates.push_back(it);
-  // Never-used connections first (oldest first), then the longest quiet.
-  auto quieter = [](const auto& a, const auto& b) {
-    if (a->second.requested != b->second.requested) return !a->second.requested;
-    return a->second.last_request < b->second.last_request;
-  };
+void ConnectionGuard::close_above_cap(Clock::time_point now) {
+  Candidates candidates;
+  for (auto it = connections_.begin(); it != connections_.end(); ++it) {
+    if (it->second.closing) continue;
+    // A subscriber above the cap goes at once; a young request connection
+    // may still be about to send its first request.
+    const bool spared = policy_ == ClosePolicy::QuietestFirst && !accept_failed_ && now - it->second.accepted < kGrace;
+    if (!spared) candidates.push_back(it);
+  }
   const std::size_t excess = std::min(open() - cap_, candidates.size());
   if (excess == 0) return;
-  std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(excess), candidates.end(), quieter);
+  order_for_closing(candidates, excess);
   std::size_t never_used = 0;
   for (std::size_t i = 0; i < excess; ++i) {
     Connection& c = candidates[i]->second;
@@ -106,10 +107,34 @@ void ConnectionGuard::close_quietest(Clock::time_point now) {
     c.closing = true;
     ++closing_;
   }
-  log_.log("cap", node_ + ": " + with_thousands(static_cast<int64_t>(open() + excess)) +
-                      " connections open, above --max-connections " + std::to_string(cap_) + ": closed the " +
-                      with_thousands(static_cast<int64_t>(excess)) + " quietest (" +
-                      with_thousands(static_cast<int64_t>(never_used)) + " had never sent a request)");
+  log_closed(excess, never_used);
+}
+
+void ConnectionGuard::order_for_closing(Candidates& candidates, std::size_t excess) const {
+  const auto middle = candidates.begin() + static_cast<std::ptrdiff_t>(excess);
+  if (policy_ == ClosePolicy::NewestFirst) {
+    std::partial_sort(candidates.begin(), middle, candidates.end(),
+                      [](const auto& a, const auto& b) { return a->second.order > b->second.order; });
+    return;
+  }
+  // Never-used connections first (oldest first), then the longest quiet.
+  std::partial_sort(candidates.begin(), middle, candidates.end(), [](const auto& a, const auto& b) {
+    if (a->second.requested != b->second.requested) return !a->second.requested;
+    return a->second.last_request < b->second.last_request;
+  });
+}
+
+void ConnectionGuard::log_closed(std::size_t excess, std::size_t never_used) {
+  const std::string total = with_thousands(static_cast<int64_t>(open() + excess));
+  const std::string closed = with_thousands(static_cast<int64_t>(excess));
+  if (policy_ == ClosePolicy::NewestFirst) {
+    log_.log("cap", node_ + ": " + total + " event subscribers connected, above --max-subscribers " +
+                        std::to_string(cap_) + ": closed the " + closed + " newest (established subscribers stay)");
+    return;
+  }
+  log_.log("cap", node_ + ": " + total + " connections open, above --max-connections " + std::to_string(cap_) +
+                      ": closed the " + closed + " quietest (" + with_thousands(static_cast<int64_t>(never_used)) +
+                      " had never sent a request)");
 }
 
 }  // namespace flowlens::dist

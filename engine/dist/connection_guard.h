@@ -1,5 +1,6 @@
 #pragma once
-// Caps the connections of a node's ROUTER socket (--max-connections).
+// Caps the connections of a node's ROUTER socket (--max-connections) and of
+// its events PUB socket (--max-subscribers).
 //
 // libzmq accepts every TCP connection itself and offers no way to refuse
 // one, and a refusal would not be the right answer anyway: an attacker
@@ -14,6 +15,13 @@
 // quietest; idle floods are. Closing is shutdown(2) on the descriptor:
 // libzmq then sees the peer go away and releases it as usual.
 //
+// A PUB socket has no such signal: subscribers never send requests, so a
+// real subscriber and an idle flood look the same. There the guard keeps the
+// established connections and closes the newest above the cap. A flood can
+// then keep new subscribers out while it lasts, but it can never cut off the
+// monitors already watching, and anyone shut out still gets the same picture
+// from status requests on the ROUTER socket, whose cap works as above.
+//
 // The node also raises its open-file limit to the hard limit at start
 // (raise_open_file_limit), so the cap, not the descriptor table, is what a
 // flood runs into first.
@@ -21,6 +29,7 @@
 #include <cstddef>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <zmq.hpp>
 
@@ -29,6 +38,14 @@
 namespace flowlens::dist {
 
 inline constexpr std::size_t kDefaultMaxConnections = 256;
+// Event subscribers are GUIs and monitors watching a node: a handful.
+inline constexpr std::size_t kDefaultMaxSubscribers = 64;
+
+// Which connections go when more than the cap are open (see above).
+enum class ClosePolicy {
+  QuietestFirst,  // request sockets (ROUTER), --max-connections
+  NewestFirst,    // subscriber sockets (PUB), --max-subscribers
+};
 
 class ConnectionGuard {
  public:
@@ -36,7 +53,8 @@ class ConnectionGuard {
 
   // Call before `socket` binds, on the thread that serves it; poll() and
   // saw_request() then run on that thread too. `node` names it in the log.
-  ConnectionGuard(zmq::context_t& context, zmq::socket_t& socket, std::size_t cap, std::string node);
+  ConnectionGuard(zmq::context_t& context, zmq::socket_t& socket, std::size_t cap, std::string node,
+                  ClosePolicy policy = ClosePolicy::QuietestFirst);
   ~ConnectionGuard();
   ConnectionGuard(const ConnectionGuard&) = delete;
   ConnectionGuard& operator=(const ConnectionGuard&) = delete;
@@ -49,19 +67,26 @@ class ConnectionGuard {
 
  private:
   struct Connection {
+    uint64_t order = 0;  // of acceptance: events of one poll share their time
     Clock::time_point accepted;
     Clock::time_point last_request;  // == accepted until it sends one
     bool requested = false;
     bool closing = false;
   };
+  using Candidates = std::vector<std::map<int, Connection>::iterator>;
   void handle_event(uint16_t event, uint32_t value, Clock::time_point now);
-  void close_quietest(Clock::time_point now);
+  void close_above_cap(Clock::time_point now);
+  // The `excess` connections `policy_` closes first, moved to the front of `candidates`.
+  void order_for_closing(Candidates& candidates, std::size_t excess) const;
+  void log_closed(std::size_t excess, std::size_t never_used);
 
   zmq::socket_t& socket_;
   zmq::socket_t monitor_;
   std::size_t cap_;
   std::string node_;
+  ClosePolicy policy_;
   std::map<int, Connection> connections_;  // by descriptor
+  uint64_t accepted_ = 0;
   std::size_t closing_ = 0;
   bool accept_failed_ = false;  // out of descriptors since the last poll
   LogRateLimiter log_;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dist/cluster_security.h"
+#include "dist/node_errors.h"
 #include "dist/wire_codec.h"
 
 namespace flowlens::dist {
@@ -18,21 +19,6 @@ namespace flowlens::dist {
 struct TrafficCounters {
   std::atomic<uint64_t> bytes_in{0};
   std::atomic<uint64_t> bytes_out{0};
-};
-
-// Thrown when a node does not answer in time; the message names it.
-class TimeoutError : public Error {
- public:
-  using Error::Error;
-};
-
-// Thrown when the connection to the node is down while a request waits for
-// its answer (the node exited or was killed, and libzmq has not connected
-// again): that answer will never come, so waiting out the timeout would only
-// delay the retry.
-class PeerLostError : public TimeoutError {
- public:
-  using TimeoutError::TimeoutError;
 };
 
 class NodeConnection {

@@ -15,7 +15,7 @@ void PsServer::handle_frames(std::vector<zmq::message_t> frames) {
   DecodeResult r = decode_message(std::move(frames), true, limits_);
   traffic_.bytes_in += r.bytes;
   if (!r.message) {
-    peer_log_.log("malformed", "ps " + std::to_string(options_.task) + ": dropped a malformed message: " + r.error);
+    peer_log_.log("malformed", label_ + ": dropped a malformed message: " + r.error);
     // Answer when the peer can be told why; a header that did not parse
     // has no request id worth echoing, so the sender just times out.
     if (!r.identity.empty() && r.request_id != 0) {
@@ -34,18 +34,17 @@ void PsServer::handle_frames(std::vector<zmq::message_t> frames) {
     reply(anonymous, reply_header(r.message->header, wire::FAILED, refusal));
     return;
   }
-  guard_->saw_request(last_frame, start);
+  endpoints_.saw_request(last_frame, start);
   links_.add_in(r.message->header.sender(), r.bytes, start);
   note_worker_activity(*r.message);
-  if (!profiling_) {
+  if (!profile_.active()) {
     handle(std::move(*r.message));
     return;
   }
-  wire::Header request_header;  // only what the profile needs; copying the whole header costs
-  request_header.set_kind(r.message->header.kind());
-  request_header.set_sender(r.message->header.sender());
+  const wire::Kind kind = r.message->header.kind();  // what the profile needs outlives the request
+  const std::string sender = r.message->header.sender();
   handle(std::move(*r.message));
-  record_profile(request_header, start);
+  profile_.record(kind_name(kind), sender, start, std::chrono::steady_clock::now());
 }
 
 std::string PsServer::admit(const WireMessage& m, const zmq::message_t& last_frame) {
@@ -56,8 +55,7 @@ std::string PsServer::admit(const WireMessage& m, const zmq::message_t& last_fra
   const std::optional<AuthenticatedPeer> peer = authenticated_peer(last_frame);
   if (!peer) return "permission denied: no role";
   if (std::string problem = identity_problem(m.header.sender(), *peer); !problem.empty()) {
-    peer_log_.log("impersonation", "ps " + std::to_string(options_.task) + ": refused a " + kind_name(m.header.kind()) +
-                                         " request: " + problem);
+    peer_log_.log("impersonation", label_ + ": refused a " + kind_name(m.header.kind()) + " request: " + problem);
     return problem;
   }
   return permission_problem(peer->role, m.header.kind());
@@ -68,7 +66,7 @@ void PsServer::note_worker_activity(const WireMessage& m) {
   if (worker < 0) return;
   if (is_training_request(m.header.kind())) {
     if (senders_.bind(worker, m.header.incarnation()))
-      peer_log_.log("restart", "ps " + std::to_string(options_.task) + ": worker " + std::to_string(worker) +
+      peer_log_.log("restart", label_ + ": worker " + std::to_string(worker) +
                                    " restarted (a new process trains as it now)");
     saw_worker(worker);
   } else if (m.header.kind() == wire::HEARTBEAT && senders_.speaks_for(worker, m.header.incarnation())) {
@@ -87,7 +85,7 @@ void PsServer::reply(const WireMessage& request, wire::Header header, const std:
     if (const int worker = senders_.worker_task(request.header.sender()); worker >= 0)
       last_push_[worker] = {request.header.incarnation(), request.header.sequence(), header};
   }
-  const std::size_t sent = send_message(router_, request.identity, std::move(header), tensors);
+  const std::size_t sent = endpoints_.reply(request.identity, std::move(header), tensors);
   traffic_.bytes_out += sent;
   links_.add_out(request.header.sender(), sent);
 }

@@ -1,92 +1,50 @@
 #include "dist/ps_server.h"
 
 #include <algorithm>
-#include <filesystem>
 
 namespace flowlens::dist {
 
 PsServer::PsServer(PsOptions options)
-    : options_(std::move(options)), context_(1), router_(context_, zmq::socket_type::router),
-      publisher_(context_, zmq::socket_type::pub), senders_(options_.cluster), links_(senders_.task_names()) {
-  address_ = options_.cluster.task_address("ps", options_.task);
+    : options_(std::move(options)), address_(options_.cluster.task_address("ps", options_.task)),
+      label_("ps " + std::to_string(options_.task)), endpoints_(options_, label_),
+      checkpoints_(options_.checkpoint_dir, options_.task, options_.checkpoint_every, options_.checkpoint_interval),
+      aggregator_(options_.cluster.task_indices("worker")),
+      liveness_(options_.cluster.task_indices("worker"), options_.worker_timeout, options_.wait_timeout),
+      senders_(options_.cluster), links_(senders_.task_names()) {
   limits_.max_tensor_bytes = options_.max_message_bytes;
   incarnation_ = new_incarnation();
-  const std::string label = "ps " + std::to_string(options_.task);
-  check_exposure(label, address_, options_.credentials.has_value(), options_.insecure);
-  if (options_.credentials) {
-    zap_ = std::make_unique<ZapHandler>(context_, options_.credentials->security, label);
-    make_curve_server(router_, options_.credentials->own);
-    make_curve_server(publisher_, options_.credentials->own);
-  }
-  const std::string bind = options_.bind_endpoint.empty() ? "tcp://" + address_ : options_.bind_endpoint;
-  router_.set(zmq::sockopt::linger, 1000);  // let the last replies (DONE, stop) go out
-  limit_message_size(router_, options_.max_message_bytes);
-  guard_ = std::make_unique<ConnectionGuard>(context_, router_, options_.max_connections, label);
-  try {
-    router_.bind(bind);
-  } catch (const zmq::error_t& e) {
-    throw Error("ps " + std::to_string(options_.task) + ": cannot bind " + bind + ": " + e.what());
-  }
-  endpoint_ = router_.get(zmq::sockopt::last_endpoint);
-  const std::string host = address_.substr(0, address_.rfind(':'));
-  publisher_.set(zmq::sockopt::linger, 0);
-  limit_message_size(publisher_, 0);  // subscribers send only subscriptions
-  try {
-    publisher_.bind("tcp://" + host + ":*");
-  } catch (const zmq::error_t&) {
-    publisher_.bind("tcp://*:*");
-  }
-  events_endpoint_ = publisher_.get(zmq::sockopt::last_endpoint);
-
-  if (!options_.checkpoint_dir.empty()) {
-    const std::string path = checkpoint_path(options_.checkpoint_dir, options_.task);
-    if (std::filesystem::exists(path)) {
-      state_ = read_checkpoint(path);
-      restored_ = true;
-      last_checkpoint_step_ = state_.global_step;
-      log_line("ps " + std::to_string(options_.task) + ": restored " + std::to_string(state_.variables.size()) +
-               " variable(s) at global step " + std::to_string(state_.global_step) + " from " + path);
-    }
+  if (std::optional<Checkpoint> saved = checkpoints_.restore()) {
+    state_ = std::move(*saved);
+    restored_ = true;
+    log_line(label_ + ": restored " + std::to_string(state_.variables.size()) + " variable(s) at global step " +
+             std::to_string(state_.global_step) + " from " + checkpoints_.path());
   }
 }
 
 PsServer::~PsServer() = default;
 
-void PsServer::save_checkpoint() {
-  if (options_.checkpoint_dir.empty()) return;
-  const std::string path = checkpoint_path(options_.checkpoint_dir, options_.task);
-  write_checkpoint(path, state_);
-  last_checkpoint_step_ = state_.global_step;
-  last_checkpoint_time_ = std::chrono::steady_clock::now();
-}
-
-void PsServer::save_checkpoint_if_due(std::chrono::steady_clock::time_point now) {
-  // By time only when something changed: an idle ps rewrites nothing.
-  if (options_.checkpoint_interval.count() > 0 && state_.global_step != last_checkpoint_step_ &&
-      now - last_checkpoint_time_ >= options_.checkpoint_interval)
-    save_checkpoint();
-}
+void PsServer::save_checkpoint() { checkpoints_.save(state_); }
 
 std::string PsServer::run(const std::atomic<bool>* interrupted) {
-  last_heartbeat_ = last_liveness_check_ = last_checkpoint_time_ = std::chrono::steady_clock::now();
+  last_heartbeat_ = last_liveness_check_ = std::chrono::steady_clock::now();
   while (stop_reason_.empty()) {
     if (interrupted && interrupted->load()) {
       stop_reason_ = "interrupted";
       break;
     }
-    if (auto frames = receive_frames(router_, 100)) handle_frames(std::move(*frames));
+    if (auto frames = endpoints_.receive(100)) handle_frames(std::move(*frames));
     serve_pending_pulls();
     const auto now = std::chrono::steady_clock::now();
-    guard_->poll(now);
+    endpoints_.enforce_caps(now);
     if (now - last_liveness_check_ > std::chrono::milliseconds(100)) {
       check_worker_liveness();
-      save_checkpoint_if_due(now);
+      checkpoints_.save_if_due(state_);
       peer_log_.flush_expired(now);
     }
     if (now - last_heartbeat_ > std::chrono::seconds(1)) publish_heartbeat();
   }
   for (const PendingPull& p : pending_pulls_)
-    reply(p.request, reply_header(p.request.header, wire::FAILED, "ps " + std::to_string(options_.task) + " is shutting down"));
+    reply(p.request, reply_header(p.request.header, wire::FAILED, label_ + " is shutting down"));
   pending_pulls_.clear();
   save_checkpoint();
   publish_heartbeat();
@@ -122,8 +80,8 @@ void PsServer::handle_pull(WireMessage& m) {
       m.header.peer_incarnation() != incarnation_) {
     // The worker planned this barrier against the ps before it restarted
     // (from an older checkpoint): that step may never come. Start it over.
-    wire::Header h = reply_header(m.header, wire::STALE, "ps " + std::to_string(options_.task) +
-                                                             " restarted; its global step is " + std::to_string(state_.global_step));
+    wire::Header h = reply_header(m.header, wire::STALE,
+                                  label_ + " restarted; its global step is " + std::to_string(state_.global_step));
     h.set_step(state_.global_step);
     reply(m, h);
     return;
@@ -159,9 +117,9 @@ void PsServer::serve_pending_pulls() {
       answer_pull(it->request);
     } else if (now - it->since >= options_.wait_timeout) {
       const std::string text = missing_workers_text() + " (ps " + std::to_string(options_.task) + " is at global step " +
-                               std::to_string(state_.global_step) + ", " + std::to_string(round_.by_worker.size()) +
+                               std::to_string(state_.global_step) + ", " + std::to_string(aggregator_.collected()) +
                                " gradient set(s) collected)";
-      log_line("ps " + std::to_string(options_.task) + ": " + text);
+      log_line(label_ + ": " + text);
       reply(it->request, reply_header(it->request.header, wire::FAILED, text));
     } else {
       ++it;
@@ -174,7 +132,7 @@ void PsServer::serve_pending_pulls() {
 std::string PsServer::missing_workers_text() const {
   std::vector<std::string> missing;
   for (int w : options_.cluster.task_indices("worker"))
-    if (!round_.by_worker.count(w) && !done_workers_.count(w))
+    if (!aggregator_.has(w) && !liveness_.is_finished(w))
       missing.push_back("worker " + std::to_string(w) + " at " + options_.cluster.task_address("worker", w));
   const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(options_.wait_timeout);
   if (missing.empty()) return waiting_message("gradients", "global step " + std::to_string(state_.global_step), waited);
@@ -219,11 +177,10 @@ void PsServer::handle_push(WireMessage& m) {
     handle_sync_push(m, worker);
     return;
   }
-  if (paused_ && step_budget_ == 0) {
+  if (!gate_.admit_update()) {
     paused_pushes_.push_back(std::move(m));  // answered when applied, so the worker waits too
     return;
   }
-  if (step_budget_ > 0) --step_budget_;
   apply_async(m);
 }
 
@@ -238,7 +195,7 @@ void PsServer::apply_async(const WireMessage& m) {
   reply(m, h);
 }
 
-void PsServer::handle_sync_push(WireMessage& m, int worker) {
+void PsServer::handle_sync_push(const WireMessage& m, int worker) {
   const int64_t step = m.header.step();
   if (m.header.peer_incarnation() != 0 && m.header.peer_incarnation() != incarnation_) {
     wire::Header h = reply_header(m.header, wire::STALE, "gradients of step " + std::to_string(step) +
@@ -248,75 +205,24 @@ void PsServer::handle_sync_push(WireMessage& m, int worker) {
     reply(m, h);
     return;
   }
-  if (step < state_.global_step) {
-    wire::Header h = reply_header(m.header, wire::STALE, "gradients of step " + std::to_string(step) +
-                                                             " dropped: the global step is " + std::to_string(state_.global_step));
-    h.set_step(state_.global_step);
-    reply(m, h);
+  GradientSet set{worker, step, m.header.replicas_to_aggregate(), m.header.optimizer(), {}};
+  for (std::size_t i = 0; i < m.num_tensors(); ++i) set.gradients.push_back({m.name(i), m.tensor(i)});
+  const OfferResult offered = aggregator_.offer(std::move(set), state_.global_step);
+  if (offered.outcome == OfferResult::Outcome::Refused) {
+    reply(m, reply_header(m.header, wire::BAD_REQUEST, offered.reason));
     return;
   }
-  if (step > state_.global_step) {
-    reply(m, reply_header(m.header, wire::BAD_REQUEST, "gradients for step " + std::to_string(step) +
-                                                           ", ahead of the global step " + std::to_string(state_.global_step)));
-    return;
-  }
-  if (round_.step != step) round_ = SyncRound{step, {}};
-  if (round_.by_worker.count(worker)) {
-    reply(m, reply_header(m.header, wire::BAD_REQUEST, "worker " + std::to_string(worker) +
-                                                           " already pushed gradients for step " + std::to_string(step)));
-    return;
-  }
-  if (!round_.by_worker.empty() && static_cast<int>(round_.by_worker.size()) >= sync_round_target()) {
-    // Like TF's gradient accumulator: a step takes the first K sets (the
-    // round is only waiting for a paused ps to apply it).
-    wire::Header h = reply_header(m.header, wire::STALE, "gradients of step " + std::to_string(step) +
-                                                             " dropped: that step already has its gradient sets");
-    h.set_step(state_.global_step);
-    reply(m, h);
-    return;
-  }
-  wire::Header h = reply_header(m.header, wire::OK);
+  wire::Header h = reply_header(m.header, offered.accepted() ? wire::OK : wire::STALE, offered.reason);
   h.set_step(state_.global_step);
   reply(m, h);
-  round_.by_worker.emplace(worker, std::move(m));
-  finish_sync_round_if_complete();
-}
-
-int PsServer::sync_round_target() const {
-  if (round_.by_worker.empty()) return 0;
-  const int k = round_.by_worker.begin()->second.header.replicas_to_aggregate();
-  // Workers that finished push no more: with K < N the last ones standing
-  // would otherwise wait forever for gradients that cannot come. A finished
-  // worker whose last gradients are in this round still counts, or its DONE
-  // would close the round before the others' gradients for that step.
-  // Likewise a worker marked down: the live replicas carry on without it.
-  int active = 0;
-  for (int w : options_.cluster.task_indices("worker"))
-    if (round_.by_worker.count(w) || is_live(w)) ++active;
-  return std::max(1, std::min(k, active));
+  if (offered.accepted()) finish_sync_round_if_complete();
 }
 
 void PsServer::finish_sync_round_if_complete() {
-  if (round_.by_worker.empty() || static_cast<int>(round_.by_worker.size()) < sync_round_target()) return;
-  if (paused_ && step_budget_ == 0) return;
-  if (step_budget_ > 0) --step_budget_;
-  finish_sync_round();
-}
-
-void PsServer::finish_sync_round() {
-  // std::map orders contributions by worker task: the sum runs in replica
-  // order, like in-graph replication's AddN over towers.
-  const WireMessage& first = round_.by_worker.begin()->second;
-  for (std::size_t i = 0; i < first.num_tensors(); ++i) {
-    std::vector<Tensor> grads;
-    for (const auto& [w, msg] : round_.by_worker)
-      for (std::size_t j = 0; j < msg.num_tensors(); ++j)
-        if (msg.name(j) == first.name(i)) grads.push_back(msg.tensor(j));
-    std::vector<const Tensor*> ptrs;
-    for (const Tensor& g : grads) ptrs.push_back(&g);
-    apply_update(state_.variables[first.name(i)], average_gradients(ptrs), first.header.optimizer());
-  }
-  round_ = SyncRound{};
+  if (!aggregator_.complete() || !gate_.admit_update()) return;
+  const AggregatedStep round = aggregator_.take();
+  for (const NamedTensor& average : round.averages)
+    apply_update(state_.variables[average.name], average.value, round.optimizer);
   step_finished();
 }
 
@@ -327,9 +233,8 @@ void PsServer::step_finished() {
   event.set_kind(wire::STEP_EVENT);
   event.set_step(state_.global_step);
   event.set_sender("ps:" + std::to_string(options_.task));
-  traffic_.bytes_out += send_message(publisher_, {}, event, {});
-  if (options_.checkpoint_every > 0 && state_.global_step - last_checkpoint_step_ >= options_.checkpoint_every)
-    save_checkpoint();
+  traffic_.bytes_out += endpoints_.publish(event);
+  checkpoints_.step_finished(state_);
 }
 
 bool PsServer::answer_duplicate_push(const WireMessage& m, int worker) {
@@ -347,7 +252,7 @@ bool PsServer::answer_duplicate_push(const WireMessage& m, int worker) {
   }
   auto last = last_push_.find(worker);
   if (last == last_push_.end() || last->second.incarnation != incarnation || sequence > last->second.sequence) return false;
-  log_line("ps " + std::to_string(options_.task) + ": worker " + std::to_string(worker) + " sent push #" +
+  log_line(label_ + ": worker " + std::to_string(worker) + " sent push #" +
            std::to_string(sequence) + " again (a retry); answered, not applied twice");
   wire::Header h = sequence == last->second.sequence ? last->second.reply : reply_header(m.header, wire::OK, "already applied");
   h.set_request_id(m.header.request_id());
@@ -373,12 +278,12 @@ void PsServer::handle_done(const WireMessage& m) {
     reply(m, reply_header(m.header, wire::BAD_REQUEST, "DONE from '" + m.header.sender() + "', not a worker"));
     return;
   }
-  done_workers_.insert(worker);
+  liveness_.finished(worker);
+  aggregator_.worker_left(worker);
   reply(m, reply_header(m.header, wire::OK));
   finish_sync_round_if_complete();
-  std::size_t all = options_.cluster.task_indices("worker").size();
-  if (options_.exit_when_workers_done && all > 0 && done_workers_.size() >= all) stop_reason_ = "all workers finished";
-  else check_live_workers_left(std::chrono::steady_clock::now());
+  if (options_.exit_when_workers_done && liveness_.all_finished()) stop_reason_ = "all workers finished";
+  else check_live_workers_left();
 }
 
 }  // namespace flowlens::dist

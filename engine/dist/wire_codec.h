@@ -17,6 +17,7 @@
 
 #include <zmq.hpp>
 
+#include "dist/named_tensor.h"
 #include "dist/wire.pb.h"
 #include "tensor/tensor.h"
 
@@ -45,11 +46,6 @@ struct WireLimits {
 // `max_message_bytes` (and headers of up to WireLimits::max_header_bytes);
 // 0 for a socket whose peers send only small frames (a PUB's subscribers).
 void limit_message_size(zmq::socket_t& socket, uint64_t max_message_bytes);
-
-struct NamedTensor {
-  std::string name;
-  Tensor value;
-};
 
 // A decoded message. frames[i] holds the bytes described by header.tensors(i).
 struct WireMessage {

@@ -63,6 +63,7 @@ struct WorkerOptions {
   std::string control_bind;  // overrides tcp://<task address> (tests)
   uint64_t max_message_bytes = kDefaultMaxMessageBytes;  // per frame; each variable must fit
   std::size_t max_connections = kDefaultMaxConnections;  // of the control endpoint
+  std::size_t max_subscribers = kDefaultMaxSubscribers;  // of the events endpoint
   // Secured cluster: this worker's key pair and the cluster's keys. The
   // control endpoint and PUB stream are CURVE servers; the ps connections
   // are CURVE clients presenting this worker's key.

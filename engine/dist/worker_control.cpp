@@ -279,7 +279,9 @@ void Worker::control_loop() {
   limit_message_size(router, options_.max_message_bytes);
   publisher.set(zmq::sockopt::linger, 0);
   limit_message_size(publisher, 0);  // subscribers send only subscriptions
-  ConnectionGuard guard(context_, router, options_.max_connections, "worker " + std::to_string(options_.task));
+  const std::string me = "worker " + std::to_string(options_.task);
+  ConnectionGuard guard(context_, router, options_.max_connections, me);
+  ConnectionGuard subscriber_guard(context_, publisher, options_.max_subscribers, me, ClosePolicy::NewestFirst);
   if (options_.credentials) {
     make_curve_server(router, options_.credentials->own);
     make_curve_server(publisher, options_.credentials->own);
@@ -330,6 +332,7 @@ void Worker::control_loop() {
     }
     if (auto frames = receive_frames(router, 100)) handle_control_frames(router, guard, std::move(*frames));
     guard.poll();
+    subscriber_guard.poll();
     peer_log_.flush_expired();
     std::deque<StepEvent> events;
     {

@@ -1,6 +1,6 @@
 // ps checkpoints: atomic, owner-only writes, restore on start, saves by time
-// (--checkpoint-secs) as well as by steps, SIGTERM saves, and bad files
-// named on start.
+// (--checkpoint-secs) as well as by steps (the schedule on a fake clock, then
+// a real ps), SIGTERM saves, and bad files named on start.
 #include <QtTest>
 
 #include <sys/stat.h>
@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "dist/checkpoint.h"
+#include "dist/checkpoint_saver.h"
 #include "dist/cluster_client.h"
 #include "dist/node_runner.h"
 #include "io/graph_io.h"
@@ -57,6 +58,60 @@ class TestCheckpoint : public QObject {
     struct stat st {};
     QVERIFY(::stat(path.c_str(), &st) == 0);
     QCOMPARE(st.st_mode & 0777, 0600u);
+  }
+
+  void saver_saves_every_n_steps_or_after_the_interval() {
+    QTemporaryDir dir;
+    auto now = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
+    dist::CheckpointSaver saver(dir.path().toStdString(), 2, 10, std::chrono::seconds(30), [&now] { return now; });
+    QVERIFY(!saver.restore());  // nothing on disk yet
+    dist::Checkpoint state;
+    state.variables["w"].value = Tensor::from_vector<float>(Shape{1}, {1});
+    auto saved_step = [&] { return dist::read_checkpoint(saver.path()).global_step; };
+
+    for (state.global_step = 1; state.global_step < 10; ++state.global_step) saver.step_finished(state);
+    QVERIFY(!std::filesystem::exists(saver.path()));
+    saver.step_finished(state);  // step 10
+    QCOMPARE(saved_step(), int64_t{10});
+    // By time: only once the interval has passed, and only with new steps.
+    state.global_step = 13;
+    now += std::chrono::seconds(29);
+    saver.save_if_due(state);
+    QCOMPARE(saved_step(), int64_t{10});
+    now += std::chrono::seconds(1);
+    saver.save_if_due(state);
+    QCOMPARE(saved_step(), int64_t{13});
+    const auto written = std::filesystem::last_write_time(saver.path());
+    now += std::chrono::minutes(5);
+    saver.save_if_due(state);  // idle: nothing rewritten
+    QCOMPARE(std::filesystem::last_write_time(saver.path()), written);
+    // The step count starts again from the last save, whatever caused it.
+    state.global_step = 22;
+    saver.step_finished(state);
+    QCOMPARE(saved_step(), int64_t{13});
+    state.global_step = 23;
+    saver.step_finished(state);
+    QCOMPARE(saved_step(), int64_t{23});
+
+    // A new saver restores it and counts from there.
+    dist::CheckpointSaver restarted(dir.path().toStdString(), 2, 10, std::chrono::seconds(0), [&now] { return now; });
+    const std::optional<dist::Checkpoint> back = restarted.restore();
+    QVERIFY(back);
+    QCOMPARE(back->global_step, int64_t{23});
+    state.global_step = 32;
+    restarted.step_finished(state);
+    QCOMPARE(saved_step(), int64_t{23});
+  }
+
+  void saver_without_a_directory_writes_nothing() {
+    dist::CheckpointSaver saver("", 0, 1, std::chrono::milliseconds(1));
+    QVERIFY(!saver.enabled());
+    QCOMPARE(saver.path(), std::string());
+    QVERIFY(!saver.restore());
+    dist::Checkpoint state;
+    state.global_step = 5;
+    saver.step_finished(state);
+    saver.save(state);  // no-op, no throw
   }
 
   void checkpoint_secs_saves_between_step_counts() {
@@ -118,8 +173,9 @@ class TestCheckpoint : public QObject {
     QVERIFY(ps.wait_for_stderr("restored 4 variable(s) at global step 30"));
     dist::ClusterClient client = client_for(c);
     QCOMPARE(client.status(client.node("ps", 0), std::chrono::seconds(5)).step, int64_t{30});
-    dist::WireMessage fetched = client.fetch(client.node("ps", 0), {"logits/weights"}, std::chrono::seconds(5));
-    QVERIFY(fetched.tensor(0).equals(saved.variables.at("logits/weights").value));
+    const dist::NodeAnswer fetched = client.fetch(client.node("ps", 0), {"logits/weights"}, std::chrono::seconds(5));
+    QCOMPARE(fetched.tensors.size(), std::size_t{1});
+    QVERIFY(fetched.tensors[0].value.equals(saved.variables.at("logits/weights").value));
 
     RunResult w = run_node(c.worker_args(0, sample("mlp_train.pbtxt"), 10));
     QVERIFY2(w.code == 0, qPrintable(w.err));

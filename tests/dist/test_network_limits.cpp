@@ -4,8 +4,9 @@
 // baseline); 2,000 idle connections against --max-connections and a ps
 // started with the usual 1,024 open-file limit (workers and status clients
 // still get in); the events (PUB) endpoint and a worker's control endpoint
-// hanging up on 4 GiB announcements; and a flood of malformed messages (a
-// few log lines and a count, not one line each).
+// hanging up on 4 GiB announcements; subscribers above --max-subscribers
+// (the newest closed, an early one still served); and a flood of malformed
+// messages (a few log lines and a count, not one line each).
 #include <QtTest>
 
 #include <functional>
@@ -15,6 +16,7 @@
 
 #include "dist/cluster_client.h"
 #include "dist/hostile_peer.h"
+#include "dist/node_connection.h"
 #include "dist/node_runner.h"
 #include "time_scale.h"
 
@@ -54,6 +56,14 @@ bool round_trip(zmq::socket_t& dealer, int timeout_ms) {
   dist::send_message(dealer, {}, h, {});
   auto reply = dist::receive_frames(dealer, timeout_ms);
   return reply.has_value();
+}
+
+// Waits for the next message `subscriber` receives; true when it is a heartbeat.
+bool receives_heartbeat(zmq::socket_t& subscriber, int timeout_ms) {
+  auto frames = dist::receive_frames(subscriber, timeout_ms);
+  if (!frames) return false;
+  const dist::DecodeResult r = dist::decode_message(std::move(*frames), false);
+  return r.message && r.message->header.kind() == wire::HEARTBEAT;
 }
 
 }  // namespace
@@ -129,6 +139,51 @@ class TestNetworkLimits : public QObject {
     zmtp_announce_frame(fd, uint64_t{4} << 30, 1u << 20);
     QVERIFY(peer_hangs_up(fd, std::chrono::milliseconds(scaled_ms(5000))));
     ::close(fd);
+    QVERIFY(ps.running());
+  }
+
+  void subscribers_above_the_cap_are_closed_newest_first() {
+    constexpr int kCap = 4;
+    LocalCluster c(1, 1);
+    NodeProcess ps(c.ps_args(0, {"--max-subscribers", QString::number(kCap)}));
+    QVERIFY(ps.wait_for_stderr("serving on"));
+    dist::ClusterClient client(load_cluster_spec(c.file.toStdString()));
+    const std::string events = client.status(client.node("ps", 0), std::chrono::milliseconds(scaled_ms(5000))).events;
+    const int port = std::stoi(events.substr(events.rfind(':') + 1));
+
+    // A monitor that was watching before the flood (heartbeats come every second)...
+    zmq::context_t context(1);
+    zmq::socket_t early(context, zmq::socket_type::sub);
+    early.set(zmq::sockopt::linger, 0);
+    early.set(zmq::sockopt::subscribe, "");
+    early.connect(events);
+    QVERIFY(receives_heartbeat(early, scaled_ms(10000)));
+
+    // ...then subscribers one after another, well above the cap.
+    constexpr int kFlood = 16;
+    std::vector<int> flood;
+    const std::unique_ptr<void, std::function<void(void*)>> cleanup(&flood, [&](void*) {
+      for (int fd : flood)
+        if (fd >= 0) ::close(fd);
+    });
+    for (int i = 0; i < kFlood; ++i) flood.push_back(zmtp_connect(port, "SUB"));
+    QVERIFY(ps.wait_for_stderr("event subscribers connected, above --max-subscribers 4: closed the "));
+    // The newest are closed (one may already be gone during its handshake)...
+    for (int i = kCap - 1; i < kFlood; ++i)
+      QVERIFY2(flood[static_cast<size_t>(i)] < 0 ||
+                   peer_hangs_up(flood[static_cast<size_t>(i)], std::chrono::milliseconds(scaled_ms(5000))),
+               qPrintable(QString("subscriber %1 of %2 is still connected").arg(i + 1).arg(kFlood)));
+    // ...the first ones up to the cap stay...
+    for (int i = 0; i < kCap - 1; ++i) {
+      QVERIFY(flood[static_cast<size_t>(i)] >= 0);
+      QVERIFY2(!peer_hangs_up(flood[static_cast<size_t>(i)], std::chrono::milliseconds(200)),
+               qPrintable(QString("subscriber %1, below the cap, was closed").arg(i + 1)));
+    }
+    // ...the ps still answers status, and the early monitor still gets its events.
+    QCOMPARE(client.status(client.node("ps", 0), std::chrono::milliseconds(scaled_ms(5000))).state, std::string("serving"));
+    while (dist::receive_frames(early, 0)) {
+    }
+    QVERIFY(receives_heartbeat(early, scaled_ms(10000)));
     QVERIFY(ps.running());
   }
 

@@ -6,6 +6,7 @@
 
 #include "dist/checkpoint.h"
 #include "dist/cluster_client.h"
+#include "dist/node_connection.h"
 #include "dist/node_runner.h"
 #include "time_scale.h"
 #include "dist/wire_codec.h"

@@ -11,6 +11,7 @@
 
 #include "dist/cluster_client.h"
 #include "dist/cluster_security.h"
+#include "dist/node_connection.h"
 #include "dist/node_runner.h"
 #include "time_scale.h"
 

@@ -52,7 +52,8 @@ ClusterSession::~ClusterSession() { detach(); }
 void ClusterSession::attach(const ClusterSpec& cluster, int poll_hz, std::optional<dist::Credentials> credentials) {
   detach();
   cluster_ = cluster;
-  context_ = std::make_unique<zmq::context_t>(1);
+  client_ = std::make_unique<dist::ClusterClient>(cluster_, "viewer");
+  if (credentials) client_->use_credentials(std::move(*credentials));
   clock_.start();
   updates_ = 0;
   const int interval = std::max(1, 1000 / std::max(1, poll_hz));
@@ -65,7 +66,7 @@ void ClusterSession::attach(const ClusterSpec& cluster, int poll_hz, std::option
       auto* thread = new QThread(this);
       thread->setObjectName(QStringLiteral("cluster %1 %2")
                                .arg(qs(ref.label()), polls ? QStringLiteral("status") : QStringLiteral("commands")));
-      auto* poller = new NodePoller(context_.get(), ref, polls ? interval : 0, credentials);
+      auto* poller = new NodePoller(client_.get(), ref, polls ? interval : 0);
       poller->moveToThread(thread);
       connect(thread, &QThread::started, poller, &NodePoller::start);
       connect(thread, &QThread::finished, poller, &QObject::deleteLater);
@@ -89,7 +90,7 @@ void ClusterSession::detach() {
   liveness_timer_->stop();
   // Ends every request in flight at once (they fail with ETERM) so no
   // thread keeps the UI waiting for a node that does not answer.
-  if (context_) context_->shutdown();
+  if (client_) client_->shutdown();
   for (QThread* t : threads_) {
     // Each poller is deleted on its thread as it finishes, tearing down
     // connections this thread used; see ~NodePoller.
@@ -102,7 +103,7 @@ void ClusterSession::detach() {
   }
   threads_.clear();
   commanders_.clear();
-  context_.reset();  // every socket was closed with its poller
+  client_.reset();  // every channel was closed with its poller
   nodes_.clear();
   for (auto& [id, callback] : callbacks_) {
     NodeCommandResult r;

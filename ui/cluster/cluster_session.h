@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "dist/cluster_spec.h"
@@ -100,7 +101,7 @@ class ClusterSession : public QObject {
   int index_of(const QString& label) const;
 
   ClusterSpec cluster_;
-  std::unique_ptr<zmq::context_t> context_;
+  std::unique_ptr<dist::ClusterClient> client_;  // opens the pollers' channels
   std::vector<ClusterNodeState> nodes_;
   std::vector<NodePoller*> commanders_;  // per node, on threads_
   std::vector<QThread*> threads_;

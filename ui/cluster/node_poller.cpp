@@ -29,10 +29,8 @@ void emit_to_gui(Emit&& emit_signal) {
 
 }  // namespace
 
-NodePoller::NodePoller(zmq::context_t* context, dist::NodeRef node, int interval_ms,
-                       std::optional<dist::Credentials> credentials, QObject* parent)
-    : QObject(parent), context_(context), node_(std::move(node)), interval_ms_(interval_ms),
-      credentials_(std::move(credentials)) {}
+NodePoller::NodePoller(const dist::ClusterClient* client, dist::NodeRef node, int interval_ms, QObject* parent)
+    : QObject(parent), client_(client), node_(std::move(node)), interval_ms_(interval_ms) {}
 
 NodePoller::~NodePoller() {
   // Deleted on its own thread as that finishes (ClusterSession::detach); the
@@ -42,12 +40,9 @@ NodePoller::~NodePoller() {
   handoff::acquire(thread());
 }
 
-dist::NodeConnection& NodePoller::connection() {
-  if (!connection_) {
-    connection_ = std::make_unique<dist::NodeConnection>(*context_, node_.label(), node_.address, "viewer");
-    if (credentials_) connection_->use_curve(credentials_->own, credentials_->security.node_key(node_.label()));
-  }
-  return *connection_;
+dist::NodeChannel& NodePoller::channel() {
+  if (!channel_) channel_ = client_->open_channel(node_);
+  return *channel_;
 }
 
 void NodePoller::start() {
@@ -69,17 +64,15 @@ void NodePoller::poll() {
   wire::Header h;
   h.set_kind(wire::STATUS);
   try {
-    dist::WireMessage r = connection().request(h, {}, kStatusTimeout);
-    if (r.header.code() != wire::OK) {
-      emit_to_gui([&] { emit unreachable(label, qs(r.header.text())); });
+    const dist::NodeAnswer r = channel().ask(h, kStatusTimeout);
+    if (!r.ok()) {
+      emit_to_gui([&] { emit unreachable(label, qs(r.text)); });
       return;
     }
     auto status = std::make_shared<const dist::NodeStatus>(
-        dist::status_from_json(r.header.text(), node_.label() + " at " + node_.address));
+        dist::status_from_json(r.text, node_.label() + " at " + node_.address));
     emit_to_gui([&] { emit status_received(label, std::move(status)); });
-  } catch (const dist::TimeoutError& e) {
-    emit_to_gui([&] { emit unreachable(label, qs(e.what())); });
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // silent (TimeoutError), a bad answer, or detached
     emit_to_gui([&] { emit unreachable(label, qs(e.what())); });
   }
 }
@@ -109,11 +102,11 @@ void NodePoller::run_command(int id, const NodeCommand& command) {
       break;
   }
   try {
-    dist::WireMessage r = connection().request(h, {}, kCommandTimeout);
-    result->ok = r.header.code() == wire::OK;
-    result->text = qs(r.header.text());
-    result->step = r.header.step();
-    for (std::size_t i = 0; i < r.num_tensors(); ++i) result->tensors.push_back({r.name(i), r.tensor(i)});
+    dist::NodeAnswer r = channel().ask(h, kCommandTimeout);
+    result->ok = r.ok();
+    result->text = qs(r.text);
+    result->step = r.step;
+    result->tensors = std::move(r.tensors);
   } catch (const std::exception& e) {
     result->ok = false;
     result->text = qs(e.what());

@@ -10,7 +10,6 @@
 #include <QString>
 #include <QStringList>
 #include <memory>
-#include <optional>
 
 #include "dist/cluster_client.h"
 
@@ -40,10 +39,9 @@ class NodePoller : public QObject {
   Q_OBJECT
 
  public:
-  // `context` outlives the poller; each poller opens its own socket on it.
-  // With `credentials` (a secured cluster) the poller talks CURVE to the node.
-  NodePoller(zmq::context_t* context, dist::NodeRef node, int interval_ms,
-             std::optional<dist::Credentials> credentials = std::nullopt, QObject* parent = nullptr);
+  // `client` outlives the poller, which opens its own channel to the node on
+  // it (on the poller's thread, when first needed).
+  NodePoller(const dist::ClusterClient* client, dist::NodeRef node, int interval_ms, QObject* parent = nullptr);
   ~NodePoller() override;
 
   const dist::NodeRef& node() const { return node_; }
@@ -65,14 +63,13 @@ class NodePoller : public QObject {
 
  private:
   void poll();
-  dist::NodeConnection& connection();
+  dist::NodeChannel& channel();
 
-  zmq::context_t* context_;
+  const dist::ClusterClient* client_;
   dist::NodeRef node_;
   int interval_ms_;
   QTimer* timer_ = nullptr;
-  std::optional<dist::Credentials> credentials_;
-  std::unique_ptr<dist::NodeConnection> connection_;
+  std::unique_ptr<dist::NodeChannel> channel_;
 };
 
 }  // namespace flowlens::ui
