@@ -12,12 +12,12 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/validate.h"
 #include "exec/device.h"
 #include "exec/execution_plan.h"
 #include "exec/observer.h"
 #include "exec/placement.h"
 #include "graph/graph.h"
-#include "graph/validate.h"
 
 namespace flowlens {
 
