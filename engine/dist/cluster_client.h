@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "dist/cluster_spec.h"
+#include "cluster/cluster_spec.h"
 #include "dist/curve_auth.h"
 #include "dist/node_connection.h"
 #include "dist/node_status.h"

@@ -37,8 +37,8 @@
 #include <string>
 #include <vector>
 
+#include "cluster/cluster_spec.h"
 #include "dist/checkpoint.h"
-#include "dist/cluster_spec.h"
 #include "dist/connection_guard.h"
 #include "dist/curve_auth.h"
 #include "dist/log_rate_limiter.h"

@@ -19,7 +19,7 @@
 #include <memory>
 #include <vector>
 
-#include "dist/cluster_spec.h"
+#include "cluster/cluster_spec.h"
 #include "ui/cluster/node_poller.h"
 
 class QThread;
