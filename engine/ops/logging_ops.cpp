@@ -1,7 +1,7 @@
 // Logging and checking ops: CheckNumerics, Assert, Print and PrintV2.
 // Messages are TensorFlow's, values summarized by TensorFlow's
 // SummarizeValue (tensor_format.h). Print and PrintV2 write into the run log
-// (exec/run_log.h) through the device the kernel runs on: the CLI prints it,
+// (ops/run_log.h) through the device the kernel runs on: the CLI prints it,
 // the GUI shows it in its Run Log; outside a session it goes to stderr.
 #include <cmath>
 #include <fstream>
