@@ -40,9 +40,10 @@ class Device {
   virtual void synchronize() {}
 
   // The run log of the session that owns the device (ops/run_log.h). Set
-  // before any run; log() falls back to the process streams without one.
+  // before any run; kernels get it through KernelContext::log(), which falls
+  // back to the process streams when it is empty.
   void set_log_sink(LogSink sink) { log_sink_ = std::move(sink); }
-  void log(LogStream stream, std::string_view text) const;
+  const LogSink& log_sink() const { return log_sink_; }
 
  private:
   std::string type_;
