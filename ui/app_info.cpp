@@ -2,6 +2,8 @@
 
 #include <QApplication>
 
+#include "flowlens_version.h"
+
 // Q_INIT_RESOURCE must be used outside any namespace.
 static void flowlens_init_resources() { Q_INIT_RESOURCE(flowlens); }
 

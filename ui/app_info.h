@@ -15,7 +15,7 @@ void init_application(QApplication& app);
 // Makes ":/icons/..." available; idempotent. init_application() calls it.
 void init_resources();
 
-QString version_string();  // "0.1.0"
+QString version_string();  // FLOWLENS_VERSION: project(FlowLens VERSION ...)
 QIcon app_icon();          // the FlowLens logo (scalable)
 
 }  // namespace flowlens::ui

@@ -5,7 +5,7 @@
 #include <QTreeWidget>
 #include <vector>
 
-#include "graph/validate.h"
+#include "analysis/validate.h"
 
 namespace flowlens::ui {
 

@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
+#include "analysis/validate.h"
 #include "graph/graph.h"
-#include "graph/validate.h"
 
 namespace flowlens::ui {
 

@@ -8,8 +8,8 @@
 #include <optional>
 #include <vector>
 
+#include "analysis/infer_shapes.h"
 #include "exec/placement.h"
-#include "graph/infer_shapes.h"
 
 namespace flowlens::ui {
 

@@ -8,8 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cluster/cluster_spec.h"
 #include "dist/cluster_client.h"
-#include "dist/cluster_spec.h"
 #include "dist/connection_guard.h"
 #include "dist/curve_auth.h"
 #include "dist/wire_codec.h"

@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "common/error.h"
+#include "flowlens_version.h"
 
 int main(int argc, char** argv) {
   using namespace flowlens::node;
@@ -14,7 +15,7 @@ int main(int argc, char** argv) {
       "  flowlens-node --cluster C.json --job worker --task 1 --graph G.pbtxt --steps N [--sync]\n"
       "  flowlens-node ps 0 | worker 1 ...      (cluster and task from TF_CONFIG)\n"
       "  flowlens-node launch|status|stop|pause|resume|step|profile|fetch ... (see SUBCOMMAND --help)"};
-  app.set_version_flag("--version", "flowlens-node 0.1.0");
+  app.set_version_flag("--version", "flowlens-node " FLOWLENS_VERSION);
   app.fallthrough();
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // whole loss lines when a launch's nodes share a pipe  // `flowlens-node worker 1 --graph G` reads the top-level options too
 

@@ -3,11 +3,11 @@
 #include <iostream>
 #include <map>
 
+#include "analysis/infer_shapes.h"
+#include "analysis/validate.h"
 #include "commands.h"
 #include "exec/device.h"
 #include "exec/placement.h"
-#include "graph/infer_shapes.h"
-#include "graph/validate.h"
 #include "io/graph_io.h"
 #include "ops/op_registry.h"
 

@@ -3,13 +3,14 @@
 
 #include "commands.h"
 #include "common/error.h"
+#include "flowlens_version.h"
 #include "tensor/allocator.h"
 
 int main(int argc, char** argv) {
   using namespace flowlens::cli;
   CLI::App app{"flowlens-run: inspect, run and convert TensorFlow-style dataflow graphs (.pbtxt, .pb)"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "flowlens-run 0.1.0");
+  app.set_version_flag("--version", "flowlens-run " FLOWLENS_VERSION);
   // Given before or after the subcommand (subcommands created below inherit
   // fallthrough); applied before the subcommand runs.
   app.fallthrough();

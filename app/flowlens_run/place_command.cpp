@@ -5,9 +5,9 @@
 #include <iostream>
 #include <sstream>
 
+#include "cluster/cluster_spec.h"
 #include "commands.h"
 #include "common/error.h"
-#include "dist/cluster_spec.h"
 #include "graph/device_spec.h"
 #include "io/graph_io.h"
 #include "transform/replica_device_setter.h"

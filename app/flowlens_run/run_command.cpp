@@ -1,9 +1,9 @@
 #include <filesystem>
 #include <iostream>
 
+#include "analysis/infer_shapes.h"
 #include "commands.h"
 #include "exec/session.h"
-#include "graph/infer_shapes.h"
 #include "io/graph_io.h"
 #include "observe/debugger.h"
 #include "observe/profiler.h"

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "cluster/cluster_spec.h"
 #include "dist/cluster_security.h"
-#include "dist/cluster_spec.h"
 #include "dist/node_channel.h"
 #include "dist/node_status.h"
 

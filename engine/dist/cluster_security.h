@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-#include "dist/cluster_spec.h"
+#include "cluster/cluster_spec.h"
 #include "dist/wire.pb.h"
 
 namespace flowlens::dist {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "dist/cluster_security.h"
-#include "dist/cluster_spec.h"
+#include "cluster/cluster_spec.h"
 #include "dist/connection_guard.h"
 #include "dist/wire_codec.h"
 

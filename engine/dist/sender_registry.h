@@ -17,7 +17,7 @@
 #include <set>
 #include <string>
 
-#include "dist/cluster_spec.h"
+#include "cluster/cluster_spec.h"
 #include "dist/wire.pb.h"
 
 namespace flowlens::dist {

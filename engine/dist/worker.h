@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "dist/cluster_spec.h"
+#include "cluster/cluster_spec.h"
 #include "dist/connection_guard.h"
 #include "dist/curve_auth.h"
 #include "dist/log_rate_limiter.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "dist/cluster_spec.h"
+#include "cluster/cluster_spec.h"
 #include "dist/wire.pb.h"
 #include "graph/graph.h"
 

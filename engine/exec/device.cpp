@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <iostream>
-#include <mutex>
 #include <thread>
 
 namespace flowlens {
@@ -13,21 +11,6 @@ Device::Device(std::string type, int id, int num_threads)
     : type_(std::move(type)), id_(id),
       name_("/job:localhost/replica:0/task:0/device:" + type_ + ":" + std::to_string(id)),
       pool_(type_ + ":" + std::to_string(id), num_threads) {}
-
-void write_to_process_streams(LogStream stream, std::string_view text) {
-  // One lock for both streams: lines of concurrent Print ops never interleave.
-  static std::mutex mu;
-  std::lock_guard lock(mu);
-  std::ostream& out = stream == LogStream::Stdout ? std::cout : std::cerr;
-  out << text << std::flush;
-}
-
-void Device::log(LogStream stream, std::string_view text) const {
-  if (log_sink_)
-    log_sink_(stream, text);
-  else
-    write_to_process_streams(stream, text);
-}
 
 std::string Device::short_name() const {
   std::string lower = type_;

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "exec/run_log.h"
 #include "exec/thread_pool.h"
 #include "graph/device_spec.h"
+#include "ops/run_log.h"
 #include "tensor/tensor.h"
 
 namespace flowlens {
@@ -39,10 +39,11 @@ class Device {
   // asynchronous kernel. Devices that run kernels synchronously return at once.
   virtual void synchronize() {}
 
-  // The run log of the session that owns the device (exec/run_log.h). Set
-  // before any run; log() falls back to the process streams without one.
+  // The run log of the session that owns the device (ops/run_log.h). Set
+  // before any run; kernels get it through KernelContext::log(), which falls
+  // back to the process streams when it is empty.
   void set_log_sink(LogSink sink) { log_sink_ = std::move(sink); }
-  void log(LogStream stream, std::string_view text) const;
+  const LogSink& log_sink() const { return log_sink_; }
 
  private:
   std::string type_;

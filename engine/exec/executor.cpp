@@ -94,7 +94,7 @@ void run_node(RunState* st, const PlanNode& pn) {
   }
   std::span<Tensor> outputs(st->values.data() + pn.first_slot, static_cast<size_t>(pn.num_outputs));
   KernelContext ctx(*pn.node, std::span<const Tensor>(inputs.data(), n_in), pn.input_refs, outputs, pn.own_variable,
-                    &device, device.memory(), pn.def);
+                    &device, device.memory(), pn.def, &device.log_sink());
 
   const bool observed = !st->observers.empty();
   int64_t start = observed ? now_ns() : 0;

@@ -13,12 +13,12 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/validate.h"
 #include "exec/device.h"
 #include "exec/execution_plan.h"
 #include "exec/observer.h"
 #include "exec/placement.h"
 #include "graph/graph.h"
-#include "graph/validate.h"
 
 namespace flowlens {
 
@@ -29,7 +29,7 @@ struct SessionOptions {
   std::string gpu_math = "fp32";     // cuBLAS float32 MatMul: fp32, tf32 or bf16
   bool allow_soft_placement = true;  // move nodes whose device is missing to one that exists
   const OpRegistry* registry = nullptr;  // nullptr: OpRegistry::global()
-  // Where Print and PrintV2 write (exec/run_log.h); empty: stdout/stderr.
+  // Where Print and PrintV2 write (ops/run_log.h); empty: stdout/stderr.
   LogSink log_sink;
 };
 

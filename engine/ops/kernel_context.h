@@ -9,6 +9,7 @@
 
 #include "graph/node.h"
 #include "ops/attr_reader.h"
+#include "ops/run_log.h"
 #include "tensor/tensor.h"
 
 namespace flowlens {
@@ -27,9 +28,9 @@ class KernelContext {
  public:
   KernelContext(const Node& node, std::span<const Tensor> inputs, std::span<Variable* const> ref_inputs,
                 std::span<Tensor> outputs, Variable* own_variable, Device* device = nullptr,
-                AcceleratorMemory* memory = nullptr, const OpDef* def = nullptr)
+                AcceleratorMemory* memory = nullptr, const OpDef* def = nullptr, const LogSink* log_sink = nullptr)
       : node_(node), inputs_(inputs), refs_(ref_inputs), outputs_(outputs), own_variable_(own_variable),
-        device_(device), memory_(memory), def_(def) {}
+        device_(device), memory_(memory), def_(def), log_sink_(log_sink) {}
 
   const Node& node() const { return node_; }
   // The op's definition (nullptr when a test calls a kernel without one).
@@ -49,6 +50,14 @@ class KernelContext {
   Device* device() const { return device_; }
   // The device's memory, nullptr for host memory.
   AcceleratorMemory* memory() const { return memory_; }
+  // Where Print and PrintV2 write: the run log of the session that owns the
+  // device, or the process's streams without one (a kernel run directly).
+  void log(LogStream stream, std::string_view text) const {
+    if (log_sink_ && *log_sink_)
+      (*log_sink_)(stream, text);
+    else
+      write_to_process_streams(stream, text);
+  }
   // The same node, inputs and outputs with outputs allocated on the host: a
   // device running a CPU kernel on host-memory inputs (int32 shape math, a
   // Cast from int32) hands it this view; the executor moves float results
@@ -86,6 +95,7 @@ class KernelContext {
   Device* device_;
   AcceleratorMemory* memory_;
   const OpDef* def_;
+  const LogSink* log_sink_;
 };
 
 }  // namespace flowlens

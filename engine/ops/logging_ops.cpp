@@ -1,25 +1,17 @@
 // Logging and checking ops: CheckNumerics, Assert, Print and PrintV2.
 // Messages are TensorFlow's, values summarized by TensorFlow's
 // SummarizeValue (tensor_format.h). Print and PrintV2 write into the run log
-// (exec/run_log.h) through the device the kernel runs on: the CLI prints it,
+// (ops/run_log.h) through KernelContext::log(): the CLI prints it,
 // the GUI shows it in its Run Log; outside a session it goes to stderr.
 #include <cmath>
 #include <fstream>
 #include <mutex>
 
-#include "exec/device.h"
 #include "ops/dtype_dispatch.h"
 #include "tensor/tensor_format.h"
 
 namespace flowlens::ops {
 namespace {
-
-void emit(const KernelContext& ctx, LogStream stream, std::string_view text) {
-  if (ctx.device())
-    ctx.device()->log(stream, text);
-  else
-    write_to_process_streams(stream, text);
-}
 
 void no_outputs_shape(ShapeContext&) {}
 
@@ -81,7 +73,7 @@ void print_kernel(KernelContext& ctx) {
   const int64_t summarize = attrs.integer("summarize");
   std::string line = attrs.string("message");
   for (int i = 1; i < ctx.num_inputs(); ++i) line += "[" + summarize_value(input(ctx, i), summarize) + "]";
-  emit(ctx, LogStream::Stderr, line + "\n");
+  ctx.log(LogStream::Stderr, line + "\n");
 }
 
 // ---- PrintV2 -------------------------------------------------------------------
@@ -113,7 +105,7 @@ void print_v2_kernel(KernelContext& ctx) {
     fail("Input is expected to be scalar, but got " + shape_str(in.shape()));
   const std::string text = in.strings()[0] + attrs.string("end");
   if (!to_file) {
-    emit(ctx, log_stream, text);
+    ctx.log(log_stream, text);
     return;
   }
   // tf.print(output_stream="file://path") appends to that file.

@@ -14,7 +14,7 @@
 
 #include <map>
 
-#include "graph/infer_shapes.h"
+#include "analysis/infer_shapes.h"
 #include "ops/op_registry.h"
 #include "transform/gradient_functions.h"
 #include "transform/graph_builder.h"

@@ -2,8 +2,8 @@
 
 #include <map>
 
+#include "analysis/infer_shapes.h"
 #include "graph/device_spec.h"
-#include "graph/infer_shapes.h"
 #include "ops/op_registry.h"
 
 namespace flowlens {

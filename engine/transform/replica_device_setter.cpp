@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
+#include "cluster/cluster_spec.h"
 #include "common/error.h"
-#include "dist/cluster_spec.h"
 #include "graph/device_spec.h"
 
 namespace flowlens {

@@ -10,10 +10,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analysis/infer_shapes.h"
+#include "analysis/validate.h"
 #include "common/error.h"
 #include "graph/device_spec.h"
-#include "graph/infer_shapes.h"
-#include "graph/validate.h"
 #include "ops/op_registry.h"
 #include "transform/gradients.h"
 

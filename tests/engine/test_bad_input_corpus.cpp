@@ -11,8 +11,8 @@
 #include <map>
 #include <set>
 
+#include "cluster/cluster_spec.h"
 #include "common/error.h"
-#include "dist/cluster_spec.h"
 #include "io/graph_io.h"
 #include "tensor/npy.h"
 

@@ -2,8 +2,8 @@
 // errors that say which file, line:column or JSON path is wrong.
 #include <QtTest>
 
+#include "cluster/cluster_spec.h"
 #include "common/error.h"
-#include "dist/cluster_spec.h"
 
 using namespace flowlens;
 

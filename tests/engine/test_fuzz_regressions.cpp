@@ -3,8 +3,8 @@
 // (tests/fuzz/corpus/<target>/regress_*), so the fuzzers replay it too.
 #include <QtTest>
 
+#include "cluster/cluster_spec.h"
 #include "common/error.h"
-#include "dist/cluster_spec.h"
 #include "io/graph_io.h"
 #include "tensor/npy.h"
 

@@ -4,9 +4,9 @@
 // train (the loss goes down); bad options fail naming the option.
 #include <QtTest>
 
+#include "analysis/infer_shapes.h"
+#include "analysis/validate.h"
 #include "exec/session.h"
-#include "graph/infer_shapes.h"
-#include "graph/validate.h"
 #include "graph/variable_initializers.h"
 #include "io/graph_io.h"
 #include "ops/op_registry.h"

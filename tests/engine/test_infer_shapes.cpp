@@ -2,7 +2,7 @@
 // mismatches are found before running, unknown ops just stop the knowledge.
 #include <QtTest>
 
-#include "graph/infer_shapes.h"
+#include "analysis/infer_shapes.h"
 #include "io/graph_io.h"
 #include "ops/op_registry.h"
 

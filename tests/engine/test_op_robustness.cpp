@@ -10,7 +10,7 @@
 
 #include <limits>
 
-#include "graph/validate.h"
+#include "analysis/validate.h"
 #include "tensor/allocator.h"
 
 #include "engine/op_cases/all.h"

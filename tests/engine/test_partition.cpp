@@ -1,7 +1,7 @@
 // Partitioning a placed graph into per-device subgraphs with Send/Recv pairs.
 #include <QtTest>
 
-#include "graph/validate.h"
+#include "analysis/validate.h"
 #include "io/graph_io.h"
 #include "ops/op_registry.h"
 #include "transform/partition.h"

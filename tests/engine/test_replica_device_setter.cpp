@@ -3,8 +3,8 @@
 // plus colocation, the greedy strategy and the placement report.
 #include <QtTest>
 
+#include "cluster/cluster_spec.h"
 #include "common/error.h"
-#include "dist/cluster_spec.h"
 #include "transform/replica_device_setter.h"
 
 using namespace flowlens;

@@ -1,7 +1,7 @@
 // Graph validation: each structural mistake gives one clear diagnostic.
 #include <QtTest>
 
-#include "graph/validate.h"
+#include "analysis/validate.h"
 #include "io/graph_io.h"
 #include "ops/op_registry.h"
 

@@ -3,8 +3,8 @@
 // back to an equal spec.
 #include <cstdint>
 
+#include "cluster/cluster_spec.h"
 #include "common/error.h"
-#include "dist/cluster_spec.h"
 #include "fuzz_check.h"
 
 using namespace flowlens;

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "analysis/validate.h"
 #include "common/error.h"
 #include "exec/session.h"
 #include "fuzz_check.h"
-#include "graph/validate.h"
 #include "ops/op_registry.h"
 #include "tensor/allocator.h"
 

@@ -3,7 +3,7 @@
 // "worker": [...]} dict, as flowlens-node reads it) or addresses typed in.
 #include <QDialog>
 
-#include "dist/cluster_spec.h"
+#include "cluster/cluster_spec.h"
 
 class QLineEdit;
 class QRadioButton;

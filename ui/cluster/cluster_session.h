@@ -20,7 +20,7 @@
 #include <optional>
 #include <vector>
 
-#include "dist/cluster_spec.h"
+#include "cluster/cluster_spec.h"
 #include "ui/cluster/node_poller.h"
 
 class QThread;

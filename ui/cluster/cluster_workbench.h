@@ -12,8 +12,8 @@
 #include <map>
 #include <optional>
 
+#include "cluster/cluster_spec.h"
 #include "dist/cluster_security.h"
-#include "dist/cluster_spec.h"
 #include "tensor/tensor.h"
 
 class QAction;

@@ -3,8 +3,8 @@
 #include <QStringList>
 #include <set>
 
-#include "graph/infer_shapes.h"
-#include "graph/validate.h"
+#include "analysis/infer_shapes.h"
+#include "analysis/validate.h"
 #include "tensor/dtype.h"
 
 namespace flowlens::ui {

@@ -9,8 +9,8 @@
 #include <set>
 #include <vector>
 
+#include "analysis/infer_shapes.h"
 #include "graph/graph.h"
-#include "graph/infer_shapes.h"
 #include "ui/graphview/graphviz_layout.h"
 #include "ui/graphview/name_scope_grouping.h"
 #include "ui/graphview/overview_painter.h"

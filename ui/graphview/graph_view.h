@@ -16,7 +16,7 @@
 #include <memory>
 #include <optional>
 
-#include "graph/infer_shapes.h"
+#include "analysis/infer_shapes.h"
 #include "ui/graphview/device_palette.h"
 #include "ui/graphview/graphviz_layout.h"
 #include "ui/graphview/incremental_layout.h"

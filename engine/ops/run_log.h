@@ -1,7 +1,8 @@
 #pragma once
 // The run log: where ops that print (Print, PrintV2) send their text. A
-// Session hands its sink to every device; kernels reach it through
-// KernelContext::device(). Without a sink (a kernel run outside a session,
+// Session hands its sink to every device, and the executor hands the
+// device's sink to each kernel: kernels write with KernelContext::log(),
+// which keeps ops free of exec/. Without a sink (a kernel run outside a session,
 // a distributed worker) the text goes to the process's stdout or stderr, as
 // TensorFlow writes it.
 #include <functional>

@@ -1,7 +1,7 @@
 // Cluster specs from JSON. Validation is stricter than tf.train.ClusterSpec
 // (which accepts any string) because the names end up in "/job:NAME" device
 // strings and the addresses are dialled: catching a typo here beats a hang.
-#include "dist/cluster_spec.h"
+#include "cluster/cluster_spec.h"
 
 #include <cctype>
 #include <charconv>

@@ -1,4 +1,4 @@
-#include "graph/validate.h"
+#include "analysis/validate.h"
 
 #include <algorithm>
 #include <cstdint>

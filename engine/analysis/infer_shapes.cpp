@@ -1,4 +1,4 @@
-#include "graph/infer_shapes.h"
+#include "analysis/infer_shapes.h"
 
 #include <deque>
 

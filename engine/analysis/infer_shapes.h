@@ -6,8 +6,8 @@
 // unknown outputs; inference continues past them.
 #include <vector>
 
+#include "analysis/validate.h"
 #include "graph/graph.h"
-#include "graph/validate.h"
 #include "ops/shape_context.h"
 
 namespace flowlens {
