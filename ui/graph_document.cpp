@@ -7,8 +7,8 @@
 #include <unordered_set>
 
 #include "common/error.h"
+#include "graph/edge_index.h"
 #include "io/graph_io.h"
-#include "ops/op_registry.h"
 #include "ui/dot_graph_loader.h"
 
 namespace flowlens::ui {
@@ -27,6 +27,29 @@ QString with_file_name(const QString& message, const QString& path) {
 
 }  // namespace
 
+std::vector<flowlens::Diagnostic> GraphDocument::diagnostics() const {
+  std::vector<flowlens::Diagnostic> all = load_notes;
+  if (analysis) all.insert(all.end(), analysis->diagnostics().begin(), analysis->diagnostics().end());
+  return all;
+}
+
+int GraphDocument::error_count() const {
+  int n = analysis ? analysis->error_count() : 0;
+  for (const auto& d : load_notes) n += d.is_error() ? 1 : 0;
+  return n;
+}
+
+int GraphDocument::warning_count() const {
+  int n = analysis ? analysis->warning_count() : 0;
+  for (const auto& d : load_notes) n += d.is_error() ? 0 : 1;
+  return n;
+}
+
+std::vector<int> GraphDocument::consumers(int index) const {
+  if (!graph || index < 0 || index >= node_count()) return {};
+  return graph->edges().consumers(index);
+}
+
 QString GraphDocument::file_name() const { return QFileInfo(path).fileName(); }
 
 QString GraphDocument::summary() const {
@@ -36,43 +59,27 @@ QString GraphDocument::summary() const {
 }
 
 QString GraphDocument::diagnostics_summary() const {
-  if (error_count == 0 && warning_count == 0) return QStringLiteral("No problems");
+  const int errors = error_count(), warnings = warning_count();
+  if (errors == 0 && warnings == 0) return QStringLiteral("No problems");
   QStringList parts;
-  if (error_count) parts << plural(error_count, "error", "errors");
-  if (warning_count) parts << plural(warning_count, "warning", "warnings");
+  if (errors) parts << plural(errors, "error", "errors");
+  if (warnings) parts << plural(warnings, "warning", "warnings");
   return parts.join(QStringLiteral(", "));
 }
 
 std::shared_ptr<const GraphDocument> make_graph_document(flowlens::Graph graph, const QString& path) {
   auto doc = std::make_shared<GraphDocument>();
   doc->path = path;
-  try {
-    doc->diagnostics = flowlens::validate_graph(graph, flowlens::OpRegistry::global());
-  } catch (const std::exception& e) {
-    doc->diagnostics.push_back({flowlens::Diagnostic::Severity::Error, std::string(),
-                                std::string("validation stopped: ") + e.what()});
-  }
-  for (const auto& d : doc->diagnostics) (d.is_error() ? doc->error_count : doc->warning_count)++;
-
   std::unordered_set<std::string> ops, devices;
-  const auto& nodes = graph.nodes();
-  doc->consumers.resize(nodes.size());
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    const Node& n = nodes[i];
+  for (const Node& n : graph.nodes()) {
     if (!n.op.empty()) ops.insert(n.op);
     if (!n.device.empty()) devices.insert(n.device);
-    for (const std::string& input : n.inputs) {
-      auto id = TensorId::parse(input);
-      if (!id) continue;
-      const int producer = graph.index_of(id->node);
-      if (producer < 0) continue;
-      auto& list = doc->consumers[static_cast<std::size_t>(producer)];
-      if (list.empty() || list.back() != static_cast<int>(i)) list.push_back(static_cast<int>(i));
-    }
   }
   doc->op_count = static_cast<int>(ops.size());
   doc->device_count = static_cast<int>(devices.size());
   doc->graph = std::make_shared<const flowlens::Graph>(std::move(graph));
+  doc->analysis = std::make_shared<const flowlens::GraphAnalysis>(doc->graph);
+  doc->analysis->diagnostics();  // every view shows the counts at once
   return doc;
 }
 
@@ -91,10 +98,8 @@ std::shared_ptr<const GraphDocument> load_graph_document(const QString& path, QS
     // The engine does not load DOT (export-only); the GUI can still show it.
     if (flowlens::format_for_path(path.toStdString()) == flowlens::GraphFormat::Dot) {
       auto doc = std::make_shared<GraphDocument>(*make_graph_document(load_dot_graph(path), absolute));
-      doc->diagnostics.insert(doc->diagnostics.begin(),
-                              {flowlens::Diagnostic::Severity::Warning, std::string(),
-                               "Opened from Graphviz DOT: view only (DOT carries no attrs or shapes)."});
-      ++doc->warning_count;
+      doc->load_notes.push_back({flowlens::Diagnostic::Severity::Warning, std::string(),
+                                 "Opened from Graphviz DOT: view only (DOT carries no attrs or shapes)."});
       return doc;
     }
     flowlens::Graph graph = flowlens::load_graph(QFile::encodeName(path).toStdString());

@@ -1,29 +1,37 @@
 #pragma once
 // A loaded graph as the UI sees it: the immutable Graph, the file it came
-// from, its validation diagnostics and a few precomputed facts (op and device
-// counts, consumers per node). Views share one document through
-// std::shared_ptr<const GraphDocument>; a reload makes a new one.
+// from, and its GraphAnalysis — validation, shapes, placement and edges,
+// each computed once however many views ask (exec/graph_analysis.h). Views
+// share one document through std::shared_ptr<const GraphDocument>; a reload
+// makes a new one.
 #include <QString>
 #include <memory>
 #include <vector>
 
 #include "analysis/validate.h"
+#include "exec/graph_analysis.h"
 #include "graph/graph.h"
 
 namespace flowlens::ui {
 
 struct GraphDocument {
   QString path;  // as given to load_graph_document (absolute when possible)
-  std::shared_ptr<const flowlens::Graph> graph;
-  std::vector<flowlens::Diagnostic> diagnostics;
+  std::shared_ptr<const flowlens::Graph> graph;  // analysis->shared_graph()
+  std::shared_ptr<const flowlens::GraphAnalysis> analysis;
+  // What the loader itself noticed ("opened from DOT: view only"), listed
+  // before the analysis's validation findings.
+  std::vector<flowlens::Diagnostic> load_notes;
 
   int op_count = 0;      // distinct op types
   int device_count = 0;  // distinct non-empty device strings
-  int error_count = 0;
-  int warning_count = 0;
-  // consumers[i]: indices of the nodes that name node i as an input (data or
-  // control), in file order, each once.
-  std::vector<std::vector<int>> consumers;
+
+  // load_notes, then the validation diagnostics.
+  std::vector<flowlens::Diagnostic> diagnostics() const;
+  int error_count() const;
+  int warning_count() const;
+  // The nodes that name node `index` as an input (data or control), in file
+  // order, each once.
+  std::vector<int> consumers(int index) const;
 
   QString file_name() const;  // "model.pbtxt"
   int node_count() const { return graph ? static_cast<int>(graph->size()) : 0; }

@@ -245,7 +245,7 @@ void MainWindow::set_document(std::shared_ptr<const GraphDocument> doc) {
   doc_ = std::move(doc);
   model_->set_graph(doc_->graph);
   details_->clear_node();
-  diagnostics_->set_diagnostics(doc_->diagnostics);
+  diagnostics_->set_diagnostics(doc_->diagnostics());
 
   setWindowTitle(QStringLiteral("FlowLens \u2014 %1").arg(doc_->file_name()));
   setWindowFilePath(doc_->path);
@@ -253,8 +253,8 @@ void MainWindow::set_document(std::shared_ptr<const GraphDocument> doc) {
   const QString problems = doc_->diagnostics_summary();
   problems_label_->setText(problems);
   problems_label_->setStyleSheet(
-      doc_->error_count     ? QStringLiteral("color: %1;").arg(DiagnosticsPanel::error_color().name())
-      : doc_->warning_count ? QStringLiteral("color: %1;").arg(DiagnosticsPanel::warning_color().name())
+      doc_->error_count()     ? QStringLiteral("color: %1;").arg(DiagnosticsPanel::error_color().name())
+      : doc_->warning_count() ? QStringLiteral("color: %1;").arg(DiagnosticsPanel::warning_color().name())
                             : QString());
   diagnostics_dock_->setWindowTitle(QStringLiteral("Diagnostics \u2014 %1").arg(problems));
   graph_view_->set_document(doc_);

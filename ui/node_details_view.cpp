@@ -103,7 +103,7 @@ void NodeDetailsView::show_node(std::shared_ptr<const GraphDocument> doc, int in
                                                   : label + QStringLiteral(" <span class=\"error\">(missing)</span>"));
   }
 
-  const auto& users = doc_->consumers[static_cast<std::size_t>(index)];
+  const std::vector<int> users = doc_->consumers(index);
   html += section(QStringLiteral("Used by"), static_cast<int>(users.size()));
   if (users.empty()) html += muted(QStringLiteral("None"));
   for (int u : users) {
@@ -118,7 +118,7 @@ void NodeDetailsView::show_node(std::shared_ptr<const GraphDocument> doc, int in
 
   QString diags;
   int count = 0;
-  for (const auto& d : doc_->diagnostics) {
+  for (const auto& d : doc_->diagnostics()) {
     if (d.node != n.name) continue;
     ++count;
     diags += QStringLiteral("<p class=\"%1\">%2: %3</p>")

@@ -1,8 +1,5 @@
 #include "ui/node_facts.h"
 
-#include <exception>
-#include <memory>
-
 #include "exec/device.h"
 #include "ops/op_registry.h"
 #include "tensor/dtype.h"
@@ -11,54 +8,38 @@
 namespace flowlens::ui {
 namespace {
 
-// One device set for the process: DeviceSet::local() starts worker threads,
-// and placement only needs the device list.
-const DeviceSet& local_devices() {
-  static const std::unique_ptr<DeviceSet> devices = DeviceSet::local(1);
-  return *devices;
-}
-
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
 
-NodeFacts::NodeFacts(const GraphDocument& doc) {
-  if (!doc.graph) return;
-  const DeviceSet& devices = local_devices();
-  for (int i = 0; i < devices.size(); ++i) device_names_.push_back(devices.at(i).short_name());
-  for (const Node& n : doc.graph->nodes()) node_names_.push_back(n.name);
-  try {
-    placement_ = place_graph(*doc.graph, devices, OpRegistry::global());
-  } catch (const std::exception& e) {
-    placement_error_ = qs(e.what());
-  }
-  // Shape functions assume a structurally valid graph (as in the graph view).
-  if (doc.error_count == 0) {
-    try {
-      shapes_ = infer_shapes(*doc.graph, OpRegistry::global());
-    } catch (const std::exception&) {
-      shapes_.reset();
-    }
-  }
-}
+NodeFacts::NodeFacts(const GraphDocument& doc) : analysis_(doc.analysis) {}
+
+NodeFacts::~NodeFacts() = default;
+
+QString NodeFacts::placement_error() const { return analysis_ ? qs(analysis_->placement_error()) : QString(); }
 
 QString NodeFacts::actual_device(int node) const {
-  if (!placement_ || node < 0 || node >= static_cast<int>(placement_->device_of.size())) return {};
-  const int d = placement_->device_of[static_cast<std::size_t>(node)];
-  return d >= 0 && d < static_cast<int>(device_names_.size()) ? qs(device_names_[static_cast<std::size_t>(d)]) : QString();
+  const Placement* placement = analysis_ ? analysis_->placement() : nullptr;
+  if (!placement || node < 0 || node >= static_cast<int>(placement->device_of.size())) return {};
+  const int d = placement->device_of[static_cast<std::size_t>(node)];
+  const DeviceSet& devices = analysis_->placement_devices();
+  return d >= 0 && d < devices.size() ? qs(devices.at(d).short_name()) : QString();
 }
 
 QString NodeFacts::placement_reason(int node) const {
-  if (!placement_ || node < 0 || node >= static_cast<int>(node_names_.size())) return {};
-  for (const PlacementNote& note : placement_->soft_placed)
-    if (note.node == node_names_[static_cast<std::size_t>(node)]) return qs(note.reason);
+  const Placement* placement = analysis_ ? analysis_->placement() : nullptr;
+  if (!placement || node < 0 || node >= static_cast<int>(analysis_->graph().size())) return {};
+  const std::string& name = analysis_->graph().nodes()[static_cast<std::size_t>(node)].name;
+  for (const PlacementNote& note : placement->soft_placed)
+    if (note.node == name) return qs(note.reason);
   return {};
 }
 
 QStringList NodeFacts::outputs(int node) const {
   QStringList out;
-  if (!shapes_ || node < 0 || node >= static_cast<int>(shapes_->outputs.size())) return out;
-  for (const TensorInfo& t : shapes_->outputs[static_cast<std::size_t>(node)]) {
+  const ShapeInferenceResult* shapes = analysis_ ? analysis_->shapes() : nullptr;
+  if (!shapes || node < 0 || node >= static_cast<int>(shapes->outputs.size())) return out;
+  for (const TensorInfo& t : shapes->outputs[static_cast<std::size_t>(node)]) {
     if (t.dtype == DType::Resource && t.handle_dtype != DType::Invalid) {  // a resource variable's handle
       out << QStringLiteral("resource variable %1 %2").arg(qs(dtype_name(t.handle_dtype)), qs(t.handle_shape.to_string()));
       continue;

@@ -1,15 +1,14 @@
 #pragma once
-// Facts the inspector shows that the engine has to work out: where each node
-// actually runs on this machine after soft placement (place_graph on the
-// local DeviceSet), and the dtype/shape of each output (infer_shapes).
-// Computed once per document and cached, since both walk the whole graph.
+// Facts the inspector shows that the engine works out: where each node
+// actually runs on this machine after soft placement, and the dtype/shape of
+// each output — read from the document's GraphAnalysis, which computes each
+// once for every view, and phrased for display.
 #include <QString>
 #include <QStringList>
-#include <optional>
-#include <vector>
 
-#include "analysis/infer_shapes.h"
-#include "exec/placement.h"
+#include <memory>
+
+#include "exec/graph_analysis.h"
 
 namespace flowlens::ui {
 
@@ -20,6 +19,7 @@ class NodeFacts {
   // Never throws: a graph that cannot be placed (a malformed device string,
   // say) or shape-inferred (structural errors) just has fewer facts.
   explicit NodeFacts(const GraphDocument& doc);
+  ~NodeFacts();
 
   // "/cpu:0"; "" when placement failed or no device has a kernel for the op.
   QString actual_device(int node) const;
@@ -27,14 +27,10 @@ class NodeFacts {
   QString placement_reason(int node) const;
   // One "float32 [4,1]" per output port; empty when inference knows nothing.
   QStringList outputs(int node) const;
-  QString placement_error() const { return placement_error_; }
+  QString placement_error() const;
 
  private:
-  std::optional<Placement> placement_;
-  std::optional<ShapeInferenceResult> shapes_;
-  std::vector<std::string> device_names_;  // short names by DeviceSet index
-  std::vector<std::string> node_names_;
-  QString placement_error_;
+  std::shared_ptr<const GraphAnalysis> analysis_;
 };
 
 }  // namespace flowlens::ui

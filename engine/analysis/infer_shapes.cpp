@@ -2,6 +2,8 @@
 
 #include <deque>
 
+#include "analysis/pass_counts.h"
+#include "graph/edge_index.h"
 #include "ops/op_registry.h"
 
 namespace flowlens {
@@ -11,16 +13,12 @@ namespace {
 // ignored so loops still get an order.
 std::vector<int> dataflow_order(const Graph& graph) {
   const auto& nodes = graph.nodes();
+  const EdgeIndex& edges = graph.edges();
+  auto is_back_edge = [&](int src) { return nodes[static_cast<size_t>(src)].op == "NextIteration"; };
   std::vector<int> pending(nodes.size(), 0);
-  std::vector<std::vector<int>> consumers(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i)
-    for (const std::string& text : nodes[i].inputs) {
-      auto id = TensorId::parse(text);
-      int src = id ? graph.index_of(id->node) : -1;
-      if (src < 0 || nodes[static_cast<size_t>(src)].op == "NextIteration") continue;
-      consumers[static_cast<size_t>(src)].push_back(static_cast<int>(i));
-      ++pending[i];
-    }
+    for (const InputEdge& e : edges.inputs(static_cast<int>(i)))
+      if (e.resolved() && !is_back_edge(e.producer)) ++pending[i];
   std::deque<int> ready;
   for (size_t i = 0; i < nodes.size(); ++i)
     if (pending[i] == 0) ready.push_back(static_cast<int>(i));
@@ -30,8 +28,9 @@ std::vector<int> dataflow_order(const Graph& graph) {
     int i = ready.front();
     ready.pop_front();
     order.push_back(i);
-    for (int c : consumers[static_cast<size_t>(i)])
-      if (--pending[static_cast<size_t>(c)] == 0) ready.push_back(c);
+    if (is_back_edge(i)) continue;
+    for (const OutputEdge& e : edges.outputs(i))
+      if (--pending[static_cast<size_t>(e.consumer)] == 0) ready.push_back(e.consumer);
   }
   return order;  // shorter than the graph only if it has a cycle validation reports
 }
@@ -56,7 +55,9 @@ void report_unholdable_outputs(const Node& n, const std::vector<TensorInfo>& out
 }  // namespace
 
 ShapeInferenceResult infer_shapes(const Graph& graph, const OpRegistry& registry) {
+  count_graph_pass(GraphPass::ShapeInference);
   const auto& nodes = graph.nodes();
+  const EdgeIndex& edges = graph.edges();
   ShapeInferenceResult result;
   result.outputs.resize(nodes.size());
 
@@ -76,15 +77,14 @@ ShapeInferenceResult infer_shapes(const Graph& graph, const OpRegistry& registry
 
     std::vector<TensorInfo> inputs;
     std::vector<const Tensor*> constants;
-    for (const std::string& text : n.inputs) {
-      auto id = TensorId::parse(text);
-      if (!id || id->is_control()) continue;
-      int src = graph.index_of(id->node);
-      const auto& src_outs = result.outputs[static_cast<size_t>(src < 0 ? 0 : src)];
-      inputs.push_back(src >= 0 && id->index < static_cast<int>(src_outs.size()) ? src_outs[static_cast<size_t>(id->index)]
-                                                                                 : TensorInfo{});
+    for (const InputEdge& e : edges.inputs(i)) {
+      if (e.producer == InputEdge::kMalformed || e.is_control()) continue;
+      const int src = e.producer;
+      const std::vector<TensorInfo>* src_outs = src >= 0 ? &result.outputs[static_cast<size_t>(src)] : nullptr;
+      inputs.push_back(src_outs && e.port < static_cast<int>(src_outs->size()) ? (*src_outs)[static_cast<size_t>(e.port)]
+                                                                               : TensorInfo{});
       const Tensor* constant = nullptr;
-      if (src >= 0 && id->index == 0) {
+      if (src >= 0 && e.port == 0) {
         const Node& s = nodes[static_cast<size_t>(src)];
         if (s.op == "Const")
           if (const AttrValue* v = s.find_attr("value")) constant = v->get_if<Tensor>();

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "analysis/pass_counts.h"
 #include "graph/device_spec.h"
+#include "graph/edge_index.h"
 #include "ops/op_registry.h"
 
 namespace flowlens {
@@ -17,7 +19,7 @@ class Validator {
 
   std::vector<Diagnostic> run() {
     index_names();
-    for (const Node& n : graph_.nodes()) check_node(n);
+    for (std::size_t i = 0; i < graph_.nodes().size(); ++i) check_node(static_cast<int>(i));
     check_cycles();
     summarize_unlisted(Diagnostic::Severity::Error);
     summarize_unlisted(Diagnostic::Severity::Warning);
@@ -61,7 +63,8 @@ class Validator {
     return false;
   }
 
-  void check_node(const Node& n) {
+  void check_node(int index) {
+    const Node& n = graph_.nodes()[static_cast<std::size_t>(index)];
     if (n.op.empty()) error(n.name, "node '" + n.name + "' has no op");
     const OpDef* def = registry_.find(n.op);
     if (!def && !n.op.empty()) {
@@ -70,7 +73,7 @@ class Validator {
       else
         warning(n.name, "unknown op '" + n.op + "': the graph can be viewed and converted, but not run");
     }
-    check_inputs(n, def);
+    check_inputs(index, def);
     if (def) {
       const size_t before = out_.size();
       check_attrs(n, *def);
@@ -89,33 +92,36 @@ class Validator {
       error(n.name, "device '" + n.device + "' is not a valid device name (expected e.g. /job:worker/task:0/device:GPU:0 or /cpu:0)");
   }
 
-  void check_inputs(const Node& n, const OpDef* def) {
+  void check_inputs(int index, const OpDef* def) {
+    const Node& n = graph_.nodes()[static_cast<std::size_t>(index)];
+    const std::span<const InputEdge> edges = graph_.edges().inputs(index);
     bool seen_control = false;
     int data_inputs = 0;
-    for (const std::string& text : n.inputs) {
-      auto id = TensorId::parse(text);
-      if (!id) {
+    for (std::size_t k = 0; k < edges.size(); ++k) {
+      const std::string& text = n.inputs[k];
+      const InputEdge& edge = edges[k];
+      if (edge.producer == InputEdge::kMalformed) {
         error(n.name, "input '" + text + "' is malformed (expected 'node', 'node:port' or '^node')");
         continue;
       }
-      if (id->is_control()) {
+      if (edge.is_control()) {
         seen_control = true;
       } else {
         ++data_inputs;
         if (seen_control)
           error(n.name, "data input '" + text + "' follows a control input; control inputs (^x) must come last");
       }
-      const Node* found = graph_.find(id->node);
-      if (!found) {
-        error(n.name, "input '" + text + "' names node '" + id->node + "', which is not in the graph");
+      if (!edge.resolved()) {
+        error(n.name, "input '" + text + "' names node '" + std::string(TensorIdView::parse(text)->node) +
+                          "', which is not in the graph");
         continue;
       }
-      if (id->is_control()) continue;
-      const Node& src = *found;
+      if (edge.is_control()) continue;
+      const Node& src = graph_.nodes()[static_cast<std::size_t>(edge.producer)];
       if (const OpDef* sdef = registry_.find(src.op)) {
         int outputs = safe_outputs(*sdef, src);
-        if (outputs >= 0 && id->index >= outputs)
-          error(n.name, "input '" + text + "' asks for output " + std::to_string(id->index) + " of '" + src.name +
+        if (outputs >= 0 && edge.port >= outputs)
+          error(n.name, "input '" + text + "' asks for output " + std::to_string(edge.port) + " of '" + src.name +
                             "' (" + src.op + "), which has " + std::to_string(outputs) + " output" +
                             (outputs == 1 ? "" : "s"));
       }
@@ -231,34 +237,25 @@ class Validator {
   // node are TensorFlow's loop back edges and are not followed.
   void check_cycles() {
     const auto& nodes = graph_.nodes();
-    // Inputs by node index, flattened: a million-node graph must not cost a
-    // container per node.
-    std::vector<std::size_t> first_input(nodes.size() + 1, 0);
-    std::vector<int> inputs;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      for (const std::string& text : nodes[i].inputs) {
-        auto id = TensorId::parse(text);
-        if (!id) continue;
-        const int from = graph_.index_of(id->node);
-        if (from < 0 || nodes[static_cast<std::size_t>(from)].op == "NextIteration") continue;
-        inputs.push_back(from);
-      }
-      first_input[i + 1] = inputs.size();
-    }
+    const EdgeIndex& edges = graph_.edges();
     enum : uint8_t { kNew, kOnStack, kDone };
     std::vector<uint8_t> state(nodes.size(), kNew);
     for (std::size_t root = 0; root < nodes.size(); ++root) {
       if (state[root] != kNew) continue;
-      std::vector<std::pair<std::size_t, std::size_t>> stack{{root, first_input[root]}};
+      // (node, how many of its inputs have been followed)
+      std::vector<std::pair<std::size_t, std::size_t>> stack{{root, 0}};
       state[root] = kOnStack;
       while (!stack.empty()) {
         auto& [node, next] = stack.back();
-        if (next == first_input[node + 1]) {
+        const std::span<const InputEdge> inputs = edges.inputs(static_cast<int>(node));
+        if (next == inputs.size()) {
           state[node] = kDone;
           stack.pop_back();
           continue;
         }
-        const auto in = static_cast<std::size_t>(inputs[next++]);
+        const InputEdge& edge = inputs[next++];
+        if (!edge.resolved() || nodes[static_cast<std::size_t>(edge.producer)].op == "NextIteration") continue;
+        const auto in = static_cast<std::size_t>(edge.producer);
         if (state[in] == kOnStack) {
           error(nodes[in].name, "cycle through '" + nodes[in].name + "' and '" + nodes[node].name +
                                     "' that does not pass through a NextIteration (loop back edge)");
@@ -266,7 +263,7 @@ class Validator {
         }
         if (state[in] == kNew) {
           state[in] = kOnStack;
-          stack.emplace_back(in, first_input[in]);
+          stack.emplace_back(in, 0);
         }
       }
     }
@@ -287,6 +284,7 @@ std::string Diagnostic::to_string() const {
 }
 
 std::vector<Diagnostic> validate_graph(const Graph& graph, const OpRegistry& registry) {
+  count_graph_pass(GraphPass::Validation);
   return Validator(graph, registry).run();
 }
 

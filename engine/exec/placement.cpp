@@ -1,5 +1,7 @@
 #include "exec/placement.h"
 
+#include "analysis/pass_counts.h"
+#include "graph/edge_index.h"
 #include "ops/op_registry.h"
 
 namespace flowlens {
@@ -37,23 +39,28 @@ std::string why_not(const DeviceSpec& spec, const OpDef& def, const DeviceSet& d
   return "op " + def.name + " has no " + *spec.type + " kernel";
 }
 
-// Name of the node this one must share a device with, or empty.
-std::string colocation_target(const Node& n, const OpDef* def) {
+// Index of the node node `i` must share a device with (its `_class`
+// "loc:@v", else the variable of its first ref input), or -1.
+int colocation_target(const Graph& graph, int i, const OpDef* def) {
+  const Node& n = graph.nodes()[static_cast<std::size_t>(i)];
   if (const AttrValue* cls = n.find_attr("_class"))
     if (const AttrList* l = cls->get_if<AttrList>())
       for (const std::string& s : l->s)
-        if (s.starts_with("loc:@")) return s.substr(5);
-  if (def)
-    for (int i = 0; i < static_cast<int>(n.inputs.size()); ++i)
-      if (def->is_ref_input(i))
-        if (auto id = TensorId::parse(n.inputs[static_cast<size_t>(i)])) return id->node;
-  return {};
+        if (s.starts_with("loc:@")) return graph.index_of(std::string_view(s).substr(5));
+  if (def) {
+    const std::span<const InputEdge> inputs = graph.edges().inputs(i);
+    for (std::size_t k = 0; k < inputs.size(); ++k)
+      if (def->is_ref_input(static_cast<int>(k)) && inputs[k].producer != InputEdge::kMalformed)
+        return inputs[k].producer;
+  }
+  return -1;
 }
 
 }  // namespace
 
 Placement place_graph(const Graph& graph, const DeviceSet& devices, const OpRegistry& registry,
                       bool allow_soft_placement) {
+  count_graph_pass(GraphPass::Placement);
   Placement p;
   const auto& nodes = graph.nodes();
   p.device_of.assign(nodes.size(), -1);
@@ -79,16 +86,14 @@ Placement place_graph(const Graph& graph, const DeviceSet& devices, const OpRegi
   // placed by their own request above.
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node& n = nodes[i];
-    std::string target = colocation_target(n, registry.find(n.op));
-    if (target.empty() || target == n.name) continue;
-    int t = graph.index_of(target);
-    if (t < 0 || p.device_of[static_cast<size_t>(t)] < 0 || p.device_of[i] < 0) continue;
+    const int t = colocation_target(graph, static_cast<int>(i), registry.find(n.op));
+    if (t < 0 || t == static_cast<int>(i) || p.device_of[static_cast<size_t>(t)] < 0 || p.device_of[i] < 0) continue;
     int want = p.device_of[static_cast<size_t>(t)];
     if (want == p.device_of[i]) continue;
     const OpDef* def = registry.find(n.op);
     if (!def->kernel_for(devices.at(want).type(), n)) continue;
     p.device_of[i] = want;
-    if (reasons[i].empty() && !n.device.empty()) reasons[i] = "colocated with '" + target + "'";
+    if (reasons[i].empty() && !n.device.empty()) reasons[i] = "colocated with '" + nodes[static_cast<size_t>(t)].name + "'";
   }
 
   for (size_t i = 0; i < nodes.size(); ++i)

@@ -16,6 +16,7 @@
 #include "analysis/validate.h"
 #include "exec/device.h"
 #include "exec/execution_plan.h"
+#include "exec/graph_analysis.h"
 #include "exec/observer.h"
 #include "exec/placement.h"
 #include "graph/graph.h"
@@ -39,6 +40,10 @@ class Session {
  public:
   // Throws Error listing the validation errors if the graph is invalid.
   explicit Session(Graph graph, SessionOptions options = {});
+  // Runs a graph already analysed (the GUI's open document): its validation
+  // is reused, not repeated, and the graph is shared, not copied. The
+  // analysis's registry is used; options.registry is ignored.
+  explicit Session(std::shared_ptr<const GraphAnalysis> analysis, SessionOptions options = {});
   ~Session();
 
   std::vector<Tensor> run(const FeedList& feeds, const std::vector<std::string>& fetches,
@@ -52,10 +57,10 @@ class Session {
   // are not the step a user watches.
   std::size_t initialize_variables(const std::function<void(std::size_t count)>& before_running = {});
 
-  const Graph& graph() const { return graph_; }
+  const Graph& graph() const { return *graph_; }
   const DeviceSet& devices() const { return *devices_; }
   const Placement& placement() const { return placement_; }
-  const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+  const std::vector<Diagnostic>& diagnostics() const { return analysis_->diagnostics(); }
   // Short device name ("/cpu:0") a node runs on, or "" if it cannot run.
   std::string device_of(const std::string& node) const;
 
@@ -76,12 +81,12 @@ class Session {
   const ExecutionPlan& plan_for(const FeedList& feeds, const std::vector<std::string>& fetches,
                                 const std::vector<std::string>& targets);
 
-  Graph graph_;
+  std::shared_ptr<const GraphAnalysis> analysis_;
+  const Graph* graph_;  // analysis_'s
   SessionOptions options_;
   const OpRegistry& registry_;
   std::unique_ptr<DeviceSet> devices_;
   Placement placement_;
-  std::vector<Diagnostic> diagnostics_;
 
   std::mutex mu_;  // guards plans_, variables_, observers_
   std::map<std::string, std::unique_ptr<ExecutionPlan>> plans_;

@@ -3,6 +3,8 @@
 // and its function library. The library is kept as serialized
 // FunctionDefLibrary bytes so files round-trip without loss; only the function
 // names are decoded (functions act as known ops for validation and `info`).
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -11,6 +13,28 @@
 #include "graph/node.h"
 
 namespace flowlens {
+
+class EdgeIndex;
+
+// Graph's cached EdgeIndex. Built on first use and shared by copies (an
+// index is immutable, and a copy has the same nodes); dropped when the
+// nodes may change. The mutex lets views on several threads ask at once.
+class EdgeIndexCache {
+ public:
+  EdgeIndexCache() = default;
+  EdgeIndexCache(const EdgeIndexCache& other) : index_(other.snapshot()) {}
+  EdgeIndexCache(EdgeIndexCache&& other) noexcept;
+  EdgeIndexCache& operator=(const EdgeIndexCache& other);
+  EdgeIndexCache& operator=(EdgeIndexCache&& other) noexcept;
+
+  const EdgeIndex& get(const class Graph& graph) const;
+  void reset();
+
+ private:
+  std::shared_ptr<const EdgeIndex> snapshot() const;
+  mutable std::mutex mu_;
+  mutable std::shared_ptr<const EdgeIndex> index_;
+};
 
 struct GraphVersions {
   int producer = 0;
@@ -26,8 +50,12 @@ class Graph {
   // Appends a node (duplicates are kept; validate() reports them).
   Node& add_node(Node node);
   const std::vector<Node>& nodes() const { return nodes_; }
-  // Mutable access; call reindex() after renaming nodes through it.
-  std::vector<Node>& mutable_nodes() { return nodes_; }
+  // Mutable access; call reindex() after renaming nodes through it. Drops
+  // the edge index: change inputs before asking for edges() again.
+  std::vector<Node>& mutable_nodes() {
+    edges_.reset();
+    return nodes_;
+  }
   std::size_t size() const { return nodes_.size(); }
   // Room for `count` nodes: readers that know the count avoid the vector's
   // doubling, which at a million nodes briefly holds 1.5 copies.
@@ -39,6 +67,10 @@ class Graph {
   // Index into nodes() of the first node with this name, or -1.
   int index_of(std::string_view name) const;
   void reindex();
+
+  // Producers and consumers of every node, parsed once from the input
+  // strings (graph/edge_index.h). Built on first use; thread-safe.
+  const EdgeIndex& edges() const { return edges_.get(*this); }
 
   GraphVersions versions;
   int legacy_version = 0;             // GraphDef.version (deprecated field 3)
@@ -55,6 +87,7 @@ class Graph {
   };
   std::vector<Node> nodes_;
   std::unordered_map<std::string, int, NameHash, std::equal_to<>> index_;
+  EdgeIndexCache edges_;
 };
 
 }  // namespace flowlens

@@ -4,19 +4,19 @@
 
 namespace flowlens {
 
-std::optional<TensorId> TensorId::parse(std::string_view text) {
-  TensorId id;
+std::optional<TensorIdView> TensorIdView::parse(std::string_view text) {
+  TensorIdView id;
   if (!text.empty() && text.front() == '^') {
     text.remove_prefix(1);
     if (text.empty() || text.find(':') != std::string_view::npos) return std::nullopt;
-    id.node = std::string(text);
-    id.index = kControl;
+    id.node = text;
+    id.index = TensorId::kControl;
     return id;
   }
   auto colon = text.rfind(':');
   if (colon == std::string_view::npos) {
     if (text.empty()) return std::nullopt;
-    id.node = std::string(text);
+    id.node = text;
     return id;
   }
   std::string_view port = text.substr(colon + 1);
@@ -24,9 +24,15 @@ std::optional<TensorId> TensorId::parse(std::string_view text) {
   int value = 0;
   auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
   if (ec != std::errc() || ptr != port.data() + port.size() || value < 0) return std::nullopt;
-  id.node = std::string(text.substr(0, colon));
+  id.node = text.substr(0, colon);
   id.index = value;
   return id;
+}
+
+std::optional<TensorId> TensorId::parse(std::string_view text) {
+  auto view = TensorIdView::parse(text);
+  if (!view) return std::nullopt;
+  return TensorId{std::string(view->node), view->index};
 }
 
 std::string TensorId::to_string() const {

@@ -12,6 +12,8 @@ namespace flowlens {
 
 // One endpoint named in NodeDef.input: a data output `node:index`, or a
 // control dependency `^node` (index == kControl).
+struct TensorIdView;
+
 struct TensorId {
   static constexpr int kControl = -1;
   std::string node;
@@ -23,6 +25,16 @@ struct TensorId {
   // "x" for port 0, "x:1", "^x".
   std::string to_string() const;
   bool operator==(const TensorId&) const = default;
+};
+
+// TensorId without a copy of the name: `node` points into the parsed text.
+// Used where every input of a big graph is parsed (the edge index).
+struct TensorIdView {
+  std::string_view node;
+  int index = 0;
+
+  bool is_control() const { return index == TensorId::kControl; }
+  static std::optional<TensorIdView> parse(std::string_view text);
 };
 
 struct Node {

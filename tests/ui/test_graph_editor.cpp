@@ -264,11 +264,11 @@ class TestGraphEditor : public QObject {
     QVERIFY(!editor_->active());
     QVERIFY(window_->document());
     QCOMPARE(window_->document()->path, QFileInfo(path).absoluteFilePath());
-    QCOMPARE(window_->document()->error_count, 0);
+    QCOMPARE(window_->document()->error_count(), 0);
     editor_->show_editor();
     // The file is a plain GraphDef: the engine reads it as such.
     QVERIFY2(window_->open_file(path, &error), qPrintable(error));
-    QCOMPARE(window_->document()->error_count, 0);
+    QCOMPARE(window_->document()->error_count(), 0);
     SessionOptions cpu;
     cpu.use_gpus = false;
     Session session(load_graph(path.toStdString()), cpu);

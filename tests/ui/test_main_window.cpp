@@ -194,9 +194,9 @@ class TestMainWindow : public QObject {
   void diagnostics_list_validation_results() {
     auto w = open_good();
     DiagnosticsPanel* panel = w->diagnostics_panel();
-    QVERIFY(w->document()->warning_count >= 1);
-    QCOMPARE(w->document()->error_count, 0);
-    QCOMPARE(panel->diagnostic_count(), static_cast<int>(w->document()->diagnostics.size()));
+    QVERIFY(w->document()->warning_count() >= 1);
+    QCOMPARE(w->document()->error_count(), 0);
+    QCOMPARE(panel->diagnostic_count(), static_cast<int>(w->document()->diagnostics().size()));
     const QStringList lines = panel->lines();
     bool found = false;
     for (const QString& line : lines)
@@ -212,7 +212,7 @@ class TestMainWindow : public QObject {
     MainWindow w;
     QString error;
     QVERIFY2(w.open_file(broken_, &error), qPrintable(error));  // loads: validation errors are not load errors
-    QVERIFY(w.document()->error_count >= 1);
+    QVERIFY(w.document()->error_count() >= 1);
     DiagnosticsPanel* panel = w.diagnostics_panel();
     QTreeWidgetItem* first = panel->topLevelItem(0);
     QVERIFY(first);
@@ -303,9 +303,9 @@ class TestMainWindow : public QObject {
     QCOMPARE(doc->op_count, 3);
     QCOMPARE(doc->device_count, 1);
     // "a" feeds "sum"; "sum" feeds "mystery".
-    QCOMPARE(doc->consumers[0], std::vector<int>{2});
-    QCOMPARE(doc->consumers[2], std::vector<int>{3});
-    QVERIFY(doc->consumers[3].empty());
+    QCOMPARE(doc->consumers(0), std::vector<int>{2});
+    QCOMPARE(doc->consumers(2), std::vector<int>{3});
+    QVERIFY(doc->consumers(3).empty());
   }
 };
 

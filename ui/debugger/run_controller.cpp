@@ -49,8 +49,8 @@ bool RunController::start(const RunRequest& request, StartMode mode, const QStri
   };
   if (!doc_ || !doc_->graph) return fail(QStringLiteral("No graph is loaded"));
   if (!idle()) return fail(QStringLiteral("A run is already going"));
-  if (doc_->error_count > 0)
-    return fail(QStringLiteral("The graph has %1 validation error(s); see the Diagnostics dock").arg(doc_->error_count));
+  if (doc_->error_count() > 0)
+    return fail(QStringLiteral("The graph has %1 validation error(s); see the Diagnostics dock").arg(doc_->error_count()));
   if (request.empty()) return fail(QStringLiteral("Nothing to fetch or run"));
   if (mode == StartMode::RunTo && !doc_->graph->find(run_to_node.toStdString()))
     return fail(QStringLiteral("No node named '%1' to run to").arg(run_to_node));
@@ -66,11 +66,11 @@ bool RunController::start(const RunRequest& request, StartMode mode, const QStri
   stop_.reset();
   set_state(State::Running);
   emit message(QStringLiteral("Run %1: %2").arg(run_number_ + 1).arg(request.describe()));
-  worker_ = std::thread(&RunController::work, this, generation_.load(), doc_->graph, request);
+  worker_ = std::thread(&RunController::work, this, generation_.load(), doc_->analysis, request);
   return true;
 }
 
-void RunController::work(int generation, std::shared_ptr<const Graph> graph, RunRequest request) {
+void RunController::work(int generation, std::shared_ptr<const GraphAnalysis> analysis, RunRequest request) {
   RunOutcome outcome;
   outcome.request = request;
   try {
@@ -81,7 +81,8 @@ void RunController::work(int generation, std::shared_ptr<const Graph> graph, Run
         if (text.ends_with('\n')) text.remove_suffix(1);
         post_message(generation_, QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())));
       };
-      auto session = std::make_unique<Session>(*graph, std::move(options));
+      // The document's analysis: its validation is not repeated, its graph not copied.
+      auto session = std::make_unique<Session>(std::move(analysis), std::move(options));
       for (const auto& note : session->placement().soft_placed)
         post_message(generation, QStringLiteral("Soft placement: '%1' asked for %2, runs on %3")
                                      .arg(QString::fromStdString(note.node), QString::fromStdString(note.requested),

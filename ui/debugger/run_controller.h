@@ -23,6 +23,7 @@
 #include "ui/debugger/run_request.h"
 
 namespace flowlens {
+class GraphAnalysis;
 class Session;
 }
 
@@ -88,7 +89,7 @@ class RunController : public QObject {
   void message(const QString& line);  // progress and Print/PrintV2 output for the run log
 
  private:
-  void work(int generation, std::shared_ptr<const Graph> graph, RunRequest request);
+  void work(int generation, std::shared_ptr<const GraphAnalysis> analysis, RunRequest request);
   void post_message(int generation, const QString& line);
   void on_stop(int generation, const DebugStop& stop);
   void on_finished(int generation, const RunOutcome& outcome);

@@ -151,7 +151,7 @@ void GraphView::set_document(std::shared_ptr<const GraphDocument> doc) {
   pending_expansion_.reset();
   pending_select_ = -1;
   take_shapes();  // a previous document's inference must finish before its graph may go
-  shapes_.reset();
+  shapes_ = nullptr;
   grouping_.set_graph(doc_ ? doc_->graph : nullptr);
   first_layout_ = true;
   update_minimap_visibility();
@@ -166,15 +166,8 @@ void GraphView::set_document(std::shared_ptr<const GraphDocument> doc) {
   // simply go without shapes. Edges need them only once the layout lands, so
   // inference runs beside the layout instead of before it (a fifth of a
   // second for 100,000 nodes, on the way to the first frame otherwise).
-  if (doc_->error_count == 0) {
-    shapes_future_ = std::async(std::launch::async, [graph = doc_->graph]() -> std::optional<ShapeInferenceResult> {
-      try {
-        return infer_shapes(*graph, OpRegistry::global());
-      } catch (const std::exception&) {
-        return std::nullopt;
-      }
-    });
-  }
+  if (doc_->error_count() == 0 && doc_->analysis)
+    shapes_future_ = std::async(std::launch::async, [analysis = doc_->analysis] { return analysis->shapes(); });
   relayout();
 }
 
@@ -203,7 +196,7 @@ void GraphView::take_shapes() {
 void GraphView::populate_scene(const LayoutResult& layout) {
   take_shapes();
   selecting_ = true;
-  scene_->populate(pending_, layout, *doc_->graph, palette_, shapes_ ? &*shapes_ : nullptr);
+  scene_->populate(pending_, layout, *doc_->graph, palette_, shapes_);
   selecting_ = false;
   shown_ = pending_;
   shown_input_ = pending_input_;

@@ -116,8 +116,8 @@ class GraphView : public QGraphicsView {
   void on_scene_selection();
 
   std::shared_ptr<const GraphDocument> doc_;
-  std::optional<ShapeInferenceResult> shapes_;
-  std::future<std::optional<ShapeInferenceResult>> shapes_future_;  // inference running beside the first layout
+  const ShapeInferenceResult* shapes_ = nullptr;  // the document's analysis's
+  std::future<const ShapeInferenceResult*> shapes_future_;  // inference running beside the first layout
   NameScopeGrouping grouping_;
   DevicePalette palette_;
   VisibleGraph pending_;  // what the running layout is for
