@@ -3,6 +3,7 @@
 #include <QPalette>
 #include <QUrl>
 
+#include "graph/edge_index.h"
 #include "graph/node.h"
 #include "ui/graph_document.h"
 
@@ -90,17 +91,20 @@ void NodeDetailsView::show_node(std::shared_ptr<const GraphDocument> doc, int in
 
   html += section(QStringLiteral("Inputs"), static_cast<int>(n.inputs.size()));
   if (n.inputs.empty()) html += muted(QStringLiteral("None"));
-  for (const std::string& input : n.inputs) {
-    auto id = TensorId::parse(input);
-    if (!id) {
+  const std::span<const InputEdge> inputs = doc_->graph->edges().inputs(index);
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const std::string& input = n.inputs[k];
+    const InputEdge& edge = inputs[k];
+    if (edge.producer == InputEdge::kMalformed) {
       html += QStringLiteral("<p class=\"error\">%1 (malformed)</p>").arg(esc(input));
       continue;
     }
-    QString label = esc(input);
-    if (id->is_control()) label = esc(id->node) + QStringLiteral(" <span class=\"muted\">(control)</span>");
-    const bool known = doc_->graph->find(id->node) != nullptr;
-    html += QStringLiteral("<p>%1</p>").arg(known ? node_link(id->node, label)
-                                                  : label + QStringLiteral(" <span class=\"error\">(missing)</span>"));
+    const std::string producer = edge.resolved() ? nodes[static_cast<std::size_t>(edge.producer)].name
+                                                 : std::string(TensorIdView::parse(input)->node);
+    const QString label =
+        edge.is_control() ? esc(producer) + QStringLiteral(" <span class=\"muted\">(control)</span>") : esc(input);
+    html += QStringLiteral("<p>%1</p>").arg(edge.resolved() ? node_link(producer, label)
+                                                            : label + QStringLiteral(" <span class=\"error\">(missing)</span>"));
   }
 
   const std::vector<int> users = doc_->consumers(index);

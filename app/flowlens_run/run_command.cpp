@@ -33,16 +33,16 @@ struct RunOptions {
 
 // The dtype a typed-in feed is read as: the fed node's dtype attr (a
 // Placeholder's), else the tensor's dtype as shape inference tells it.
-DType literal_feed_dtype(const Graph& graph, const std::string& name) {
+DType literal_feed_dtype(const GraphAnalysis& analysis, const std::string& name) {
+  const Graph& graph = analysis.graph();
   const auto id = TensorId::parse(name);
   const int index = id ? graph.index_of(id->node) : -1;
   if (index < 0) throw Error("--feed '" + name + "': no node named '" + (id ? id->node : name) + "'");
   const DType declared = dtype_base(graph.nodes()[static_cast<size_t>(index)].attr_type("dtype", DType::Invalid));
   if (declared != DType::Invalid) return declared;
   // Inference needs a structurally valid graph; the Session reports the errors of one that is not.
-  if (!has_errors(validate_graph(graph, OpRegistry::global()))) {
-    const ShapeInferenceResult inferred = infer_shapes(graph, OpRegistry::global());
-    const auto& ports = inferred.outputs[static_cast<size_t>(index)];
+  if (const ShapeInferenceResult* inferred = analysis.shapes()) {
+    const auto& ports = inferred->outputs[static_cast<size_t>(index)];
     if (id->index >= 0 && id->index < static_cast<int>(ports.size()) &&
         ports[static_cast<size_t>(id->index)].dtype != DType::Invalid)
       return ports[static_cast<size_t>(id->index)].dtype;
@@ -53,7 +53,7 @@ DType literal_feed_dtype(const Graph& graph, const std::string& name) {
 // name=file.npy reads the file; anything else is a value typed in numpy's
 // list syntax (3.5, [[1,2],[3,4]], "text", ['a','b']), read as the fed
 // tensor's dtype.
-FeedList parse_feeds(const std::vector<std::string>& specs, const Graph& graph) {
+FeedList parse_feeds(const std::vector<std::string>& specs, const GraphAnalysis& analysis) {
   FeedList feeds;
   for (const std::string& spec : specs) {
     auto eq = spec.find('=');
@@ -64,7 +64,7 @@ FeedList parse_feeds(const std::vector<std::string>& specs, const Graph& graph) 
       feeds.emplace_back(name, read_npy(value));
       continue;
     }
-    const DType dtype = literal_feed_dtype(graph, name);
+    const DType dtype = literal_feed_dtype(analysis, name);
     try {
       feeds.emplace_back(name, parse_tensor_text(value, dtype));
     } catch (const Error& e) {
@@ -97,8 +97,9 @@ void print_stop(const DebugStop& stop, const TensorFormatOptions& format) {
 }
 
 int run_command(const RunOptions& options) {
-  Graph graph = load_graph(options.graph);
-  FeedList feeds = parse_feeds(options.feeds, graph);
+  // Validated once, here, and shape-inferred only if a typed-in feed needs it.
+  const auto analysis = std::make_shared<const GraphAnalysis>(std::make_shared<const Graph>(load_graph(options.graph)));
+  FeedList feeds = parse_feeds(options.feeds, *analysis);
 
   // Print and PrintV2 write where TensorFlow does (the default run log):
   // output_stream 'stdout' to stdout, the rest to stderr.
@@ -106,7 +107,7 @@ int run_command(const RunOptions& options) {
   session_options.cpu_threads = options.cpu_threads;
   session_options.allow_soft_placement = !options.strict_placement;
   apply_device_flags(options.devices, session_options);
-  Session session(std::move(graph), session_options);
+  Session session(analysis, session_options);
   for (const Diagnostic& d : session.diagnostics()) std::cerr << d.to_string() << "\n";
   for (const auto& note : session.placement().soft_placed)
     std::cerr << "note: soft placement: '" << note.node << "' asked for " << note.requested << ", runs on "

@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "exec/session.h"
+#include "graph/edge_index.h"
 #include "io/graph_io.h"
 #include "ops/op_registry.h"
 #include "transform/gradients.h"
@@ -47,9 +48,8 @@ std::vector<std::string> trainable_variables(const Graph& g, const std::string& 
     stack.pop_back();
     const Node& n = g.nodes()[static_cast<size_t>(i)];
     if (n.op == "Assign" || n.op.starts_with("Apply")) continue;  // updates are not part of the forward pass
-    for (const std::string& text : n.inputs) {
-      auto id = TensorId::parse(text);
-      int src = id && !id->is_control() ? g.index_of(id->node) : -1;
+    for (const InputEdge& e : g.edges().inputs(i)) {
+      const int src = e.is_control() ? -1 : e.producer;
       if (src >= 0 && !needed[static_cast<size_t>(src)]) {
         needed[static_cast<size_t>(src)] = 1;
         stack.push_back(src);

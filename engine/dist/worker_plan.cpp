@@ -4,6 +4,7 @@
 #include <map>
 
 #include "graph/device_spec.h"
+#include "graph/edge_index.h"
 #include "ops/op_registry.h"
 #include "transform/partition.h"
 #include "transform/replica_device_setter.h"
@@ -26,9 +27,13 @@ const std::map<std::string, ApplyLayout>& apply_layouts() {
   return layouts;
 }
 
-std::string node_of(const std::string& input) {
-  auto id = TensorId::parse(input);
-  return id ? id->node : input;
+// The node input `k` of node `i` names: its producer, else (no such node,
+// malformed text) the text as written, for the message that follows.
+std::string input_node(const Graph& graph, int i, std::size_t k) {
+  const InputEdge& edge = graph.edges().inputs(i)[k];
+  if (edge.resolved()) return graph.nodes()[static_cast<std::size_t>(edge.producer)].name;
+  const auto id = TensorIdView::parse(graph.nodes()[static_cast<std::size_t>(i)].inputs[k]);
+  return std::string(id ? id->node : std::string_view(graph.nodes()[static_cast<std::size_t>(i)].inputs[k]));
 }
 
 }  // namespace
@@ -48,13 +53,14 @@ TrainingPlan plan_training(const Graph& graph, const ClusterSpec& cluster, int w
 
   TrainingPlan plan;
   bool first = true;
-  for (const Node& n : graph.nodes()) {
+  for (std::size_t i = 0; i < graph.size(); ++i) {
+    const Node& n = graph.nodes()[i];
     auto layout = apply_layouts().find(n.op);
     if (layout == apply_layouts().end()) continue;
     const ApplyLayout& l = layout->second;
     if (static_cast<int>(n.inputs.size()) <= l.gradient_input)
       throw Error("node '" + n.name + "' (" + n.op + ") has " + std::to_string(n.inputs.size()) + " inputs");
-    const std::string var = node_of(n.inputs[0]);
+    const std::string var = input_node(graph, static_cast<int>(i), 0);
     auto where = ps_task_of.find(var);
     if (where == ps_task_of.end())
       throw Error("node '" + n.name + "' updates '" + var + "', which replica_device_setter did not put on a ps task");

@@ -1,12 +1,35 @@
 #include "exec/execution_plan.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <unordered_map>
+
+#include "graph/edge_index.h"
 
 namespace flowlens {
 namespace {
 
 constexpr std::size_t kMaxListedProblems = 100;
+
+// A tensor as (node index, output port): feeds are matched against graph
+// edges without rebuilding "node:port" strings.
+struct TensorKey {
+  int node = -1;
+  int port = 0;
+  bool operator==(const TensorKey&) const = default;
+};
+struct TensorKeyHash {
+  std::size_t operator()(const TensorKey& k) const noexcept {
+    return std::hash<std::uint64_t>{}((static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.node)) << 32) |
+                                      static_cast<std::uint32_t>(k.port));
+  }
+};
+
+// A node's data input in the plan: the producer's plan index and the tensor.
+struct PlanInput {
+  int src_plan = -1;
+  TensorKey tensor;
+};
 
 class PlanBuilder {
  public:
@@ -39,17 +62,18 @@ class PlanBuilder {
     if (problem_count_++ < kMaxListedProblems) problems_.push_back(std::move(what));
   }
 
-  // Returns the node index for a tensor name, recording a problem if invalid.
-  int resolve_tensor(const std::string& what, const std::string& text, TensorId* out) {
+  // The tensor a feed or fetch names, recording a problem (and returning a
+  // key with node -1) if there is none.
+  TensorKey resolve_tensor(const std::string& what, const std::string& text) {
     auto id = TensorId::parse(text);
     if (!id || id->is_control()) {
       problem(what + " '" + text + "' is not a tensor name (expected 'node' or 'node:port')");
-      return -1;
+      return {};
     }
     int idx = graph_.index_of(id->node);
     if (idx < 0) {
       problem(what + " '" + text + "': no node named '" + id->node + "' in the graph");
-      return -1;
+      return {};
     }
     const Node& n = graph_.nodes()[static_cast<size_t>(idx)];
     if (const OpDef* def = registry_.find(n.op)) {
@@ -58,23 +82,21 @@ class PlanBuilder {
         problem(what + " '" + text + "': " + n.op + " node '" + n.name + "' has " +
                             std::to_string(outputs) + " output(s)" +
                             (outputs == 0 ? "; run it as a target instead" : ""));
-        return -1;
+        return {};
       }
     }
-    *out = *id;
-    return idx;
+    return {idx, id->index};
   }
 
   void resolve_request(const PlanRequest& req) {
     for (const auto& f : req.feeds) {
-      TensorId id;
-      if (resolve_tensor("feed", f, &id) >= 0) fed_[id.to_string()] = -1;
+      feed_keys_.push_back(resolve_tensor("feed", f));
+      if (feed_keys_.back().node >= 0) fed_[feed_keys_.back()] = -1;
     }
     for (const auto& f : req.fetches) {
-      TensorId id;
-      int idx = resolve_tensor("fetch", f, &id);
-      fetch_ids_.push_back(id);
-      if (idx >= 0 && !fed_.count(id.to_string())) wanted_.push_back(idx);
+      fetch_keys_.push_back(resolve_tensor("fetch", f));
+      const TensorKey& key = fetch_keys_.back();
+      if (key.node >= 0 && !fed_.count(key)) wanted_.push_back(key.node);
     }
     for (const auto& t : req.targets) {
       int idx = graph_.index_of(t);
@@ -88,6 +110,7 @@ class PlanBuilder {
   // edge to its producer, as in TensorFlow.
   void prune() {
     const auto& nodes = graph_.nodes();
+    const EdgeIndex& edges = graph_.edges();
     in_plan_.assign(nodes.size(), -1);
     std::vector<int> stack = wanted_;
     std::vector<char> seen(nodes.size(), 0);
@@ -97,12 +120,11 @@ class PlanBuilder {
       int i = stack.back();
       stack.pop_back();
       order.push_back(i);
-      for (const std::string& text : nodes[static_cast<size_t>(i)].inputs) {
-        auto id = TensorId::parse(text);
-        if (!id) continue;  // validation reported it
-        if (!id->is_control() && fed_.count(id->to_string())) continue;
-        int src = graph_.index_of(id->node);
-        if (src >= 0 && !seen[static_cast<size_t>(src)]) {
+      for (const InputEdge& e : edges.inputs(i)) {
+        if (!e.resolved()) continue;  // validation reported it
+        if (!e.is_control() && fed_.count({e.producer, e.port})) continue;
+        const int src = e.producer;
+        if (!seen[static_cast<size_t>(src)]) {
           seen[static_cast<size_t>(src)] = 1;
           stack.push_back(src);
         }
@@ -151,19 +173,18 @@ class PlanBuilder {
       pn.first_slot = slot;
       slot += pn.num_outputs;
     }
-    for (const auto& f : req.feeds) {
-      auto id = TensorId::parse(f);
-      int& s = fed_[id->to_string()];
+    for (const TensorKey& key : feed_keys_) {
+      int& s = fed_[key];
       if (s < 0) s = slot++;
       plan_.feed_slots.push_back(s);
     }
     plan_.num_slots = slot;
-    for (size_t k = 0; k < fetch_ids_.size(); ++k) {
-      const TensorId& id = fetch_ids_[k];
-      auto fed = fed_.find(id.to_string());
-      int s = fed != fed_.end() ? fed->second
-                                : plan_.nodes[static_cast<size_t>(in_plan_[static_cast<size_t>(graph_.index_of(id.node))])]
-                                          .first_slot + id.index;
+    for (size_t k = 0; k < fetch_keys_.size(); ++k) {
+      const TensorKey& key = fetch_keys_[k];
+      auto fed = fed_.find(key);
+      int s = fed != fed_.end()
+                  ? fed->second
+                  : plan_.nodes[static_cast<size_t>(in_plan_[static_cast<size_t>(key.node)])].first_slot + key.port;
       plan_.fetch_slots.push_back(s);
       plan_.fetch_names.push_back(req.fetches[k]);
     }
@@ -183,21 +204,19 @@ class PlanBuilder {
   void wire_inputs() {
     // Ref inputs first, in dependency order, so a ref output of an Assign
     // (its input 0's variable) is known before its consumers are wired.
-    std::vector<std::vector<std::pair<int, TensorId>>> data_inputs(plan_.nodes.size());
+    const EdgeIndex& edges = graph_.edges();
+    std::vector<std::vector<PlanInput>> data_inputs(plan_.nodes.size());
     for (size_t p = 0; p < plan_.nodes.size(); ++p) {
       PlanNode& pn = plan_.nodes[p];
-      for (const std::string& text : pn.node->inputs) {
-        auto id = TensorId::parse(text);
-        if (!id) continue;
-        int src = graph_.index_of(id->node);
-        if (src < 0) continue;
-        int src_plan = in_plan_[static_cast<size_t>(src)];
-        if (id->is_control()) {
+      for (const InputEdge& e : edges.inputs(pn.graph_index)) {
+        if (!e.resolved()) continue;
+        const int src_plan = in_plan_[static_cast<size_t>(e.producer)];
+        if (e.is_control()) {
           plan_.nodes[static_cast<size_t>(src_plan)].consumers.push_back(static_cast<int>(p));
           ++pn.initial_pending;
           continue;
         }
-        data_inputs[p].emplace_back(src_plan, *id);
+        data_inputs[p].push_back({src_plan, {e.producer, e.port}});
       }
     }
     std::vector<char> refs_done(plan_.nodes.size(), 0);
@@ -205,17 +224,17 @@ class PlanBuilder {
     for (size_t p = 0; p < plan_.nodes.size(); ++p) {
       PlanNode& pn = plan_.nodes[p];
       for (size_t i = 0; i < data_inputs[p].size(); ++i) {
-        const auto& [src_plan, id] = data_inputs[p][i];
-        auto fed = fed_.find(id.to_string());
+        const PlanInput& in = data_inputs[p][i];
+        auto fed = fed_.find(in.tensor);
         Variable* deref = nullptr;
         if (fed != fed_.end()) {
           pn.input_slots.push_back(fed->second);
         } else {
-          PlanNode& producer = plan_.nodes[static_cast<size_t>(src_plan)];
-          pn.input_slots.push_back(producer.first_slot + id.index);
+          PlanNode& producer = plan_.nodes[static_cast<size_t>(in.src_plan)];
+          pn.input_slots.push_back(producer.first_slot + in.tensor.port);
           producer.consumers.push_back(static_cast<int>(p));
           ++pn.initial_pending;
-          if (!pn.input_refs[i]) deref = ref_output_variable(producer, id.index);
+          if (!pn.input_refs[i]) deref = ref_output_variable(producer, in.tensor.port);
         }
         pn.input_derefs.push_back(deref);
       }
@@ -226,8 +245,7 @@ class PlanBuilder {
 
   // Binds node p's ref inputs to variables, its producers' first (a chain
   // Variable -> Assign -> Assign is resolved from the variable outwards).
-  void wire_refs(int p, const std::vector<std::vector<std::pair<int, TensorId>>>& data_inputs,
-                 std::vector<char>& done) {
+  void wire_refs(int p, const std::vector<std::vector<PlanInput>>& data_inputs, std::vector<char>& done) {
     if (done[static_cast<size_t>(p)]) return;
     done[static_cast<size_t>(p)] = 1;
     PlanNode& pn = plan_.nodes[static_cast<size_t>(p)];
@@ -235,14 +253,15 @@ class PlanBuilder {
     pn.input_refs.assign(ins.size(), nullptr);
     for (size_t i = 0; i < ins.size(); ++i) {
       if (!pn.def || !pn.def->is_ref_input(static_cast<int>(i))) continue;
-      const auto& [src_plan, id] = ins[i];
-      const Node& src_node = *plan_.nodes[static_cast<size_t>(src_plan)].node;
-      const bool fed = fed_.count(id.to_string()) > 0;
-      if (!fed) wire_refs(src_plan, data_inputs, done);
-      Variable* v = fed ? nullptr : ref_output_variable(plan_.nodes[static_cast<size_t>(src_plan)], id.index);
+      const PlanInput& in = ins[i];
+      const Node& src_node = *plan_.nodes[static_cast<size_t>(in.src_plan)].node;
+      const bool fed = fed_.count(in.tensor) > 0;
+      if (!fed) wire_refs(in.src_plan, data_inputs, done);
+      Variable* v = fed ? nullptr : ref_output_variable(plan_.nodes[static_cast<size_t>(in.src_plan)], in.tensor.port);
       if (!v)
         problem("'" + pn.node->name + "' (" + pn.node->op + "): input " + std::to_string(i) +
-                            " must be a variable, but '" + id.to_string() + "' is " + src_node.op +
+                            " must be a variable, but '" + TensorId{src_node.name, in.tensor.port}.to_string() +
+                            "' is " + src_node.op +
                             (fed ? " (fed)" : ""));
       pn.input_refs[i] = v;
     }
@@ -256,8 +275,9 @@ class PlanBuilder {
   ExecutionPlan plan_;
   std::vector<std::string> problems_;
   std::size_t problem_count_ = 0;  // listed or not
-  std::unordered_map<std::string, int> fed_;  // tensor name -> slot (-1 until assigned)
-  std::vector<TensorId> fetch_ids_;
+  std::unordered_map<TensorKey, int, TensorKeyHash> fed_;  // fed tensor -> slot (-1 until assigned)
+  std::vector<TensorKey> feed_keys_;   // per request feed
+  std::vector<TensorKey> fetch_keys_;  // per request fetch
   std::vector<int> wanted_;
   std::vector<int> in_plan_;  // graph index -> plan index, -1 if pruned
 };

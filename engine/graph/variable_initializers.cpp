@@ -1,16 +1,19 @@
 #include "graph/variable_initializers.h"
 
+#include "graph/edge_index.h"
+
 namespace flowlens {
 
 std::vector<std::string> variable_initializers(const Graph& graph) {
   std::vector<std::string> names;
-  for (const Node& n : graph.nodes()) {
+  for (std::size_t i = 0; i < graph.size(); ++i) {
+    const Node& n = graph.nodes()[i];
     const bool ref_assign = n.op == "Assign", resource_assign = n.op == "AssignVariableOp";
     if ((!ref_assign && !resource_assign) || n.inputs.empty()) continue;
-    auto target = TensorId::parse(n.inputs[0]);
-    if (!target || target->is_control() || n.name != target->node + "/Assign") continue;
-    const Node* var = graph.find(target->node);
-    if (!var) continue;
+    const InputEdge& target = graph.edges().inputs(static_cast<int>(i))[0];
+    if (!target.resolved() || target.is_control()) continue;
+    const Node* var = &graph.nodes()[static_cast<std::size_t>(target.producer)];
+    if (n.name != var->name + "/Assign") continue;
     if (ref_assign ? var->op == "VariableV2" || var->op == "Variable" : var->op == "VarHandleOp")
       names.push_back(n.name);
   }

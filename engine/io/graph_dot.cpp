@@ -4,6 +4,7 @@
 #include <map>
 #include <vector>
 
+#include "graph/edge_index.h"
 #include "io/graph_io.h"
 
 namespace flowlens {
@@ -51,15 +52,22 @@ std::string graph_to_dot(const Graph& graph) {
   for (const Node& n : graph.nodes())
     if (n.device.empty()) out += "  " + node_statement(n) + "\n";
 
-  for (const Node& n : graph.nodes()) {
-    for (const std::string& input : n.inputs) {
-      auto id = TensorId::parse(input);
-      if (!id) continue;  // malformed input strings are validate_graph's business
-      out += "  " + quoted(id->node) + " -> " + quoted(n.name);
-      if (id->is_control())
+  const EdgeIndex& edges = graph.edges();
+  for (std::size_t i = 0; i < graph.size(); ++i) {
+    const Node& n = graph.nodes()[i];
+    const std::span<const InputEdge> inputs = edges.inputs(static_cast<int>(i));
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      const InputEdge& e = inputs[k];
+      if (e.producer == InputEdge::kMalformed) continue;  // validate_graph's business
+      // A missing producer still gets its edge (Graphviz draws the name), as
+      // the file names it.
+      const std::string_view from = e.resolved() ? std::string_view(graph.nodes()[static_cast<std::size_t>(e.producer)].name)
+                                                 : TensorIdView::parse(n.inputs[k])->node;
+      out += "  " + quoted(from) + " -> " + quoted(n.name);
+      if (e.is_control())
         out += " [style=dashed]";
-      else if (id->index > 0)
-        out += " [label=" + quoted(":" + std::to_string(id->index)) + "]";
+      else if (e.port > 0)
+        out += " [label=" + quoted(":" + std::to_string(e.port)) + "]";
       out += ";\n";
     }
   }

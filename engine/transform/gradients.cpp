@@ -15,6 +15,7 @@
 #include <map>
 
 #include "analysis/infer_shapes.h"
+#include "graph/edge_index.h"
 #include "ops/op_registry.h"
 #include "transform/gradient_functions.h"
 #include "transform/graph_builder.h"
@@ -39,7 +40,7 @@ class GradientBuilder {
       throw Error("add_gradients: " + std::to_string(options_.grad_ys.size()) + " grad_ys for " +
                   std::to_string(ys.size()) + " ys");
     n_ = static_cast<int>(graph_.size());  // nodes added later are never visited
-    parse_edges();
+    collect_edges();
     std::vector<TensorId> y_ids, x_ids;
     for (const std::string& y : ys) y_ids.push_back(resolve(y, "y"));
     for (const std::string& x : xs) x_ids.push_back(resolve(x, "x"));
@@ -72,24 +73,26 @@ class GradientBuilder {
     return *id;
   }
 
-  void parse_edges() {
+  // The forward graph's data edges, as gradients flow along them: ref
+  // inputs carry none. Taken from the graph's edge index before any
+  // gradient node is added.
+  void collect_edges() {
     inputs_.assign(static_cast<size_t>(n_), {});
     consumers_.assign(static_cast<size_t>(n_), {});
+    const EdgeIndex& edges = graph_.edges();
     for (int i = 0; i < n_; ++i) {
-      const Node& n = graph_.nodes()[static_cast<size_t>(i)];
-      const OpDef* def = registry_.find(n.op);
+      const OpDef* def = registry_.find(graph_.nodes()[static_cast<size_t>(i)].op);
       int data = 0;
-      for (const std::string& text : n.inputs) {
-        auto id = TensorId::parse(text);
-        if (!id || id->is_control()) continue;
-        const int src = graph_.index_of(id->node);
+      for (const InputEdge& e : edges.inputs(i)) {
+        if (e.producer == InputEdge::kMalformed || e.is_control()) continue;
+        const int src = e.producer;
         const int pos = data++;
         if (src < 0 || (def && def->is_ref_input(pos))) {
-          inputs_[static_cast<size_t>(i)].push_back({-1, id->index, pos});  // no gradient along ref edges
+          inputs_[static_cast<size_t>(i)].push_back({-1, e.port, pos});  // no gradient along ref edges
           continue;
         }
-        inputs_[static_cast<size_t>(i)].push_back({src, id->index, pos});
-        consumers_[static_cast<size_t>(src)].push_back({i, id->index, pos});  // src field: the consumer
+        inputs_[static_cast<size_t>(i)].push_back({src, e.port, pos});
+        consumers_[static_cast<size_t>(src)].push_back({i, e.port, pos});  // src field: the consumer
       }
     }
   }

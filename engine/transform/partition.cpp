@@ -4,6 +4,7 @@
 
 #include "analysis/infer_shapes.h"
 #include "graph/device_spec.h"
+#include "graph/edge_index.h"
 #include "ops/op_registry.h"
 
 namespace flowlens {
@@ -31,7 +32,7 @@ class Partitioner {
       Node copy = nodes[i];
       copy.device = device_of_[i];
       copy.inputs.clear();
-      for (const std::string& text : nodes[i].inputs) copy.inputs.push_back(route_input(static_cast<int>(i), text));
+      for (std::size_t k = 0; k < nodes[i].inputs.size(); ++k) copy.inputs.push_back(route_input(static_cast<int>(i), k));
       partition(device_of_[i]).graph.add_node(std::move(copy));
     }
     for (auto& p : result_.partitions) p.graph.versions = graph_.versions;
@@ -47,29 +48,31 @@ class Partitioner {
     return result_.partitions.back();
   }
 
-  // The input string a node in `consumer`'s partition uses for `text`:
-  // unchanged when the producer is local, else a _Recv (created once).
-  std::string route_input(int consumer, const std::string& text) {
-    auto id = TensorId::parse(text);
-    int src = id ? graph_.index_of(id->node) : -1;
-    if (src < 0) return text;  // dangling: validation reports it; keep it visible
+  // The input string a node in `consumer`'s partition uses for its input
+  // `k`: unchanged when the producer is local, else a _Recv (created once).
+  std::string route_input(int consumer, std::size_t k) {
+    const std::string& text = graph_.nodes()[static_cast<size_t>(consumer)].inputs[k];
+    const InputEdge& edge = graph_.edges().inputs(consumer)[k];
+    if (!edge.resolved()) return text;  // dangling: validation reports it; keep it visible
+    const int src = edge.producer;
+    const TensorId id{graph_.nodes()[static_cast<size_t>(src)].name, edge.port};
     const std::string& from = device_of_[static_cast<size_t>(src)];
     const std::string& to = device_of_[static_cast<size_t>(consumer)];
     if (from == to) return text;
-    std::string key = id->to_string() + "->" + to;
+    std::string key = id.to_string() + "->" + to;
     auto done = recv_of_.find(key);
-    if (done != recv_of_.end()) return id->is_control() ? "^" + done->second : done->second;
+    if (done != recv_of_.end()) return id.is_control() ? "^" + done->second : done->second;
 
-    std::string sent = id->to_string();  // tensor the pair carries
+    std::string sent = id.to_string();  // tensor the pair carries
     DType dtype = DType::Float;
     int64_t bytes = -1;
-    if (id->is_control()) {
+    if (id.is_control()) {
       // A dummy scalar made after the producer carries the dependency.
       Node dummy;
-      dummy.name = id->node + "/_control_to_" + device_file_stem(to);
+      dummy.name = id.node + "/_control_to_" + device_file_stem(to);
       dummy.op = "Const";
       dummy.device = from;
-      dummy.inputs = {"^" + id->node};
+      dummy.inputs = {"^" + id.node};
       dummy.attrs["dtype"] = DType::Float;
       dummy.attrs["value"] = Tensor::scalar<float>(0.0f);
       sent = dummy.name;
@@ -77,15 +80,15 @@ class Partitioner {
       partition(from).graph.add_node(std::move(dummy));
     } else {
       const auto& outs = shapes_.outputs[static_cast<size_t>(src)];
-      if (id->index < static_cast<int>(outs.size())) {
-        const TensorInfo& info = outs[static_cast<size_t>(id->index)];
+      if (id.index < static_cast<int>(outs.size())) {
+        const TensorInfo& info = outs[static_cast<size_t>(id.index)];
         if (info.dtype != DType::Invalid) dtype = info.dtype;
         int64_t n = info.shape.num_elements();
         if (n >= 0 && info.dtype != DType::Invalid && dtype_size(info.dtype) > 0)
           bytes = n * static_cast<int64_t>(dtype_size(info.dtype));
       }
     }
-    std::string stem = TensorId{id->node, id->is_control() ? 0 : id->index}.to_string();
+    std::string stem = TensorId{id.node, id.is_control() ? 0 : id.index}.to_string();
     for (char& c : stem)
       if (c == ':') c = '_';
 
@@ -120,7 +123,7 @@ class Partitioner {
     recv_of_[key] = recv.name;
     std::string name = recv.name;
     receiver.graph.add_node(std::move(recv));
-    return id->is_control() ? "^" + name : name;
+    return id.is_control() ? "^" + name : name;
   }
 
   const Graph& graph_;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -14,6 +15,7 @@
 #include "analysis/validate.h"
 #include "common/error.h"
 #include "graph/device_spec.h"
+#include "graph/edge_index.h"
 #include "ops/op_registry.h"
 #include "transform/gradients.h"
 
@@ -97,11 +99,6 @@ std::vector<char> flood(size_t size, std::vector<int> seeds, Next next) {
   return seen;
 }
 
-struct Input {
-  TensorId id;
-  int src;  // index of the producing node
-};
-
 class Replicator {
  public:
   Replicator(const Graph& graph, const ReplicateOptions& options, const OpRegistry& registry)
@@ -148,17 +145,12 @@ class Replicator {
     for (const Diagnostic& d : diagnostics)
       if (d.is_error()) throw Error("replicate: the graph is invalid: " + d.to_string());
     shapes_ = infer_shapes(in_, registry_);
-
-    inputs_.resize(count());
-    consumers_.resize(count());
-    for (size_t i = 0; i < count(); ++i)
-      for (const std::string& text : in_.nodes()[i].inputs) {
-        TensorId id = *TensorId::parse(text);  // validation guarantees it parses and exists
-        int src = in_.index_of(id.node);
-        inputs_[i].push_back({id, src});
-        consumers_[src].push_back(static_cast<int>(i));
-      }
   }
+
+  // Validation guarantees every input resolves to a node of the graph.
+  std::span<const InputEdge> inputs_of(int i) const { return in_.edges().inputs(i); }
+  // Every edge leaving i, data and control (a consumer may repeat).
+  std::span<const OutputEdge> uses_of(int i) const { return in_.edges().outputs(i); }
 
   // Training input may already hold tf.gradients output and an optimizer:
   // the gradient scopes and everything that depends on them are rebuilt.
@@ -167,7 +159,7 @@ class Replicator {
     for (int i = 0; i < static_cast<int>(count()) && !opt_.loss.empty(); ++i)
       if (in_gradient_scope(node(i).name)) scoped.push_back(i);
     old_training_ = flood(count(), scoped, [&](int i, auto visit) {
-      for (int c : consumers_[i]) visit(c);
+      for (const OutputEdge& use : uses_of(i)) visit(use.consumer);
     });
   }
 
@@ -176,11 +168,10 @@ class Replicator {
   int split_source(int x) const {
     if (!is_variable(node(x))) return x;
     int read = -1;
-    for (int c : consumers_[x]) {
+    for (const OutputEdge& use : uses_of(x)) {
+      const int c = use.consumer;
       const Node& cn = node(c);
-      if (cn.op != "Identity" || inputs_[c].empty()) continue;
-      const TensorId& in = inputs_[c][0].id;
-      if (in.node != node(x).name || in.index != 0) continue;
+      if (cn.op != "Identity" || use.input != 0 || use.port != 0) continue;
       if (cn.name == node(x).name + "/read") return c;
       if (read < 0) read = c;
     }
@@ -263,13 +254,12 @@ class Replicator {
     std::vector<int> consumers, ends;
     for (const ReplicaSplit& sp : result_.splits) {
       const int src = in_.index_of(sp.tensor);
-      for (int c : consumers_[src])
-        for (const Input& in : inputs_[c])
-          if (in.src == src && in.id.index == 0 && !old_training_[c]) consumers.push_back(c);
+      for (const OutputEdge& use : uses_of(src))
+        if (use.port == 0 && !old_training_[use.consumer]) consumers.push_back(use.consumer);
     }
     const std::vector<char> forward = flood(count(), consumers, [&](int i, auto visit) {
-      for (int c : consumers_[i])
-        if (!old_training_[c]) visit(c);
+      for (const OutputEdge& use : uses_of(i))
+        if (!old_training_[use.consumer]) visit(use.consumer);
     });
     for (int i = 0; i < static_cast<int>(count()); ++i)
       if (is_end_[i]) {
@@ -279,7 +269,7 @@ class Replicator {
         ends.push_back(i);
       }
     const std::vector<char> backward = flood(count(), ends, [&](int i, auto visit) {
-      for (const Input& in : inputs_[i]) visit(in.src);
+      for (const InputEdge& in : inputs_of(i)) visit(in.producer);
     });
     in_subgraph_.assign(count(), 0);
     for (size_t i = 0; i < count(); ++i) {
@@ -297,8 +287,8 @@ class Replicator {
     for (int i = 0; i < static_cast<int>(count()); ++i)
       if (!in_subgraph_[i] && !old_training_[i]) kept.push_back(i);
     needed_ = flood(count(), kept, [&](int i, auto visit) {
-      for (const Input& in : inputs_[i])
-        if (in_subgraph_[in.src] && !is_end_[in.src]) visit(in.src);
+      for (const InputEdge& in : inputs_of(i))
+        if (in_subgraph_[in.producer] && !is_end_[in.producer]) visit(in.producer);
     });
     for (size_t i = 0; i < count(); ++i) needed_[i] = needed_[i] && in_subgraph_[i];
   }
@@ -316,18 +306,15 @@ class Replicator {
     Node c = node(i);
     c.name = tower_name(t, c.name);
     c.device = tower_device(c.device, t);
-    const auto& ins = inputs_[i];
+    const std::span<const InputEdge> ins = inputs_of(i);
     for (size_t k = 0; k < ins.size(); ++k) {
-      TensorId id = ins[k].id;
-      if (!id.is_control() && id.index == 0)
-        if (auto it = split_of_tensor_.find(id.node); it != split_of_tensor_.end()) {
+      const std::string& producer = node(ins[k].producer).name;
+      if (!ins[k].is_control() && ins[k].port == 0)
+        if (auto it = split_of_tensor_.find(producer); it != split_of_tensor_.end()) {
           c.inputs[k] = TensorId{result_.splits[it->second].split_node, t}.to_string();
           continue;
         }
-      if (in_subgraph_[ins[k].src]) {
-        id.node = tower_name(t, id.node);
-        c.inputs[k] = id.to_string();
-      }
+      if (in_subgraph_[ins[k].producer]) c.inputs[k] = TensorId{tower_name(t, producer), ins[k].port}.to_string();
     }
     // Colocation with a copied node means the same tower's copy.
     if (auto it = c.attrs.find("_class"); it != c.attrs.end())
@@ -429,8 +416,8 @@ class Replicator {
   // (a split Variable is data, not a parameter).
   std::vector<int> trainable_variables() const {
     const std::vector<char> seen = flood(count(), {loss_}, [&](int i, auto visit) {
-      for (const Input& in : inputs_[i])
-        if (!in.id.is_control()) visit(in.src);
+      for (const InputEdge& in : inputs_of(i))
+        if (!in.is_control()) visit(in.producer);
     });
     std::vector<int> vars;
     for (int i = 0; i < static_cast<int>(count()); ++i)
@@ -475,8 +462,6 @@ class Replicator {
   const int n_;
   std::vector<std::string> devices_;
   ShapeInferenceResult shapes_;
-  std::vector<std::vector<Input>> inputs_;     // parsed inputs per node
-  std::vector<std::vector<int>> consumers_;    // data and control consumers per node
   std::vector<char> old_training_, is_end_, in_subgraph_, needed_;
   std::unordered_map<std::string, size_t> split_of_tensor_;  // split tensor's node -> index in result_.splits
   std::unordered_map<int, std::vector<size_t>> splits_after_;  // node index -> splits emitted right after it

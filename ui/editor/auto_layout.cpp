@@ -1,5 +1,7 @@
 #include "ui/editor/auto_layout.h"
 
+#include "graph/edge_index.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -10,11 +12,8 @@ namespace {
 std::vector<std::vector<int>> input_indices(const Graph& graph) {
   std::vector<std::vector<int>> inputs(graph.size());
   for (std::size_t i = 0; i < graph.size(); ++i)
-    for (const std::string& text : graph.nodes()[i].inputs) {
-      const auto id = TensorId::parse(text);
-      const int src = id ? graph.index_of(id->node) : -1;
-      if (src >= 0 && static_cast<std::size_t>(src) != i) inputs[i].push_back(src);
-    }
+    for (const InputEdge& e : graph.edges().inputs(static_cast<int>(i)))
+      if (e.resolved() && static_cast<std::size_t>(e.producer) != i) inputs[i].push_back(e.producer);
   return inputs;
 }
 

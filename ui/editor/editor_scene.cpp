@@ -8,6 +8,7 @@
 #include <QSet>
 #include <algorithm>
 
+#include "graph/edge_index.h"
 #include "ops/op_registry.h"
 #include "ui/editor/editable_graph.h"
 #include "ui/editor/editor_edge_item.h"
@@ -47,14 +48,16 @@ void EditorScene::rebuild() {
     addItem(item);
     nodes_.insert(name, item);
   }
-  for (const Node& n : g.nodes()) {
-    const QString consumer = QString::fromStdString(n.name);
-    for (std::size_t i = 0; i < n.inputs.size(); ++i) {
-      const auto id = TensorId::parse(n.inputs[i]);
-      if (!id || !nodes_.contains(QString::fromStdString(id->node))) continue;
-      auto* edge = new EditorEdgeItem(consumer, static_cast<int>(i), id->is_control());
-      edge->setData(0, QString::fromStdString(id->node));
-      edge->setData(1, id->index);
+  for (std::size_t c = 0; c < g.size(); ++c) {
+    const QString consumer = QString::fromStdString(g.nodes()[c].name);
+    const std::span<const InputEdge> inputs = g.edges().inputs(static_cast<int>(c));
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      if (!inputs[i].resolved()) continue;
+      const QString producer = QString::fromStdString(g.nodes()[static_cast<std::size_t>(inputs[i].producer)].name);
+      if (!nodes_.contains(producer)) continue;
+      auto* edge = new EditorEdgeItem(consumer, static_cast<int>(i), inputs[i].is_control());
+      edge->setData(0, producer);
+      edge->setData(1, inputs[i].port);
       addItem(edge);
       place_edge(edge);
       edges_.push_back(edge);

@@ -3,6 +3,7 @@
 #include <QStringList>
 #include <set>
 
+#include "graph/edge_index.h"
 #include "analysis/infer_shapes.h"
 #include "analysis/validate.h"
 #include "tensor/dtype.h"
@@ -24,11 +25,11 @@ std::set<std::string> broken_closure(const Graph& graph, const std::vector<Diagn
   bool grew = true;
   while (grew) {
     grew = false;
-    for (const Node& n : graph.nodes()) {
+    for (std::size_t i = 0; i < graph.size(); ++i) {
+      const Node& n = graph.nodes()[i];
       if (broken.count(n.name)) continue;
-      for (const std::string& text : n.inputs) {
-        const auto id = TensorId::parse(text);
-        if (id && broken.count(id->node)) {
+      for (const InputEdge& e : graph.edges().inputs(static_cast<int>(i))) {
+        if (e.resolved() && broken.count(graph.nodes()[static_cast<std::size_t>(e.producer)].name)) {
           broken.insert(n.name);
           grew = true;
           break;

@@ -1,5 +1,7 @@
 #include "ui/graphview/name_scope_grouping.h"
 
+#include "graph/edge_index.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -247,23 +249,22 @@ VisibleGraph NameScopeGrouping::visible() const {
   }
 
   std::unordered_map<std::uint64_t, int> edge_index;
+  const EdgeIndex& graph_edges = graph_->edges();
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    for (const std::string& input : nodes[i].inputs) {
-      const auto id = TensorId::parse(input);
-      if (!id) continue;
-      const int producer = graph_->index_of(id->node);
-      if (producer < 0) continue;  // validation reports dangling inputs
+    for (const InputEdge& e : graph_edges.inputs(static_cast<int>(i))) {
+      if (!e.resolved()) continue;  // validation reports dangling and malformed inputs
+      const int producer = e.producer;
       const int from = v.unit_of_node[static_cast<std::size_t>(producer)];
       const int to = v.unit_of_node[i];
       if (from == to) continue;
       const std::uint64_t key = (static_cast<std::uint64_t>(from) << 33) | (static_cast<std::uint64_t>(to) << 1) |
-                                (id->is_control() ? 1u : 0u);
+                                (e.is_control() ? 1u : 0u);
       if (auto it = edge_index.find(key); it != edge_index.end()) {
         ++v.edges[static_cast<std::size_t>(it->second)].count;
         continue;
       }
       edge_index[key] = static_cast<int>(v.edges.size());
-      v.edges.push_back({from, to, id->is_control(), 1, producer, id->is_control() ? 0 : id->index});
+      v.edges.push_back({from, to, e.is_control(), 1, producer, e.is_control() ? 0 : e.port});
     }
   }
   return v;
