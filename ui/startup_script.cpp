@@ -174,7 +174,7 @@ StartupOutcome run_startup_script(MainWindow& window, const StartupOptions& o) {
   window.show();
   MainWindow* w = &window;
   if (ask_replicate) QTimer::singleShot(0, w, [w, replicas = o.replicas] { w->replicate_dialog(replicas); });
-  if (!o.graph_path.isEmpty() && !loaded)
+  if (!o.graph_path.isEmpty() && !editing && !loaded)
     QTimer::singleShot(0, w, [w, load_error] { w->show_error(QStringLiteral("Could not open graph"), load_error); });
   return outcome;
 }
