@@ -15,7 +15,8 @@
 namespace flowlens::ui {
 
 struct GraphDocument {
-  QString path;  // as given to load_graph_document (absolute when possible)
+  QString path;  // as given to load_graph_document (absolute when possible), or the
+                 // name make_graph_document was given for a graph with no file
   std::shared_ptr<const flowlens::Graph> graph;  // analysis->shared_graph()
   std::shared_ptr<const flowlens::GraphAnalysis> analysis;
   // What the loader itself noticed ("opened from DOT: view only"), listed

@@ -52,10 +52,7 @@ struct WaitCursor {
 
 }  // namespace
 
-const QString MainWindow::kOpenFilter =
-    QStringLiteral("Graphs (*.pbtxt *.pb *.pbtext *.prototxt *.dot *.gv);;All files (*)");
-
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+MainWindow::MainWindow(QWidget* parent) : WorkbenchHost(parent) {
   init_resources();
   setObjectName(QStringLiteral("MainWindow"));
   setWindowTitle(QStringLiteral("FlowLens"));
@@ -76,7 +73,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   actions_->view_menu()->addAction(graph_view_->relayout_action());
   debug_ = new DebugWorkbench(this);
   editor_ = new EditorWorkbench(this);
-  cluster_ = new ClusterWorkbench(this);
+  cluster_ = new ClusterWorkbench(this, debug_);
 
   summary_label_ = new QLabel(QStringLiteral("No graph loaded"), this);
   summary_label_->setObjectName(QStringLiteral("summaryLabel"));
@@ -204,16 +201,31 @@ bool MainWindow::open_file(const QString& path, QString* error) {
     statusBar()->showMessage(QStringLiteral("Could not open %1").arg(QFileInfo(path).fileName()), 5000);
     return false;
   }
+  doc_has_file_ = true;
+  show_document(std::move(doc));
+  if (settings_enabled_) recent_files()->add(doc_->path);
+  return true;
+}
+
+void MainWindow::show_graph(flowlens::Graph graph, const QString& display_name) {
+  std::shared_ptr<const GraphDocument> doc;
+  {
+    WaitCursor wait;
+    doc = make_graph_document(std::move(graph), display_name);
+  }
+  doc_has_file_ = false;
+  show_document(std::move(doc));
+}
+
+void MainWindow::show_document(std::shared_ptr<const GraphDocument> doc) {
   // Reloading the compared file compares again with the same options; a
   // different file starts as a single view.
   const auto compared = comparing() && doc_ && doc_->path == doc->path ? compare_->comparison() : nullptr;
   set_document(std::move(doc));
-  if (settings_enabled_) recent_files()->add(doc_->path);
   if (compared) {
     QString ignored;
     replicate(compared->options(), &ignored);
   }
-  return true;
 }
 
 bool MainWindow::open_file_interactive(const QString& path) {
@@ -231,7 +243,12 @@ void MainWindow::open_file_dialog() {
 }
 
 void MainWindow::reload() {
-  if (doc_) open_file_interactive(doc_->path);
+  if (!doc_) return;
+  // A shown graph has no file to read again: show it anew, as a reopen would.
+  if (doc_has_file_)
+    open_file_interactive(doc_->path);
+  else
+    show_document(doc_);
 }
 
 void MainWindow::show_error(const QString& title, const QString& message) {
@@ -248,7 +265,7 @@ void MainWindow::set_document(std::shared_ptr<const GraphDocument> doc) {
   diagnostics_->set_diagnostics(doc_->diagnostics());
 
   setWindowTitle(QStringLiteral("FlowLens \u2014 %1").arg(doc_->file_name()));
-  setWindowFilePath(doc_->path);
+  setWindowFilePath(doc_has_file_ ? doc_->path : QString());
   summary_label_->setText(doc_->summary());
   const QString problems = doc_->diagnostics_summary();
   problems_label_->setText(problems);
@@ -372,6 +389,10 @@ bool MainWindow::export_file(const QString& path, QString* error) {
   const bool ok = export_to(view->graph_scene(), *graph, path, error);
   if (ok) statusBar()->showMessage(QStringLiteral("Exported %1").arg(QFileInfo(path).fileName()), 5000);
   return ok;
+}
+
+bool MainWindow::wait_for_layouts(int timeout_ms) {
+  return graph_view_->wait_for_layout(timeout_ms) && compare_->wait_for_layout(timeout_ms);
 }
 
 void MainWindow::fit_graph() { comparing() ? compare_->fit() : graph_view_->fit_to_graph(); }

@@ -10,13 +10,14 @@
 // View menu. Graph → Replicate… swaps the centre for a CompareView
 // (original | replicated); menus and toolbar live in MainWindowActions.
 // Running and debugging (Run menu, Breakpoints/Watches/Tensor/Profiler
-// docks) live in DebugWorkbench; attaching to a cluster (Cluster menu and
-// docks) in ClusterWorkbench.
-#include <QMainWindow>
+// docks) live in DebugWorkbench, the graph editor in EditorWorkbench and
+// attaching to a cluster (Cluster menu and docks) in ClusterWorkbench; they
+// see the window only as a WorkbenchHost.
 #include <QString>
 #include <memory>
 
 #include "transform/replicate_in_graph.h"
+#include "ui/workbench_host.h"
 
 class QAction;
 class QDockWidget;
@@ -43,26 +44,28 @@ class NodeFilterProxyModel;
 class NodeListPanel;
 class NodeTableModel;
 
-class MainWindow : public QMainWindow {
+class MainWindow : public WorkbenchHost {
   Q_OBJECT
 
  public:
-  static const QString kOpenFilter;  // "Graphs (*.pbtxt *.pb ...);;All files (*)"
-
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
   // Loads and validates `path`. Never shows a dialog: on failure returns
   // false, sets `error` to a message naming the file and keeps the graph that
   // was loaded before. Reopening the same file keeps the selected node.
-  bool open_file(const QString& path, QString* error = nullptr);
+  bool open_file(const QString& path, QString* error = nullptr) override;
+  // Validates and shows `graph`, which has no file: `display_name` is its
+  // title, Reload shows it again and it stays out of the recent files.
+  // Showing the same name again keeps the selected node, as a reopen does.
+  void show_graph(flowlens::Graph graph, const QString& display_name) override;
 
   // Selects (and scrolls to) the node called `name`, clearing the filter if
   // it hides the node. False when the graph has no such node.
-  bool select_node(const QString& name);
-  QString current_node_name() const;  // empty when nothing is selected
+  bool select_node(const QString& name) override;
+  QString current_node_name() const override;
 
-  const std::shared_ptr<const GraphDocument>& document() const { return doc_; }
+  const std::shared_ptr<const GraphDocument>& document() const override { return doc_; }
 
   // Replicates the loaded graph in-graph and shows it beside the original.
   // No dialog: on failure returns false, sets `error` and changes nothing.
@@ -75,6 +78,9 @@ class MainWindow : public QMainWindow {
   // By suffix: .png/.svg picture the visible (replicated, when comparing)
   // graph, .dot/.pbtxt/.pb save the current graph. No dialog.
   bool export_file(const QString& path, QString* error = nullptr);
+  // Runs the event loop until the graph and compare views are laid out
+  // (layout runs off the UI thread); false after `timeout_ms`.
+  bool wait_for_layouts(int timeout_ms);
 
   // Opt in to QSettings (organization "FlowLens"): restores geometry, dock
   // state and recent files now, records opened files and saves on close.
@@ -86,13 +92,10 @@ class MainWindow : public QMainWindow {
   EditorWorkbench* editor_workbench() const { return editor_; }
   ClusterWorkbench* cluster_workbench() const { return cluster_; }
 
-  // Adds a dock and its show/hide toggle to the View menu.
-  void add_view_dock(QDockWidget* dock, Qt::DockWidgetArea area);
-  // More pages for the central area (the graph editor): add once, then show
-  // one, or nullptr for the graph (compare, welcome) page again.
-  void add_central_page(QWidget* page);
-  void show_central_page(QWidget* page);
-  QWidget* central_page() const;
+  void add_view_dock(QDockWidget* dock, Qt::DockWidgetArea area) override;
+  void add_central_page(QWidget* page) override;
+  void show_central_page(QWidget* page) override;
+  QWidget* central_page() const override;
 
   // The parts, for tests and for views added later.
   NodeTableModel* node_model() const { return model_; }
@@ -101,10 +104,10 @@ class MainWindow : public QMainWindow {
   QLineEdit* filter_edit() const { return filter_edit_; }
   NodeDetailsView* details_view() const { return details_; }
   DiagnosticsPanel* diagnostics_panel() const { return diagnostics_; }
-  QDockWidget* details_dock() const { return details_dock_; }
-  QDockWidget* diagnostics_dock() const { return diagnostics_dock_; }
-  QDockWidget* nodes_dock() const { return nodes_dock_; }
-  GraphView* graph_view() const { return graph_view_; }
+  QDockWidget* details_dock() const override { return details_dock_; }
+  QDockWidget* diagnostics_dock() const override { return diagnostics_dock_; }
+  QDockWidget* nodes_dock() const override { return nodes_dock_; }
+  GraphView* graph_view() const override { return graph_view_; }
   QString summary_text() const;  // the status bar's "N nodes · M ops · K devices"
 
  public slots:
@@ -113,7 +116,7 @@ class MainWindow : public QMainWindow {
   // open_file(), reporting a failure with QMessageBox::critical.
   bool open_file_interactive(const QString& path);
   void reload();
-  void show_error(const QString& title, const QString& message);
+  void show_error(const QString& title, const QString& message) override;
   // Graph → Replicate…: asks for the options (`replicas` towers, split and
   // merge pre-filled with the sample guesses), then replicate(), reporting failure in a box.
   void replicate_dialog(int replicas = 2);
@@ -124,10 +127,7 @@ class MainWindow : public QMainWindow {
   void zoom_out();
 
  signals:
-  void document_changed();
-  void current_node_changed(const QString& name);
   void comparison_changed();  // comparing() may have changed
-  void central_page_changed();
 
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -138,12 +138,15 @@ class MainWindow : public QMainWindow {
  private:
   void build_central();
   void build_docks();
+  // Shows `doc`; reshowing the compared document compares it again.
+  void show_document(std::shared_ptr<const GraphDocument> doc);
   void set_document(std::shared_ptr<const GraphDocument> doc);
   void on_current_changed(const QModelIndex& current);
   void update_match_label();
   void center_current();
 
   std::shared_ptr<const GraphDocument> doc_;
+  bool doc_has_file_ = false;  // false for show_graph()'s documents
 
   NodeTableModel* model_ = nullptr;
   NodeFilterProxyModel* proxy_ = nullptr;

@@ -9,6 +9,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 
+#include "io/graph_io.h"
 #include "ui/app_info.h"
 #include "ui/diagnostics_panel.h"
 #include "ui/graph_document.h"
@@ -274,6 +275,27 @@ class TestMainWindow : public QObject {
     QVERIFY(w->open_file(good_));
     QCOMPARE(spy.count(), 1);
     QCOMPARE(w->current_node_name(), QStringLiteral("b"));
+  }
+
+  // A graph with no file (a cluster worker's partition): no temporary file,
+  // titled by its name, kept by Reload with its selection.
+  void show_graph_needs_no_file() {
+    MainWindow w;
+    QSignalSpy spy(&w, &MainWindow::document_changed);
+    w.show_graph(flowlens::parse_graph_text(kGood, "worker 1"), QStringLiteral("worker 1"));
+    QCOMPARE(spy.count(), 1);
+    QVERIFY(w.document());
+    QCOMPARE(w.document()->file_name(), QStringLiteral("worker 1"));
+    QCOMPARE(w.windowTitle(), QStringLiteral("FlowLens \u2014 worker 1"));
+    QVERIFY(w.windowFilePath().isEmpty());
+    QCOMPARE(w.node_model()->rowCount(), 4);
+    QVERIFY(w.document()->warning_count() >= 1);  // validated like a loaded file
+    QVERIFY(w.select_node(QStringLiteral("sum")));
+    const auto shown = w.document();
+    w.reload();
+    QCOMPARE(spy.count(), 2);
+    QCOMPARE(w.document(), shown);
+    QCOMPARE(w.current_node_name(), QStringLiteral("sum"));
   }
 
   void screenshot_writes_png() {

@@ -122,7 +122,7 @@ class ProfilerDockTest : public QObject {
     QVERIFY(ops.contains(QStringLiteral("MatMul")));
 
     // Click the MatMul's box: the graph selects `output`.
-    window_->debug_workbench()->dock(QStringLiteral("profilerDock"))->raise();
+    window_->debug_workbench()->dock(flowlens::ui::DebugWorkbench::Dock::Profiler)->raise();
     QTRY_VERIFY(timeline->isVisible());
     timeline->fit();
     int matmul = -1;

@@ -111,7 +111,7 @@ class SummaryChartsTest : public QObject {
     QTRY_VERIFY2(bench->run_log()->toPlainText().contains(QStringLiteral("count is [3]")),
                  qPrintable(bench->run_log()->toPlainText()));
     QVERIFY(bench->run_log()->toPlainText().contains(QStringLiteral("count is [1]\n")));
-    QVERIFY(bench->dock(QStringLiteral("summariesDock")));
+    QVERIFY(bench->dock(ui::DebugWorkbench::Dock::Summaries));
     // A fresh session starts the runs, and the chart, again.
     bench->reset_session();
     QVERIFY(bench->summary_charts()->tags().isEmpty());

@@ -19,7 +19,6 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSpinBox>
-#include <QStandardPaths>
 #include <QTimer>
 
 #include "io/graph_io.h"
@@ -34,7 +33,7 @@
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/graphview/node_heat.h"
-#include "ui/main_window.h"
+#include "ui/workbench_host.h"
 #include "ui/tensor/tensor_catalog.h"
 #include "ui/tensor/tensor_viewer.h"
 
@@ -59,7 +58,8 @@ QString default_training_graph() {
 
 }  // namespace
 
-ClusterWorkbench::ClusterWorkbench(MainWindow* window) : QObject(window), w_(window) {
+ClusterWorkbench::ClusterWorkbench(WorkbenchHost* window, DebugWorkbench* debug)
+    : QObject(window), w_(window), debug_(debug) {
   session_ = new ClusterSession(this);
   model_ = new ClusterTreeModel(session_, this);
   launcher_ = new LocalClusterLauncher(this);
@@ -81,9 +81,9 @@ ClusterWorkbench::ClusterWorkbench(MainWindow* window) : QObject(window), w_(win
   connect(launcher_, &LocalClusterLauncher::finished, this,
           [this](int code) { panel_->set_message(tr("The local cluster exited (code %1)").arg(code)); });
   // A different graph in the window ends the remote graph's live colouring.
-  connect(w_, &MainWindow::document_changed, this, [this] {
+  connect(w_, &WorkbenchHost::document_changed, this, [this] {
     const auto& doc = w_->document();
-    if (!doc || doc->path != graph_path_) {
+    if (!doc || doc->path != graph_title_) {
       graph_node_.clear();
       set_live_timings(false);
     }
@@ -245,7 +245,6 @@ void ClusterWorkbench::fetch(const QString& node, const QStringList& names) {
     }
     const ClusterNodeState* n = session_->node(r.node);
     const int64_t step = r.step > 0 || !n || !n->status ? r.step : n->status->step;
-    DebugWorkbench* debug = w_->debug_workbench();
     QString shown, previous;
     for (const dist::NamedTensor& t : r.tensors) {
       const QString name = qs(t.name);
@@ -261,17 +260,16 @@ void ClusterWorkbench::fetch(const QString& node, const QStringList& names) {
     while (reads_.size() > kMaxReads) remote_tensors_.erase(reads_.takeFirst());
     QList<NamedTensor> group;
     for (const QString& label : reads_) group.append({label, remote_tensors_[label]});
-    debug->catalog()->set_group(kCatalogGroup, group);
+    debug_->catalog()->set_group(kCatalogGroup, group);
     if (shown.isEmpty()) return;
-    debug->tensor_viewer()->set_tensor(shown, remote_tensors_[shown]);
+    debug_->tensor_viewer()->set_tensor(shown, remote_tensors_[shown]);
     QString compared;
     if (!previous.isEmpty() && previous != shown && remote_tensors_.count(previous) &&
-        debug->tensor_viewer()->compare_with(previous, remote_tensors_[previous]))
-      compared = tr("; compared with %1: max |a-b| = %2").arg(previous).arg(debug->tensor_viewer()->max_abs_difference(), 0, 'g', 6);
-    if (QDockWidget* dock = debug->dock(QStringLiteral("tensorDock"))) {
-      dock->show();
-      dock->raise();
-    }
+        debug_->tensor_viewer()->compare_with(previous, remote_tensors_[previous]))
+      compared = tr("; compared with %1: max |a-b| = %2").arg(previous).arg(debug_->tensor_viewer()->max_abs_difference(), 0, 'g', 6);
+    QDockWidget* dock = debug_->dock(DebugWorkbench::Dock::Tensor);
+    dock->show();
+    dock->raise();
     panel_->set_message(tr("Fetched %1").arg(shown) + compared);
     emit fetched(r.node, shown);
   });
@@ -287,18 +285,13 @@ void ClusterWorkbench::open_worker_graph(const QString& node) {
         const Tensor& bytes = r.tensors[0].value;
         Graph g = parse_graph_binary(
             std::string_view(static_cast<const char*>(bytes.raw_data()), bytes.byte_size()), r.node.toStdString());
-        const QString dir = QStandardPaths::writableLocation(QStandardPaths::TempLocation) + QStringLiteral("/flowlens-cluster");
-        QDir().mkpath(dir);
-        const QString path = QStringLiteral("%1/%2.pbtxt").arg(dir, QString(r.node).replace(QLatin1Char(' '), QLatin1Char('-')));
-        save_graph(g, path.toStdString());
-        graph_path_ = QFileInfo(path).absoluteFilePath();
-        if (w_->open_file(path, &error)) {
-          graph_node_ = r.node;
-          panel_->set_message(tr("Showing the partition %1 runs (%2)").arg(r.node, path));
-          update_enabled();
-          emit worker_graph_opened(r.node);
-          return;
-        }
+        graph_title_ = r.node;
+        w_->show_graph(std::move(g), graph_title_);
+        graph_node_ = r.node;
+        panel_->set_message(tr("Showing the partition %1 runs").arg(r.node));
+        update_enabled();
+        emit worker_graph_opened(r.node);
+        return;
       } catch (const Error& e) {
         error = qs(e.what());
       }
@@ -378,7 +371,7 @@ void ClusterWorkbench::launch_dialog() {
   buttons->button(QDialogButtonBox::Ok)->setText(tr("Launch"));
   form->addRow(buttons);
   connect(browse, &QPushButton::clicked, &dialog, [&] {
-    const QString path = QFileDialog::getOpenFileName(&dialog, tr("Training Graph"), graph->text(), MainWindow::kOpenFilter);
+    const QString path = QFileDialog::getOpenFileName(&dialog, tr("Training Graph"), graph->text(), WorkbenchHost::kOpenFilter);
     if (!path.isEmpty()) graph->setText(path);
   });
   connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);

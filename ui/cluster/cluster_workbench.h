@@ -1,8 +1,8 @@
 #pragma once
-// Attaching the main window to a running cluster: the Cluster menu (Attach…,
+// Attaching the main window (a WorkbenchHost) to a running cluster: the Cluster menu (Attach…,
 // Launch Local Cluster…, Detach, remote controls), the Cluster dock (live
 // tree) and the Cluster Charts dock. Remote fetches land in the Tensor dock's
-// catalog ("w @ ps 0, step 120"), each compared with the previous read of the
+// catalog (DebugWorkbench's; "w @ ps 0, step 120"), each compared with the previous read of the
 // same name (two ps reads of a variable, or a gradient on two workers). Open
 // Worker Graph shows the partition a worker runs; Live Op Timings colours it
 // by the worker's own node times, refreshed every second.
@@ -27,15 +27,16 @@ class ClusterCharts;
 class ClusterPanel;
 class ClusterSession;
 class ClusterTreeModel;
+class DebugWorkbench;
 class LocalClusterLauncher;
 struct LocalClusterOptions;
-class MainWindow;
+class WorkbenchHost;
 
 class ClusterWorkbench : public QObject {
   Q_OBJECT
 
  public:
-  explicit ClusterWorkbench(MainWindow* window);
+  ClusterWorkbench(WorkbenchHost* window, DebugWorkbench* debug);
   ~ClusterWorkbench() override;
 
   ClusterSession* session() const { return session_; }
@@ -78,7 +79,8 @@ class ClusterWorkbench : public QObject {
   void breakpoint_dialog();
   void request_timings();
 
-  MainWindow* w_;
+  WorkbenchHost* w_;
+  DebugWorkbench* debug_;
   ClusterSession* session_;
   ClusterTreeModel* model_ = nullptr;
   ClusterPanel* panel_ = nullptr;
@@ -90,7 +92,7 @@ class ClusterWorkbench : public QObject {
   std::map<QString, QAction*> actions_;
   QTimer* timings_timer_ = nullptr;
   QString graph_node_;  // the worker whose partition the main window shows
-  QString graph_path_;
+  QString graph_title_;  // the display name the window shows that partition under
   std::map<QString, QString> last_read_;    // tensor name -> catalog label of its latest read
   QStringList reads_;                       // catalog labels, oldest first (bounded)
   std::map<QString, Tensor> remote_tensors_;  // by catalog label

@@ -22,7 +22,7 @@
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/graphview/node_heat.h"
-#include "ui/main_window.h"
+#include "ui/workbench_host.h"
 #include "ui/profiler/profiler_panel.h"
 #include "ui/profiler/timeline_view.h"
 #include "ui/tensor/tensor_catalog.h"
@@ -42,7 +42,7 @@ QString tensor_name(const std::string& node, std::size_t port) {
 
 }  // namespace
 
-DebugWorkbench::DebugWorkbench(MainWindow* window) : QObject(window), w_(window) {
+DebugWorkbench::DebugWorkbench(WorkbenchHost* window) : QObject(window), w_(window) {
   controller_ = new RunController(this);
   breakpoints_ = new BreakpointStore(&controller_->debugger(), this);
   catalog_ = new TensorCatalog(this);
@@ -55,8 +55,8 @@ DebugWorkbench::DebugWorkbench(MainWindow* window) : QObject(window), w_(window)
   status_->setContentsMargins(6, 0, 6, 0);
   w_->statusBar()->addPermanentWidget(status_);
 
-  connect(w_, &MainWindow::document_changed, this, &DebugWorkbench::on_document_changed);
-  connect(w_, &MainWindow::current_node_changed, this, [this](const QString& node) {
+  connect(w_, &WorkbenchHost::document_changed, this, &DebugWorkbench::on_document_changed);
+  connect(w_, &WorkbenchHost::current_node_changed, this, [this](const QString& node) {
     breakpoints_panel_->set_selected_node(node);
     watches_->set_selected_node(node);
     if (!node.isEmpty()) profiler_->timeline()->select_node(node);
@@ -75,11 +75,13 @@ DebugWorkbench::~DebugWorkbench() {
 }
 
 void DebugWorkbench::build_docks() {
-  auto make_dock = [this](const QString& title, const QString& name, QWidget* content, Qt::DockWidgetArea area) {
+  auto make_dock = [this](Dock which, const QString& title, const QString& name, QWidget* content,
+                          Qt::DockWidgetArea area) {
     auto* dock = new QDockWidget(title, w_);
     dock->setObjectName(name);
     dock->setWidget(content);
     w_->add_view_dock(dock, area);
+    docks_[static_cast<std::size_t>(which)] = dock;
     return dock;
   };
   breakpoints_panel_ = new BreakpointsPanel(breakpoints_);
@@ -93,17 +95,18 @@ void DebugWorkbench::build_docks() {
   log_->setMaximumBlockCount(5000);
   summaries_ = new SummaryCharts;
 
-  QDockWidget* bp = make_dock(QStringLiteral("Breakpoints"), QStringLiteral("breakpointsDock"), breakpoints_panel_,
-                              Qt::RightDockWidgetArea);
-  QDockWidget* watches =
-      make_dock(QStringLiteral("Watches"), QStringLiteral("watchesDock"), watches_, Qt::RightDockWidgetArea);
-  QDockWidget* tensor =
-      make_dock(QStringLiteral("Tensor"), QStringLiteral("tensorDock"), viewer_, Qt::BottomDockWidgetArea);
-  QDockWidget* profiler =
-      make_dock(QStringLiteral("Profiler"), QStringLiteral("profilerDock"), profiler_, Qt::BottomDockWidgetArea);
-  QDockWidget* run_log = make_dock(QStringLiteral("Run Log"), QStringLiteral("runLogDock"), log_, Qt::BottomDockWidgetArea);
-  QDockWidget* summaries =
-      make_dock(QStringLiteral("Summaries"), QStringLiteral("summariesDock"), summaries_, Qt::BottomDockWidgetArea);
+  QDockWidget* bp = make_dock(Dock::Breakpoints, QStringLiteral("Breakpoints"), QStringLiteral("breakpointsDock"),
+                              breakpoints_panel_, Qt::RightDockWidgetArea);
+  QDockWidget* watches = make_dock(Dock::Watches, QStringLiteral("Watches"), QStringLiteral("watchesDock"), watches_,
+                                   Qt::RightDockWidgetArea);
+  QDockWidget* tensor = make_dock(Dock::Tensor, QStringLiteral("Tensor"), QStringLiteral("tensorDock"), viewer_,
+                                  Qt::BottomDockWidgetArea);
+  QDockWidget* profiler = make_dock(Dock::Profiler, QStringLiteral("Profiler"), QStringLiteral("profilerDock"),
+                                    profiler_, Qt::BottomDockWidgetArea);
+  QDockWidget* run_log = make_dock(Dock::RunLog, QStringLiteral("Run Log"), QStringLiteral("runLogDock"), log_,
+                                   Qt::BottomDockWidgetArea);
+  QDockWidget* summaries = make_dock(Dock::Summaries, QStringLiteral("Summaries"), QStringLiteral("summariesDock"),
+                                     summaries_, Qt::BottomDockWidgetArea);
   // Tabbed with the existing docks so the graph keeps its room.
   w_->tabifyDockWidget(w_->details_dock(), bp);
   w_->tabifyDockWidget(bp, watches);
@@ -114,15 +117,13 @@ void DebugWorkbench::build_docks() {
   w_->details_dock()->raise();
   w_->diagnostics_dock()->raise();
 
-  connect(breakpoints_panel_, &BreakpointsPanel::node_activated, w_, &MainWindow::select_node);
-  connect(profiler_, &ProfilerPanel::node_clicked, w_, &MainWindow::select_node);
+  connect(breakpoints_panel_, &BreakpointsPanel::node_activated, w_, &WorkbenchHost::select_node);
+  connect(profiler_, &ProfilerPanel::node_clicked, w_, &WorkbenchHost::select_node);
   connect(watches_, &WatchesPanel::tensor_activated, this, [this, tensor](const QString& label, const Tensor& t) {
     viewer_->set_tensor(label, t);
     tensor->raise();
   });
 }
-
-QDockWidget* DebugWorkbench::dock(const QString& object_name) const { return w_->findChild<QDockWidget*>(object_name); }
 
 QString DebugWorkbench::run_status() const { return status_->text(); }
 
@@ -136,7 +137,7 @@ void DebugWorkbench::log(const QString& line, bool error) {
   if (error) {
     log_->appendHtml(QStringLiteral("<span style=\"color:#c62828\">%1</span>").arg(line.toHtmlEscaped()));
     set_status(line, true);
-    dock(QStringLiteral("runLogDock"))->raise();
+    dock(Dock::RunLog)->raise();
   } else {
     log_->appendPlainText(line);
   }
@@ -216,7 +217,7 @@ bool DebugWorkbench::toggle_breakpoint() {
 void DebugWorkbench::watch_selected() {
   QString error;
   if (!watches_->add_watch(w_->current_node_name(), &error)) log(error, true);
-  dock(QStringLiteral("watchesDock"))->raise();
+  dock(Dock::Watches)->raise();
 }
 
 void DebugWorkbench::set_check_numerics(bool on) {

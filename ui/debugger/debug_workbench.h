@@ -1,5 +1,5 @@
 #pragma once
-// Running and debugging in the main window: owns the RunController, the
+// Running and debugging in the main window (a WorkbenchHost): owns the RunController, the
 // breakpoints and the tensors a run made visible, and the docks that show
 // them (Breakpoints, Watches, Tensor, Profiler, Run Log, Summaries). It follows the
 // window's document and selection, marks the paused-at node, breakpoints and
@@ -7,6 +7,7 @@
 // drives. Closing the window or loading another graph stops a run first.
 #include <QObject>
 #include <QString>
+#include <array>
 
 #include "observe/debugger.h"
 #include "ui/debugger/run_controller.h"
@@ -20,19 +21,22 @@ namespace flowlens::ui {
 
 class BreakpointStore;
 class BreakpointsPanel;
-class MainWindow;
 class ProfilerPanel;
 class RunActions;
 class SummaryCharts;
 class TensorCatalog;
 class TensorViewer;
 class WatchesPanel;
+class WorkbenchHost;
 
 class DebugWorkbench : public QObject {
   Q_OBJECT
 
  public:
-  explicit DebugWorkbench(MainWindow* window);
+  // The docks it adds, in the order they are made.
+  enum class Dock { Breakpoints, Watches, Tensor, Profiler, RunLog, Summaries, Count };
+
+  explicit DebugWorkbench(WorkbenchHost* window);
   ~DebugWorkbench() override;
 
   // The request F5 would run now: the Fetch box's names, or else the graph's
@@ -53,7 +57,7 @@ class DebugWorkbench : public QObject {
   SummaryCharts* summary_charts() const { return summaries_; }
   QLineEdit* fetch_edit() const { return fetch_edit_; }
   RunActions* actions() const { return actions_; }
-  QDockWidget* dock(const QString& object_name) const;
+  QDockWidget* dock(Dock which) const { return docks_[static_cast<std::size_t>(which)]; }
   QString run_status() const;  // the status bar's "Paused at x (breakpoint)", "Run 2 finished ..."
 
   bool time_overlay() const { return time_overlay_; }
@@ -84,7 +88,7 @@ class DebugWorkbench : public QObject {
   void log(const QString& line, bool error = false);
   void set_status(const QString& text, bool error = false);
 
-  MainWindow* w_;
+  WorkbenchHost* w_;
   RunController* controller_ = nullptr;
   BreakpointStore* breakpoints_ = nullptr;
   TensorCatalog* catalog_ = nullptr;
@@ -97,6 +101,7 @@ class DebugWorkbench : public QObject {
   QLineEdit* fetch_edit_ = nullptr;
   QLabel* status_ = nullptr;
   RunActions* actions_ = nullptr;
+  std::array<QDockWidget*, static_cast<std::size_t>(Dock::Count)> docks_{};
   bool time_overlay_ = false;
 };
 

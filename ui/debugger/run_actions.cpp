@@ -9,11 +9,11 @@
 #include <QToolBar>
 
 #include "ui/debugger/debug_workbench.h"
-#include "ui/main_window.h"
+#include "ui/workbench_host.h"
 
 namespace flowlens::ui {
 
-RunActions::RunActions(MainWindow* window, DebugWorkbench* workbench)
+RunActions::RunActions(WorkbenchHost* window, DebugWorkbench* workbench)
     : QObject(workbench), w_(window), bench_(workbench) {
   menu_ = new QMenu(QStringLiteral("&Run"), w_);
   menu_->setObjectName(QStringLiteral("menuRun"));
@@ -69,8 +69,8 @@ RunActions::RunActions(MainWindow* window, DebugWorkbench* workbench)
   fetch_edit_->setMaximumWidth(260);
   toolbar_->addWidget(fetch_edit_);
 
-  connect(w_, &MainWindow::document_changed, this, &RunActions::update_enabled);
-  connect(w_, &MainWindow::current_node_changed, this, &RunActions::update_enabled);
+  connect(w_, &WorkbenchHost::document_changed, this, &RunActions::update_enabled);
+  connect(w_, &WorkbenchHost::current_node_changed, this, &RunActions::update_enabled);
   connect(bench_->controller(), &RunController::state_changed, this, &RunActions::update_enabled);
   update_enabled();
 }

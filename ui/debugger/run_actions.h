@@ -14,13 +14,13 @@ class QToolBar;
 namespace flowlens::ui {
 
 class DebugWorkbench;
-class MainWindow;
+class WorkbenchHost;
 
 class RunActions : public QObject {
   Q_OBJECT
 
  public:
-  RunActions(MainWindow* window, DebugWorkbench* workbench);
+  RunActions(WorkbenchHost* window, DebugWorkbench* workbench);
 
   QLineEdit* fetch_edit() const { return fetch_edit_; }
   QAction* time_overlay_action() const { return overlay_; }
@@ -31,7 +31,7 @@ class RunActions : public QObject {
  private:
   QAction* add(const QString& name, const QString& text, const QKeySequence& key, const char* icon = nullptr);
 
-  MainWindow* w_;
+  WorkbenchHost* w_;
   DebugWorkbench* bench_;
   QMenu* menu_ = nullptr;
   QToolBar* toolbar_ = nullptr;

@@ -29,7 +29,7 @@
 #include "ui/editor/op_palette.h"
 #include "ui/editor/template_dialog.h"
 #include "ui/graph_document.h"
-#include "ui/main_window.h"
+#include "ui/workbench_host.h"
 
 namespace flowlens::ui {
 namespace {
@@ -44,7 +44,7 @@ const QString kSaveFilter = QStringLiteral("GraphDef text (*.pbtxt);;Binary Grap
 
 }  // namespace
 
-EditorWorkbench::EditorWorkbench(MainWindow* window) : QObject(window), w_(window) {
+EditorWorkbench::EditorWorkbench(WorkbenchHost* window) : QObject(window), w_(window) {
   model_ = new EditableGraph(OpRegistry::global(), this);
   page_ = new EditorPage(model_);
   w_->add_central_page(page_);
@@ -54,7 +54,7 @@ EditorWorkbench::EditorWorkbench(MainWindow* window) : QObject(window), w_(windo
 
   connect(model_, &EditableGraph::changed, this, &EditorWorkbench::update_state);
   connect(model_->undo_stack(), &QUndoStack::cleanChanged, this, &EditorWorkbench::update_state);
-  connect(w_, &MainWindow::central_page_changed, this, &EditorWorkbench::update_state);
+  connect(w_, &WorkbenchHost::central_page_changed, this, &EditorWorkbench::update_state);
   connect(page_->scene(), &QGraphicsScene::selectionChanged, this, [this] {
     const QStringList nodes = page_->scene()->selected_nodes();
     inspector_->set_node(nodes.size() == 1 ? nodes.front() : QString());
@@ -229,7 +229,7 @@ bool EditorWorkbench::eventFilter(QObject* watched, QEvent* event) {
 void EditorWorkbench::open_in_editor_dialog() {
   if (!may_discard_edits()) return;
   const QString path = QFileDialog::getOpenFileName(w_, QStringLiteral("Open Graph in Editor"), QString(),
-                                                    MainWindow::kOpenFilter);
+                                                    WorkbenchHost::kOpenFilter);
   QString error;
   if (!path.isEmpty() && !open_in_editor(path, &error)) w_->show_error(QStringLiteral("Could not open graph"), error);
 }
@@ -320,6 +320,14 @@ bool EditorWorkbench::debug_in_viewer() {
   w_->show_error(QStringLiteral("Could not open graph"), error);
   return false;
 }
+
+bool EditorWorkbench::select_node(const QString& name) {
+  if (!model_->graph().find(name.toStdString())) return false;
+  page_->scene()->select_nodes({name});
+  return true;
+}
+
+void EditorWorkbench::run_graph() { page_->run(); }
 
 void EditorWorkbench::copy() {
   const QStringList nodes = page_->scene()->selected_nodes();

@@ -1,5 +1,5 @@
 #pragma once
-// The graph editor in the main window: owns the EditableGraph, the editor
+// The graph editor in the main window (a WorkbenchHost): owns the EditableGraph, the editor
 // page in the central area, the Ops palette and Inspector docks, and the
 // actions that drive them:
 //   File → New Graph (Ctrl+N), New from Template…, Open in Editor…, Edit
@@ -23,15 +23,15 @@ namespace flowlens::ui {
 
 class EditableGraph;
 class EditorPage;
-class MainWindow;
 class NodeInspector;
 class OpPalette;
+class WorkbenchHost;
 
 class EditorWorkbench : public QObject {
   Q_OBJECT
 
  public:
-  explicit EditorWorkbench(MainWindow* window);
+  explicit EditorWorkbench(WorkbenchHost* window);
 
   EditableGraph* model() const { return model_; }
   EditorPage* page() const { return page_; }
@@ -48,6 +48,10 @@ class EditorWorkbench : public QObject {
   // Loads a graph file into the editor; false with `error` naming the file.
   bool open_in_editor(const QString& path, QString* error = nullptr);
   bool save_to(const QString& path, QString* error = nullptr);
+  // Selects the node (the Inspector shows it); false when the editor's graph has none by that name.
+  bool select_node(const QString& name);
+  // Runs the editor's graph once, as the page's Run button does.
+  void run_graph();
 
  public slots:
   void show_editor();
@@ -77,7 +81,7 @@ class EditorWorkbench : public QObject {
   bool may_discard_edits();
   void update_state();
 
-  MainWindow* w_;
+  WorkbenchHost* w_;
   EditableGraph* model_ = nullptr;
   EditorPage* page_ = nullptr;
   OpPalette* palette_ = nullptr;

@@ -1,0 +1,182 @@
+#include "ui/startup_script.h"
+
+#include <QCoreApplication>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QTimer>
+#include <utility>
+
+#include "transform/replicate_in_graph.h"
+#include "ui/cluster/cluster_workbench.h"
+#include "ui/debugger/breakpoint_store.h"
+#include "ui/debugger/debug_workbench.h"
+#include "ui/editor/editor_workbench.h"
+#include "ui/editor/template_dialog.h"
+#include "ui/graph_document.h"
+#include "ui/graphview/graph_view.h"
+#include "ui/main_window.h"
+#include "ui/replicate_dialog.h"
+#include "ui/screenshot.h"
+
+namespace flowlens::ui {
+namespace {
+
+constexpr int kWaitMs = 120000;  // layouts and runs a screenshot waits for
+
+// --select takes a node name, or else an op type (its first node): "MatMul"
+// picks the matmul of a graph whose MatMul node is called "output".
+QString resolve_node(const MainWindow& window, const QString& wanted) {
+  const auto& graph = *window.document()->graph;
+  if (graph.find(wanted.toStdString())) return wanted;
+  for (const auto& n : graph.nodes())
+    if (QString::fromStdString(n.op) == wanted) return QString::fromStdString(n.name);
+  return {};
+}
+
+// --dock's names: each dock's object name without "Dock", and "log" for the Run Log.
+QDockWidget* dock_named(const MainWindow& window, const QString& name) {
+  using Dock = DebugWorkbench::Dock;
+  const DebugWorkbench* debug = window.debug_workbench();
+  const EditorWorkbench* editor = window.editor_workbench();
+  const ClusterWorkbench* cluster = window.cluster_workbench();
+  const std::pair<const char*, QDockWidget*> docks[] = {
+      {"nodes", window.nodes_dock()},
+      {"details", window.details_dock()},
+      {"diagnostics", window.diagnostics_dock()},
+      {"breakpoints", debug->dock(Dock::Breakpoints)},
+      {"watches", debug->dock(Dock::Watches)},
+      {"tensor", debug->dock(Dock::Tensor)},
+      {"profiler", debug->dock(Dock::Profiler)},
+      {"log", debug->dock(Dock::RunLog)},
+      {"summaries", debug->dock(Dock::Summaries)},
+      {"opPalette", editor->palette_dock()},
+      {"inspector", editor->inspector_dock()},
+      {"cluster", cluster->dock()},
+      {"clusterCharts", cluster->charts_dock()}};
+  for (const auto& [text, dock] : docks)
+    if (name == QLatin1String(text)) return dock;
+  return nullptr;
+}
+
+// Let the status polls (10 Hz) fill the Cluster dock and draw a few seconds
+// of charts before the picture is taken.
+void let_cluster_charts_fill() {
+  QElapsedTimer settle;
+  settle.start();
+  while (settle.elapsed() < 3000) QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+}
+
+}  // namespace
+
+StartupOutcome run_startup_script(MainWindow& window, const StartupOptions& o) {
+  StartupOutcome outcome;
+  auto fail = [&outcome](const QString& message, int code = 1) {
+    outcome.exit_code = code;
+    outcome.error = message;
+    return outcome;
+  };
+  const bool screenshot = o.screenshot.has_value();
+
+  EditorWorkbench* editor = window.editor_workbench();
+  const bool editing = o.template_name || o.edit;
+  if (o.template_name) {
+    QString error;
+    auto graph = TemplateDialog::build_template(*o.template_name, {}, &error);
+    if (!graph) return fail(QStringLiteral("--template: %1").arg(error), 2);
+    editor->new_graph_from(std::move(*graph), *o.template_name);
+  } else if (o.edit) {
+    QString error;
+    if (o.graph_path.isEmpty())
+      editor->new_graph();
+    else if (!editor->open_in_editor(o.graph_path, &error))
+      return fail(error);
+  }
+  // In the editor, --select picks a node (shown in the Inspector) and --run runs the graph once.
+  if (editing && !o.select.isEmpty() && !editor->select_node(o.select))
+    return fail(QStringLiteral("no node named '%1' in the editor's graph").arg(o.select), 2);
+  if (editing && o.run) editor->run_graph();
+
+  bool loaded = false;
+  QString load_error;
+  if (!o.graph_path.isEmpty() && !editing) {
+    loaded = window.open_file(o.graph_path, &load_error);
+    if (!loaded && screenshot) return fail(load_error);
+  }
+  bool ask_replicate = false;
+  if (loaded && o.replicas > 0) {
+    ReplicateOptions options;
+    options.replicas = o.replicas;
+    options.devices = o.devices;
+    options.split_inputs = o.split_inputs;
+    options.merge_outputs = o.merge_outputs;
+    ReplicateOptions guess;
+    const bool guessed = ReplicateDialog::guess_endpoints(*window.document()->graph, &guess);
+    if (options.split_inputs.empty() && guessed) options.split_inputs = guess.split_inputs;
+    if (options.merge_outputs.empty() && guessed) options.merge_outputs = guess.merge_outputs;
+    QString error;
+    if (options.split_inputs.empty() || options.merge_outputs.empty()) {
+      if (screenshot) return fail(QStringLiteral("--replicas: give --split and --merge for this graph"), 2);
+      ask_replicate = true;
+    } else if (!window.replicate(options, &error)) {
+      if (screenshot) return fail(error);
+      outcome.warnings << error;
+    }
+  }
+  // After the first layout: that one collapses a view too big to read at fit.
+  if (loaded && o.expand_all && window.graph_view()->wait_for_layout(kWaitMs)) window.graph_view()->expand_all_scopes();
+  const QString resolved = loaded && !o.select.isEmpty() ? resolve_node(window, o.select) : QString();
+  if (loaded && !o.select.isEmpty() && (resolved.isEmpty() || !window.select_node(resolved))) {
+    const QString message = QStringLiteral("no node named '%1' in %2").arg(o.select, o.graph_path);
+    if (screenshot) return fail(message);
+    outcome.warnings << message;
+  }
+
+  if (o.key && !o.attach) return fail(QStringLiteral("--key needs --attach"), 2);
+  if (o.attach) {
+    QString error;
+    if (!window.cluster_workbench()->attach_file(*o.attach, &error, o.key.value_or(QString())))
+      return fail(QStringLiteral("--attach: %1").arg(error), 2);
+  }
+
+  DebugWorkbench* debug = window.debug_workbench();
+  if (loaded) {
+    for (const std::string& node : o.breakpoints) {
+      if (!window.document()->graph->find(node))
+        return fail(QStringLiteral("--break: no node named '%1'").arg(QString::fromStdString(node)), 2);
+      debug->breakpoints()->add(QString::fromStdString(node));
+    }
+    debug->set_check_numerics(o.check_numerics);
+    debug->set_time_overlay(o.time_overlay);
+  }
+  if (o.dock) {
+    QDockWidget* dock = dock_named(window, *o.dock);
+    if (!dock) return fail(QStringLiteral("--dock: no dock called '%1'").arg(*o.dock), 2);
+    dock->show();
+    dock->raise();
+  }
+  if (loaded && o.run) debug->run_or_continue();
+
+  if (screenshot) {
+    // A run is shown paused or finished, never half way.
+    if (o.run && !debug->wait_until_settled(kWaitMs))
+      return fail(QStringLiteral("the run did not pause or finish in time"));
+    // The graph is laid out off the UI thread; grab only once it is drawn,
+    // at the final window size (the view fits itself on the first show).
+    window.show();
+    if (loaded && !window.wait_for_layouts(kWaitMs)) return fail(QStringLiteral("graph layout did not finish in time"));
+    if (o.attach) let_cluster_charts_fill();
+    QString error;
+    if (!save_window_screenshot(&window, *o.screenshot, &error)) return fail(error);
+    outcome.exit_code = 0;
+    return outcome;
+  }
+
+  window.show();
+  MainWindow* w = &window;
+  if (ask_replicate) QTimer::singleShot(0, w, [w, replicas = o.replicas] { w->replicate_dialog(replicas); });
+  if (!o.graph_path.isEmpty() && !editing && !loaded)
+    QTimer::singleShot(0, w, [w, load_error] { w->show_error(QStringLiteral("Could not open graph"), load_error); });
+  return outcome;
+}
+
+}  // namespace flowlens::ui

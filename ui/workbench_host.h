@@ -1,0 +1,64 @@
+#pragma once
+// What a workbench (editor, debugger, cluster) needs from the window it
+// lives in, so that none of them depends on MainWindow itself: the loaded
+// document and the selected node (with their change signals), showing a
+// graph, the central pages and the docks. Menus, toolbars, the status bar
+// and dialog parents are the QMainWindow's own. MainWindow implements it.
+#include <QMainWindow>
+#include <QString>
+#include <memory>
+
+class QDockWidget;
+
+namespace flowlens {
+class Graph;
+}
+
+namespace flowlens::ui {
+
+struct GraphDocument;
+class GraphView;
+
+class WorkbenchHost : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  // The file dialogs' filter for graphs the viewer and the editor open.
+  inline static const QString kOpenFilter =
+      QStringLiteral("Graphs (*.pbtxt *.pb *.pbtext *.prototxt *.dot *.gv);;All files (*)");
+
+  using QMainWindow::QMainWindow;
+
+  // The graph the viewer shows; null when nothing is loaded.
+  virtual const std::shared_ptr<const GraphDocument>& document() const = 0;
+  virtual QString current_node_name() const = 0;  // empty when nothing is selected
+  // Selects (and scrolls to) the node; false when the graph has no such node.
+  virtual bool select_node(const QString& name) = 0;
+  // Loads `path` into the viewer; no dialog, false with `error` on failure.
+  virtual bool open_file(const QString& path, QString* error = nullptr) = 0;
+  // Shows a graph that has no file of its own (a worker's partition) in the
+  // viewer; `display_name` stands where the file name would.
+  virtual void show_graph(flowlens::Graph graph, const QString& display_name) = 0;
+  virtual void show_error(const QString& title, const QString& message) = 0;
+
+  // The viewer's graph, where runs mark nodes (paused at, breakpoints, heat).
+  virtual GraphView* graph_view() const = 0;
+  // The window's own docks, which workbench docks tab with.
+  virtual QDockWidget* nodes_dock() const = 0;
+  virtual QDockWidget* details_dock() const = 0;
+  virtual QDockWidget* diagnostics_dock() const = 0;
+  // Adds a dock and its show/hide toggle to the View menu.
+  virtual void add_view_dock(QDockWidget* dock, Qt::DockWidgetArea area) = 0;
+  // More pages for the central area (the graph editor): add once, then show
+  // one, or nullptr for the graph (compare, welcome) page again.
+  virtual void add_central_page(QWidget* page) = 0;
+  virtual void show_central_page(QWidget* page) = 0;
+  virtual QWidget* central_page() const = 0;
+
+ signals:
+  void document_changed();  // a graph was loaded or shown; read document()
+  void current_node_changed(const QString& name);
+  void central_page_changed();
+};
+
+}  // namespace flowlens::ui
