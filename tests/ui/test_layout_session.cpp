@@ -6,6 +6,8 @@
 #include <QtTest>
 
 #include <QSignalSpy>
+#include <optional>
+#include <utility>
 
 #include "io/graph_io.h"  // parse_graph_text
 #include "ui/graph_document.h"

@@ -18,7 +18,6 @@
 #include <utility>
 
 #include "ops/op_registry.h"
-#include "ui/graph_document.h"
 #include "ui/graphview/device_legend.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/minimap_view.h"

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "analysis/infer_shapes.h"
 #include "ui/graphview/graphviz_layout.h"
