@@ -10,9 +10,11 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/trim.h"
 #include "tensor/float16.h"
 
 namespace flowlens {
@@ -259,6 +261,42 @@ Tensor parse_tensor_text(std::string_view text, DType dtype) {
     default: break;
   }
   return t;
+}
+
+namespace {
+
+// A dimension: "?" or "-1" (unknown), else a size >= 0 with an optional '+'.
+std::optional<int64_t> parse_dim(std::string_view part) {
+  if (part == "?" || part == "-1") return Shape::kUnknownDim;
+  std::string_view digits = part.starts_with('+') ? part.substr(1) : part;
+  int64_t d = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), d);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || d < 0) return std::nullopt;
+  return d;
+}
+
+}  // namespace
+
+Shape parse_shape_text(std::string_view text) {
+  const std::string_view t = trimmed(text);
+  if (t == "?" || t == "<unknown>") return Shape::unknown_rank();
+  if (!t.starts_with('[') || !t.ends_with(']'))
+    throw Error("a shape looks like [4,3], [?,3], [] or ?; got '" + std::string(t) + "'");
+  std::vector<int64_t> dims;
+  const std::string_view inner = trimmed(t.substr(1, t.size() - 2));
+  if (!inner.empty()) {
+    size_t start = 0;
+    while (true) {
+      const size_t comma = inner.find(',', start);
+      const std::string_view part = trimmed(inner.substr(start, comma - start));  // to the end at npos
+      const std::optional<int64_t> d = parse_dim(part);
+      if (!d) throw Error("shape dimension '" + std::string(part) + "' is not a size (a number >= 0, or ?)");
+      dims.push_back(*d);
+      if (comma == std::string_view::npos) break;
+      start = comma + 1;
+    }
+  }
+  return Shape(std::move(dims));
 }
 
 }  // namespace flowlens

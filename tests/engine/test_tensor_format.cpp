@@ -1,7 +1,8 @@
 // Tensor printing: bracket nesting, shortest round-trip numbers (float16 and
 // bfloat16 as numpy and ml_dtypes print them), special values, strings,
 // eliding with "...", the dtypes shown only as a summary; TensorFlow's
-// SummarizeValue; and parse_tensor_text, the inverse of format_tensor.
+// SummarizeValue; parse_tensor_text, the inverse of format_tensor, and
+// parse_shape_text, the inverse of Shape::to_string.
 #include <QtTest>
 
 #include <cmath>
@@ -215,6 +216,30 @@ class TestTensorFormat : public QObject {
     QCOMPARE(fmt(v, 0), QString("[0,1,2,3,4,5,6,7,8,9]"));
     Tensor m = Tensor::from_vector<int32_t>(Shape{5, 5}, iota(25));
     QCOMPARE(fmt(m, 1), QString("[[0,...,4],...,[20,...,24]]"));
+  }
+
+  void parse_shape_reads_what_to_string_prints() {
+    for (const Shape& shape : {Shape{4, 3}, Shape{-1, 3}, Shape{}, Shape{0}, Shape::unknown_rank()})
+      QCOMPARE(parse_shape_text(shape.to_string()), shape);
+    QCOMPARE(parse_shape_text(" [ ?, -1 , +2 ] "), (Shape{-1, -1, 2}));
+    QCOMPARE(parse_shape_text("?"), Shape::unknown_rank());
+  }
+
+  void parse_shape_errors_say_what() {
+    auto error = [](const char* text) {
+      try {
+        parse_shape_text(text);
+      } catch (const Error& e) {
+        return QString(e.what());
+      }
+      return QString("<no error>");
+    };
+    QCOMPARE(error("4,3"), QString("a shape looks like [4,3], [?,3], [] or ?; got '4,3'"));
+    QCOMPARE(error("[a]"), QString("shape dimension 'a' is not a size (a number >= 0, or ?)"));
+    QCOMPARE(error("[3,-2]"), QString("shape dimension '-2' is not a size (a number >= 0, or ?)"));
+    QCOMPARE(error("[3,]"), QString("shape dimension '' is not a size (a number >= 0, or ?)"));
+    QCOMPARE(error("[99999999999999999999]"),
+             QString("shape dimension '99999999999999999999' is not a size (a number >= 0, or ?)"));
   }
 
   void unsupported_dtypes() {

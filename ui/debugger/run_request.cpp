@@ -3,7 +3,10 @@
 #include <QStringList>
 #include <algorithm>
 #include <set>
+#include <string_view>
 
+#include "graph/edge_index.h"
+#include "graph/name_list.h"
 #include "graph/variable_initializers.h"
 #include "ops/op_registry.h"
 
@@ -20,19 +23,14 @@ int output_count(const Node& node) {
   }
 }
 
-// "^x", "x:1" -> "x"
-std::string producer_of(const std::string& input) {
-  std::string producer = input.starts_with("^") ? input.substr(1) : input;
-  if (auto colon = producer.find(':'); colon != std::string::npos) producer.resize(colon);
-  return producer;
-}
-
 // tf.global_variables_initializer(): a NoOp `init` that only depends on the
 // initializers. Running it every step would reset the variables.
-bool is_init_group(const Node& node, const std::set<std::string>& initializers) {
-  if (node.inputs.empty()) return false;
-  for (const std::string& in : node.inputs)
-    if (!initializers.contains(producer_of(in))) return false;
+bool is_init_group(const Graph& graph, int node, const std::set<std::string>& initializers) {
+  const auto inputs = graph.edges().inputs(node);
+  if (inputs.empty()) return false;
+  for (const InputEdge& in : inputs)
+    if (!in.resolved() || !initializers.contains(graph.nodes()[static_cast<std::size_t>(in.producer)].name))
+      return false;
   return true;
 }
 
@@ -41,6 +39,10 @@ void add_node(const Node& node, RunRequest* request) {
     request->fetches.push_back(node.name);
   else
     request->targets.push_back(node.name);
+}
+
+QString to_qstring(std::string_view text) {
+  return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
 }
 
 QString join(const std::vector<std::string>& names) {
@@ -59,15 +61,16 @@ QString RunRequest::describe() const {
 }
 
 RunRequest default_run_request(const Graph& graph, const QString& selected_node) {
-  std::set<std::string> consumed;
-  for (const Node& n : graph.nodes())
-    for (const std::string& in : n.inputs) consumed.insert(producer_of(in));
+  const EdgeIndex& edges = graph.edges();
   const std::vector<std::string> initializers = variable_initializers(graph);
   const std::set<std::string> init(initializers.begin(), initializers.end());
 
   RunRequest request;
-  for (const Node& n : graph.nodes())
-    if (!consumed.contains(n.name) && !init.contains(n.name) && !is_init_group(n, init)) add_node(n, &request);
+  for (int i = 0; i < static_cast<int>(graph.size()); ++i) {
+    const Node& n = graph.nodes()[static_cast<std::size_t>(i)];
+    const bool consumed = !edges.outputs(i).empty();
+    if (!consumed && !init.contains(n.name) && !is_init_group(graph, i, init)) add_node(n, &request);
+  }
   if (const Node* selected = graph.find(selected_node.toStdString())) {
     const bool listed = std::find(request.fetches.begin(), request.fetches.end(), selected->name) !=
                         request.fetches.end();
@@ -77,18 +80,21 @@ RunRequest default_run_request(const Graph& graph, const QString& selected_node)
 }
 
 bool parse_run_request(const Graph& graph, const QString& text, RunRequest* request, QString* error) {
+  const std::string typed = text.toStdString();
   RunRequest parsed;
-  for (const QString& part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-    const std::string name = part.trimmed().toStdString();
-    if (name.empty()) continue;
-    const std::string node_name = name.substr(0, name.find(':'));
-    const Node* node = graph.find(node_name);
-    if (!node) {
-      if (error) *error = QStringLiteral("No node named '%1' to fetch").arg(QString::fromStdString(node_name));
+  for (const std::string_view name : split_name_list(typed)) {
+    const auto id = TensorIdView::parse(name);
+    if (!id || id->is_control()) {
+      if (error) *error = QStringLiteral("'%1' is not a node or tensor name (x or x:1)").arg(to_qstring(name));
       return false;
     }
-    if (name != node_name)  // an explicit tensor "x:1"
-      parsed.fetches.push_back(name);
+    const Node* node = graph.find(id->node);
+    if (!node) {
+      if (error) *error = QStringLiteral("No node named '%1' to fetch").arg(to_qstring(id->node));
+      return false;
+    }
+    if (name != id->node)  // an explicit tensor "x:1", fetched as typed
+      parsed.fetches.emplace_back(name);
     else
       add_node(*node, &parsed);
   }

@@ -21,8 +21,10 @@ struct RunRequest {
 
 RunRequest default_run_request(const Graph& graph, const QString& selected_node = QString());
 
-// `text`: comma-separated node or tensor names ("loss, logits/BiasAdd:0").
-// Nodes without outputs become targets. Unknown names fail with `error`.
+// `text`: comma-separated node or tensor names ("loss, logits/BiasAdd:0"),
+// split by the engine's split_name_list and read as TensorIds. Nodes without
+// outputs become targets. Unknown or malformed names ("^x", "x:a") fail with
+// `error`.
 bool parse_run_request(const Graph& graph, const QString& text, RunRequest* request, QString* error);
 
 }  // namespace flowlens::ui

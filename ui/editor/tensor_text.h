@@ -2,9 +2,9 @@
 // Tensors as people type them in the inspector: numpy-style nested lists
 // ("[[1,2,3],[4,5,6]]", a scalar "3.5", an empty "[]", quoted strings), read
 // as the node's dtype by the engine's parse_tensor_text (tensor/tensor_parse.h),
-// the parser flowlens-run's --feed uses too. Printing goes through the
-// engine's format_tensor, so what the editor shows parses back to the same
-// tensor.
+// the parser flowlens-run's --feed uses too, and shapes by its
+// parse_shape_text. Printing goes through the engine's format_tensor, so
+// what the editor shows parses back to the same tensor.
 #include <QString>
 #include <optional>
 

@@ -18,10 +18,8 @@
 #include <utility>
 
 #include "ops/op_registry.h"
-#include "ui/graph_document.h"
 #include "ui/graphview/device_legend.h"
 #include "ui/graphview/graph_scene.h"
-#include "ui/graphview/layout_job.h"
 #include "ui/graphview/minimap_view.h"
 #include "ui/graphview/node_item.h"
 
@@ -56,9 +54,8 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
   setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
-  job_ = new LayoutJob(this);
-  connect(job_, &LayoutJob::finished, this, &GraphView::apply_layout);
-  connect(job_, &LayoutJob::failed, this, [this](int, const QString& message) {
+  connect(&session_, &LayoutSession::finished, this, &GraphView::show_layout);
+  connect(&session_, &LayoutSession::failed, this, [this](const QString& message) {
     show_status(QStringLiteral("Layout failed: %1").arg(message), false);
     emit layout_failed(message);
   });
@@ -134,7 +131,6 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
 }
 
 GraphView::~GraphView() {
-  take_shapes();  // the inference thread reads the document's graph
   // scene_ is a child: ~QWidget deletes it after this class is gone, and the
   // scene's clear() then emits selectionChanged into on_scene_selection() of
   // a half-destroyed GraphView (UBSan: downcast of a QWidget).
@@ -144,79 +140,48 @@ GraphView::~GraphView() {
 QList<QAction*> GraphView::view_actions() const { return {fit_action_, zoom_in_action_, zoom_out_action_}; }
 
 void GraphView::set_document(std::shared_ptr<const GraphDocument> doc) {
-  job_->cancel();
-  doc_ = std::move(doc);
   scene_->clear_graph();
-  has_shown_ = false;
-  pending_expansion_.reset();
-  pending_select_ = -1;
-  take_shapes();  // a previous document's inference must finish before its graph may go
-  shapes_ = nullptr;
-  grouping_.set_graph(doc_ ? doc_->graph : nullptr);
-  first_layout_ = true;
+  session_.set_document(std::move(doc));
   update_minimap_visibility();
-  if (!doc_ || !doc_->graph) {
+  const Graph* graph = session_.graph();
+  if (!graph) {
     legend_->set_entries({});
     show_status(QString(), false);
     return;
   }
-  palette_.set_graph(*doc_->graph);
+  palette_.set_graph(*graph);
   legend_->set_entries(palette_.legend());
-  // Shape functions assume a structurally valid graph; edges of a broken one
-  // simply go without shapes. Edges need them only once the layout lands, so
-  // inference runs beside the layout instead of before it (a fifth of a
-  // second for 100,000 nodes, on the way to the first frame otherwise).
-  if (doc_->error_count() == 0 && doc_->analysis)
-    shapes_future_ = std::async(std::launch::async, [analysis = doc_->analysis] { return analysis->shapes(); });
   relayout();
 }
 
-void GraphView::relayout() {
-  if (!doc_ || !doc_->graph) return;
-  pending_expansion_.reset();
-  pending_ = grouping_.visible();
-  if (pending_.units.empty()) {  // nothing to lay out; Graphviz is not needed
-    job_->cancel();
+// Lays out the current view anew, or with `expanded_scope` (the scope just
+// expanded) only that scope's contents where the session can.
+void GraphView::relayout(const std::string& expanded_scope) {
+  if (!session_.graph()) return;
+  const std::size_t boxes = session_.request_layout(expanded_scope);
+  if (boxes == 0) {
     scene_->clear_graph();
     show_status(QStringLiteral("The graph has no nodes"), false);
     emit layout_finished();
     return;
   }
-  show_status(QStringLiteral("Laying out %1 boxes\u2026").arg(pending_.units.size()), true);
-  pending_input_ = GraphScene::layout_input(pending_, *doc_->graph);
-  job_->start(pending_input_);
+  show_status(QStringLiteral("Laying out %1 boxes\u2026").arg(boxes), true);
 }
 
 void GraphView::relayout_all() { relayout(); }
 
-void GraphView::take_shapes() {
-  if (shapes_future_.valid()) shapes_ = shapes_future_.get();
-}
-
-void GraphView::populate_scene(const LayoutResult& layout) {
-  take_shapes();
-  selecting_ = true;
-  scene_->populate(pending_, layout, *doc_->graph, palette_, shapes_);
-  selecting_ = false;
-  shown_ = pending_;
-  shown_input_ = pending_input_;
-  shown_layout_ = layout;
-  has_shown_ = true;
-  show_status(QString(), false);
-}
-
-void GraphView::apply_layout(int, const LayoutResult& result) {
+void GraphView::show_layout(bool expansion, bool first) {
   const QString previous = selected_node();
-  // After an expansion only the scope's contents were laid out: merge them
-  // in and keep the view where it is (what is left of and above the scope
-  // did not move at all). Otherwise fit the new layout.
-  const bool expansion = pending_expansion_.has_value();
+  // After an expansion only the scope's contents were laid out and merged
+  // in: keep the view where it is (what is left of and above the scope did
+  // not move at all). Otherwise fit the new layout.
   const QPointF centre = mapToScene(viewport()->rect().center());
   const QTransform zoom = transform();
-  std::optional<LayoutResult> merged;
-  if (expansion) merged = pending_expansion_->merge(result);
-  pending_expansion_.reset();
-  populate_scene(merged ? *merged : result);
+  const ViewLayout& shown = session_.shown();
+  selecting_ = true;
+  scene_->populate(shown.visible, shown.layout, *session_.graph(), palette_, session_.shapes());
+  selecting_ = false;
+  show_status(QString(), false);
   update_minimap_visibility();  // before fitting, which keeps clear of it
   if (expansion) {
     setTransform(zoom);
@@ -228,71 +193,58 @@ void GraphView::apply_layout(int, const LayoutResult& result) {
   minimap_->refit();
   // Fully expanded but too big to read at fit: start from the scope overview
   // instead, as TensorBoard does (only judged on screen, at its real size).
-  if (!expansion && std::exchange(first_layout_, false) && isVisible() &&
-      transform().m11() < NodeItem::kTextLevelOfDetail && grouping_.collapse_all()) {
-    if (pending_select_ >= 0) grouping_.reveal(pending_select_);
+  NameScopeGrouping& grouping = session_.grouping();
+  if (first && isVisible() && transform().m11() < NodeItem::kTextLevelOfDetail &&
+      grouping.collapse_all()) {
+    if (session_.pending_selection() >= 0) grouping.reveal(session_.pending_selection());
     relayout();
     return;
   }
-  const int node = pending_select_ >= 0 ? pending_select_ : doc_->graph->index_of(previous.toStdString());
-  pending_select_ = -1;
+  const int pending = session_.take_pending_selection();
+  const int node = pending >= 0 ? pending : session_.graph()->index_of(previous.toStdString());
   if (node >= 0) select_item_of(node);
   emit layout_finished();
 }
 
 bool GraphView::expand_scope(const QString& scope) {
-  if (!grouping_.expand(scope.toStdString())) return false;
-  if (!has_shown_ || job_->running()) {
-    relayout();
-    return true;
-  }
-  VisibleGraph after = grouping_.visible();
-  LayoutInput after_input = GraphScene::layout_input(after, *doc_->graph);
-  auto plan = ExpansionPlan::make(shown_, shown_input_, shown_layout_, after, after_input, scope.toStdString());
-  if (!plan) {  // not a single group opening (e.g. lone sub-scopes opened too): lay out anew
-    relayout();
-    return true;
-  }
-  pending_ = std::move(after);
-  pending_input_ = std::move(after_input);
-  show_status(QStringLiteral("Laying out %1 boxes\u2026").arg(plan->sub_input().boxes.size()), true);
-  job_->start(plan->sub_input());
-  pending_expansion_ = std::move(plan);
+  const std::string name = scope.toStdString();
+  if (!session_.grouping().expand(name)) return false;
+  relayout(name);
   return true;
 }
 
 bool GraphView::collapse_scope(const QString& scope) {
-  if (!grouping_.collapse(scope.toStdString())) return false;
+  if (!session_.grouping().collapse(scope.toStdString())) return false;
   relayout();
   return true;
 }
 
 bool GraphView::expand_all_scopes() {
-  if (!doc_ || !doc_->graph) return false;
+  const Graph* graph = session_.graph();
+  if (!graph) return false;
   bool changed = false;
-  for (int i = 0; i < static_cast<int>(doc_->graph->size()); ++i) changed |= grouping_.reveal(i);
+  for (int i = 0; i < static_cast<int>(graph->size()); ++i) changed |= session_.grouping().reveal(i);
   if (changed) relayout();
   return changed;
 }
 
 bool GraphView::collapse_all_scopes() {
-  if (!grouping_.collapse_all()) return false;
+  if (!session_.grouping().collapse_all()) return false;
   relayout();
   return true;
 }
 
-bool GraphView::layout_pending() const { return job_->running(); }
+bool GraphView::layout_pending() const { return session_.running(); }
 
 bool GraphView::wait_for_layout(int timeout_ms) {
   const QDeadlineTimer deadline(timeout_ms);
-  while (job_->running() && !deadline.hasExpired()) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-  return !job_->running();
+  while (session_.running() && !deadline.hasExpired()) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+  return !session_.running();
 }
 
 void GraphView::cancel_layout() {
-  if (!job_->running()) return;
-  job_->cancel();
-  pending_select_ = -1;
+  if (!session_.running()) return;
+  session_.cancel();
   show_status(QStringLiteral("Layout cancelled"), false);
   emit layout_failed(QStringLiteral("Layout cancelled"));
 }
@@ -300,12 +252,13 @@ void GraphView::cancel_layout() {
 QString GraphView::status_text() const { return status_card_->isHidden() ? QString() : status_label_->text(); }
 
 bool GraphView::select_node(const QString& name) {
-  if (!doc_ || !doc_->graph) return false;
-  const int node = doc_->graph->index_of(name.toStdString());
+  const Graph* graph = session_.graph();
+  if (!graph) return false;
+  const int node = graph->index_of(name.toStdString());
   if (node < 0) return false;
-  if (grouping_.reveal(node)) relayout();
-  if (job_->running()) {
-    pending_select_ = node;
+  if (session_.grouping().reveal(node)) relayout();
+  if (session_.running()) {
+    session_.set_pending_selection(node);
     return true;
   }
   select_item_of(node);
@@ -367,7 +320,8 @@ void GraphView::fit_to_graph() {
 }
 
 bool GraphView::focus_node(const QString& name) {
-  NodeItem* item = doc_ && !job_->running() ? scene_->item_for_node(doc_->graph->index_of(name.toStdString())) : nullptr;
+  const Graph* graph = session_.graph();
+  NodeItem* item = graph && !session_.running() ? scene_->item_for_node(graph->index_of(name.toStdString())) : nullptr;
   if (!item) return false;
   const double current = transform().m11();
   if (current > 0 && current < NodeItem::kTextLevelOfDetail) zoom_by(NodeItem::kTextLevelOfDetail * 1.6 / current);
@@ -428,7 +382,7 @@ void GraphView::resizeEvent(QResizeEvent* event) {
   if (auto_fit_) {
     fit_to_graph();
     const QString selected = selected_node();
-    if (NodeItem* item = selected.isEmpty() ? nullptr : scene_->item_for_node(doc_->graph->index_of(selected.toStdString())))
+    if (NodeItem* item = selected.isEmpty() ? nullptr : scene_->item_for_node(session_.graph()->index_of(selected.toStdString())))
       ensureVisible(item);
   }
 }

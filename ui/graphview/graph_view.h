@@ -4,7 +4,9 @@
 // (a busy card shows meanwhile) and a new document obsoletes a running one.
 // Big graphs open with their name scopes collapsed, and so does a small one
 // whose fully expanded layout would be unreadable at fit on screen;
-// double-click a group to expand it, a scope frame to collapse it.
+// double-click a group to expand it, a scope frame to collapse it. What is
+// laid out and shown lives in a LayoutSession; this widget draws it and
+// forwards the user's requests.
 //
 // Navigation: the wheel and Ctrl+=/Ctrl+- zoom, dragging pans, F fits (and
 // the view keeps fitting on resize until the user zooms or pans). A minimap
@@ -12,14 +14,11 @@
 // clicking or dragging there moves the view (toggled by minimap_action()).
 #include <QGraphicsView>
 #include <QString>
-#include <future>
 #include <memory>
-#include <optional>
+#include <string>
 
-#include "analysis/infer_shapes.h"
 #include "ui/graphview/device_palette.h"
-#include "ui/graphview/graphviz_layout.h"
-#include "ui/graphview/incremental_layout.h"
+#include "ui/graphview/layout_session.h"
 #include "ui/graphview/name_scope_grouping.h"
 
 class QAction;
@@ -31,7 +30,6 @@ namespace flowlens::ui {
 struct GraphDocument;
 class DeviceLegend;
 class GraphScene;
-class LayoutJob;
 class MinimapView;
 
 class GraphView : public QGraphicsView {
@@ -76,7 +74,7 @@ class GraphView : public QGraphicsView {
   void cancel_layout();
 
   GraphScene* graph_scene() const { return scene_; }
-  const NameScopeGrouping& grouping() const { return grouping_; }
+  const NameScopeGrouping& grouping() const { return session_.grouping(); }
   DeviceLegend* legend() const { return legend_; }
   QString status_text() const;  // the busy/failure card's text, "" when hidden
   QList<QAction*> view_actions() const;
@@ -103,11 +101,8 @@ class GraphView : public QGraphicsView {
   void paintEvent(QPaintEvent* event) override;
 
  private:
-  void relayout();
-  void apply_layout(int ticket, const LayoutResult& result);
-  void populate_scene(const LayoutResult& layout);
-  // Waits for the running shape inference, if any, and keeps its result.
-  void take_shapes();
+  void relayout(const std::string& expanded_scope = {});
+  void show_layout(bool expansion, bool first);
   void show_status(const QString& text, bool busy);
   void place_overlays();
   void update_minimap_visibility();
@@ -115,21 +110,9 @@ class GraphView : public QGraphicsView {
   void select_item_of(int node);
   void on_scene_selection();
 
-  std::shared_ptr<const GraphDocument> doc_;
-  const ShapeInferenceResult* shapes_ = nullptr;  // the document's analysis's
-  std::future<const ShapeInferenceResult*> shapes_future_;  // inference running beside the first layout
-  NameScopeGrouping grouping_;
+  LayoutSession session_;
   DevicePalette palette_;
-  VisibleGraph pending_;  // what the running layout is for
-  LayoutInput pending_input_;
-  std::optional<ExpansionPlan> pending_expansion_;  // set when the running layout is an expansion's contents
-  // What the scene shows, kept for the next expansion.
-  VisibleGraph shown_;
-  LayoutInput shown_input_;
-  LayoutResult shown_layout_;
-  bool has_shown_ = false;
   GraphScene* scene_ = nullptr;
-  LayoutJob* job_ = nullptr;
   DeviceLegend* legend_ = nullptr;
   MinimapView* minimap_ = nullptr;
   QAction* minimap_action_ = nullptr;
@@ -143,9 +126,7 @@ class GraphView : public QGraphicsView {
   QAction* fit_action_ = nullptr;
   QAction* zoom_in_action_ = nullptr;
   QAction* zoom_out_action_ = nullptr;
-  int pending_select_ = -1;  // graph node to select once the layout lands
   bool auto_fit_ = true;
-  bool first_layout_ = false;  // the document's first layout is still to land
   bool selecting_ = false;   // programmatic selection: stay quiet
 };
 
