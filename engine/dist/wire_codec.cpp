@@ -213,17 +213,6 @@ std::optional<std::vector<zmq::message_t>> receive_frames(zmq::socket_t& socket,
   }
 }
 
-std::string reply_code_name(wire::ReplyCode code) {
-  switch (code) {
-    case wire::OK: return "ok";
-    case wire::BAD_REQUEST: return "bad request";
-    case wire::NOT_READY: return "not ready";
-    case wire::STALE: return "stale";
-    case wire::FAILED: return "failed";
-    default: return "code " + std::to_string(static_cast<int>(code));
-  }
-}
-
 std::string kind_name(wire::Kind kind) {
   return wire::Kind_IsValid(kind) ? wire::Kind_Name(kind) : "kind " + std::to_string(static_cast<int>(kind));
 }

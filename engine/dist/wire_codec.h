@@ -86,8 +86,7 @@ DecodeResult decode_message(std::vector<zmq::message_t> frames, bool has_identit
 // Returns nullopt on timeout.
 std::optional<std::vector<zmq::message_t>> receive_frames(zmq::socket_t& socket, int timeout_ms);
 
-// "ok", "stale"... for messages and status tables.
-std::string reply_code_name(wire::ReplyCode code);
+// The kind's proto name ("TRAIN"), for messages and status tables.
 std::string kind_name(wire::Kind kind);
 
 }  // namespace flowlens::dist

@@ -408,7 +408,6 @@ bool OpDef::is_ref_output(int i) const {
   return false;
 }
 
-bool OpDef::has_kernel(std::string_view device_type) const { return kernel(device_type) != nullptr; }
 
 KernelFn OpDef::kernel(std::string_view device_type) const {
   for (const KernelDef& k : kernels)

@@ -136,7 +136,6 @@ struct OpDef {
   bool is_ref_output(int i) const;
 
   // ---- kernels ------------------------------------------------------------------
-  bool has_kernel(std::string_view device_type) const;
   // The kernel for this node on this device type, honouring its constraints.
   KernelFn kernel_for(std::string_view device_type, const Node& node) const;
   const KernelDef* kernel_def_for(std::string_view device_type, const Node& node) const;

@@ -25,33 +25,12 @@ inline std::string shape_str(const Shape& s) { return s.to_string(); }
 // template lambda so each family instantiates only what it uses.
 
 template <class F>
-inline void dispatch_float(DType t, const char* op, F&& f) {
-  switch (t) {
-    case DType::Float: f(float{}); return;
-    case DType::Double: f(double{}); return;
-    default: unsupported_dtype(op, t);
-  }
-}
-
-template <class F>
 inline void dispatch_numeric(DType t, const char* op, F&& f) {
   switch (t) {
     case DType::Float: f(float{}); return;
     case DType::Double: f(double{}); return;
     case DType::Int32: f(int32_t{}); return;
     case DType::Int64: f(int64_t{}); return;
-    default: unsupported_dtype(op, t);
-  }
-}
-
-template <class F>
-inline void dispatch_computable(DType t, const char* op, F&& f) {
-  switch (t) {
-    case DType::Float: f(float{}); return;
-    case DType::Double: f(double{}); return;
-    case DType::Int32: f(int32_t{}); return;
-    case DType::Int64: f(int64_t{}); return;
-    case DType::Bool: f(bool{}); return;
     default: unsupported_dtype(op, t);
   }
 }

@@ -48,13 +48,6 @@ constexpr bool dtype_is_computable(DType t) {
 constexpr bool dtype_is_floating(DType t) {
   return t == DType::Float || t == DType::Double || t == DType::Half || t == DType::BFloat16;
 }
-constexpr bool dtype_is_integer(DType t) {
-  switch (t) {
-    case DType::Int8: case DType::Int16: case DType::Int32: case DType::Int64:
-    case DType::UInt8: case DType::UInt16: case DType::UInt32: case DType::UInt64: return true;
-    default: return false;
-  }
-}
 
 template <class T> struct DTypeOf;
 template <> struct DTypeOf<float> { static constexpr DType value = DType::Float; };

@@ -57,7 +57,6 @@ class CompareView : public QWidget {
   QWidget* make_pane(const QString& title, GraphView* view, QLabel** subtitle);
   void on_left_selected(const QString& name);
   void on_right_selected(const QString& name);
-  void refresh_markers();
   // Drops `view`'s markers and draws new ones; found by item type, not kept
   // as pointers, because a relayout deletes them with the scene's items.
   void mark(GraphView* view, const QStringList& linked, bool with_added) const;
