@@ -1,7 +1,7 @@
 #pragma once
-// Text typed by people (a shape, a list of names) with the spaces around it
-// dropped: the whitespace QString::trimmed drops, which these fields were
-// read with before the parsers moved into the engine.
+// Text with the spaces around it dropped: shapes and names people type (the
+// whitespace QString::trimmed drops, which those fields were read with before
+// their parsers moved into the engine) and the items of op specs.
 #include <string_view>
 
 namespace flowlens {

@@ -32,27 +32,27 @@ Session::Session(Graph graph, SessionOptions options)
     : Session(analyse(std::move(graph), options.registry), std::move(options)) {}
 
 Session::Session(std::shared_ptr<const GraphAnalysis> analysis, SessionOptions options)
-    : analysis_(std::move(analysis)), graph_(&analysis_->graph()), options_(std::move(options)),
+    : analysis_(std::move(analysis)), options_(std::move(options)),
       registry_(analysis_->registry()),
       devices_(DeviceSet::local(LocalDeviceOptions{options_.cpu_threads, options_.use_gpus, options_.virtual_gpus,
                                                     options_.gpu_math})) {
   if (options_.log_sink)
     for (int i = 0; i < devices_->size(); ++i) devices_->at(i).set_log_sink(options_.log_sink);
   if (analysis_->has_errors()) {
-    std::string msg = "invalid graph" + (graph_->source_path.empty() ? "" : " " + graph_->source_path) + ":";
+    std::string msg = "invalid graph" + (graph().source_path.empty() ? "" : " " + graph().source_path) + ":";
     for (const auto& d : analysis_->diagnostics())
       if (d.is_error()) msg += "\n  " + d.to_string();
     throw Error(msg);
   }
   // The session's own devices (threads, GPUs as configured) may differ from
   // the analysis's placement list, so placement is the session's own.
-  placement_ = place_graph(*graph_, *devices_, registry_, options_.allow_soft_placement);
+  placement_ = place_graph(graph(), *devices_, registry_, options_.allow_soft_placement);
 }
 
 Session::~Session() = default;
 
 std::size_t Session::initialize_variables(const std::function<void(std::size_t count)>& before_running) {
-  const std::vector<std::string> initializers = variable_initializers(*graph_);
+  const std::vector<std::string> initializers = variable_initializers(graph());
   if (initializers.empty()) return 0;
   if (before_running) before_running(initializers.size());
   run({}, {}, initializers);
@@ -60,7 +60,7 @@ std::size_t Session::initialize_variables(const std::function<void(std::size_t c
 }
 
 std::string Session::device_of(const std::string& node) const {
-  int i = graph_->index_of(node);
+  int i = graph().index_of(node);
   if (i < 0) return {};
   int d = placement_.device_of[static_cast<size_t>(i)];
   return d < 0 ? std::string() : devices_->at(d).short_name();
@@ -79,7 +79,7 @@ void Session::remove_observer(ExecutionObserver* observer) {
 Variable* Session::find_variable(const std::string& name) {
   std::lock_guard lock(mu_);
   std::pair<std::string, std::string> key{kDefaultContainer, name};
-  if (const Node* n = graph_->find(name); n && n->op == "VarHandleOp") {
+  if (const Node* n = graph().find(name); n && n->op == "VarHandleOp") {
     auto state = variables_.find(n->name + "#state");
     if (state != variables_.end()) return state->second->value.handles()[0].variable.get();
     key = {container_of(*n), n->attr_string("shared_name", "")};
@@ -153,7 +153,7 @@ const ExecutionPlan& Session::plan_for(const FeedList& feeds, const std::vector<
   request.fetches = fetches;
   request.targets = targets;
   auto plan = std::make_unique<ExecutionPlan>(build_plan(
-      *graph_, placement_, *devices_, registry_, [this](const Node& n) { return variable_for(n); }, request));
+      graph(), placement_, *devices_, registry_, [this](const Node& n) { return variable_for(n); }, request));
   return *plans_.emplace(key, std::move(plan)).first->second;
 }
 
@@ -161,7 +161,7 @@ const ExecutionPlan& Session::plan_for(const FeedList& feeds, const std::vector<
 // the feed instead of failing somewhere downstream.
 void Session::check_feed_matches_placeholder(const std::string& name, const Tensor& value) const {
   auto id = TensorId::parse(name);
-  const Node* node = id ? graph_->find(id->node) : nullptr;
+  const Node* node = id ? graph().find(id->node) : nullptr;
   if (!node || (node->op != "Placeholder" && node->op != "PlaceholderWithDefault")) return;
   DType want = node->attr_type("dtype", DType::Invalid);
   if (want != DType::Invalid && want != value.dtype())

@@ -57,7 +57,7 @@ class Session {
   // are not the step a user watches.
   std::size_t initialize_variables(const std::function<void(std::size_t count)>& before_running = {});
 
-  const Graph& graph() const { return *graph_; }
+  const Graph& graph() const { return analysis_->graph(); }
   const DeviceSet& devices() const { return *devices_; }
   const Placement& placement() const { return placement_; }
   const std::vector<Diagnostic>& diagnostics() const { return analysis_->diagnostics(); }
@@ -82,7 +82,6 @@ class Session {
                                 const std::vector<std::string>& targets);
 
   std::shared_ptr<const GraphAnalysis> analysis_;
-  const Graph* graph_;  // analysis_'s
   SessionOptions options_;
   const OpRegistry& registry_;
   std::unique_ptr<DeviceSet> devices_;

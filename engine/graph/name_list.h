@@ -1,7 +1,8 @@
 #pragma once
-// Lists of node and tensor names as people type them ("loss, logits/BiasAdd:0"
-// in the debugger's and the editor's Fetch boxes). Each name is then read by
-// TensorId / TensorIdView::parse (graph/node.h).
+// Comma-separated lists of names: node and tensor names as people type them
+// in the debugger's and the editor's Fetch boxes ("loss, logits/BiasAdd:0";
+// each is then read by TensorIdView::parse, graph/node.h), and the {a, b}
+// lists of op specs.
 #include <string_view>
 #include <vector>
 

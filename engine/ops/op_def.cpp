@@ -5,6 +5,8 @@
 #include <cstdlib>
 
 #include "common/error.h"
+#include "common/trim.h"
+#include "graph/name_list.h"
 #include "ops/attr_reader.h"
 
 namespace flowlens {
@@ -13,25 +15,6 @@ namespace {
 // Attr-sized argument lists (N, num_split, num) beyond this are refused before
 // anything is sized from them.
 constexpr int64_t kMaxArgListSize = 1 << 20;
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) s.remove_suffix(1);
-  return s;
-}
-
-// Splits "a, b, c" at top-level commas (none of TensorFlow's spec items nest).
-std::vector<std::string_view> split_commas(std::string_view s) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  for (size_t i = 0; i <= s.size(); ++i)
-    if (i == s.size() || s[i] == ',') {
-      std::string_view item = trim(s.substr(start, i - start));
-      if (!item.empty()) out.push_back(item);
-      start = i + 1;
-    }
-  return out;
-}
 
 [[noreturn]] void bad_spec(const std::string& op, std::string_view spec, const std::string& why) {
   throw Error("op " + op + ": bad spec '" + std::string(spec) + "': " + why);
@@ -115,7 +98,7 @@ AttrValue parse_default(const std::string& op, std::string_view spec, AttrKind k
   if (!is_list(kind)) return scalar(kind, s);
   if (s.size() < 2 || s.front() != '[' || s.back() != ']') bad_spec(op, spec, "expected a [list] default");
   AttrList list;
-  for (std::string_view item : split_commas(s.substr(1, s.size() - 2))) {
+  for (std::string_view item : split_name_list(s.substr(1, s.size() - 2))) {
     switch (kind) {
       case AttrKind::ListString: list.s.push_back(unquote(op, spec, item)); break;
       case AttrKind::ListInt: list.i.push_back(parse_int(op, spec, item)); break;
@@ -134,15 +117,15 @@ ArgDef parse_arg(const std::string& op, std::string_view spec, std::string* type
   const size_t colon = spec.find(':');
   if (colon == std::string_view::npos) bad_spec(op, spec, "expected 'name: type'");
   ArgDef a;
-  a.name = std::string(trim(spec.substr(0, colon)));
-  std::string_view t = trim(spec.substr(colon + 1));
+  a.name = std::string(trimmed(spec.substr(0, colon)));
+  std::string_view t = trimmed(spec.substr(colon + 1));
   if (t.starts_with("Ref(") && t.ends_with(")")) {
     a.is_ref = true;
-    t = trim(t.substr(4, t.size() - 5));
+    t = trimmed(t.substr(4, t.size() - 5));
   }
   if (const size_t star = t.find('*'); star != std::string_view::npos) {
-    a.number_attr = std::string(trim(t.substr(0, star)));
-    t = trim(t.substr(star + 1));
+    a.number_attr = std::string(trimmed(t.substr(0, star)));
+    t = trimmed(t.substr(star + 1));
   }
   *type_name = std::string(t);
   return a;
@@ -448,8 +431,8 @@ OpBuilder& OpBuilder::attr(std::string_view spec) {
   const size_t colon = spec.find(':');
   if (colon == std::string_view::npos) bad_spec(def_.name, spec, "expected 'name: kind'");
   AttrDef a;
-  a.name = std::string(trim(spec.substr(0, colon)));
-  std::string_view rest = trim(spec.substr(colon + 1));
+  a.name = std::string(trimmed(spec.substr(0, colon)));
+  std::string_view rest = trimmed(spec.substr(colon + 1));
   std::string_view deflt;
   // The default follows the first '=' outside quotes and braces.
   {
@@ -462,23 +445,23 @@ OpBuilder& OpBuilder::attr(std::string_view spec) {
       if (c == '{' || c == '(' || c == '[') ++depth;
       if (c == '}' || c == ')' || c == ']') --depth;
       if (c == '=' && depth == 0 && !(i > 0 && (rest[i - 1] == '>' || rest[i - 1] == '<'))) {
-        deflt = trim(rest.substr(i + 1));
-        rest = trim(rest.substr(0, i));
+        deflt = trimmed(rest.substr(i + 1));
+        rest = trimmed(rest.substr(0, i));
         break;
       }
     }
   }
   if (const size_t ge = rest.find(">="); ge != std::string_view::npos) {
-    a.minimum = parse_int(def_.name, spec, trim(rest.substr(ge + 2)));
-    rest = trim(rest.substr(0, ge));
+    a.minimum = parse_int(def_.name, spec, trimmed(rest.substr(ge + 2)));
+    rest = trimmed(rest.substr(0, ge));
   }
   bool list = false;
   if (rest.starts_with("list(") && rest.ends_with(")")) {
     list = true;
-    rest = trim(rest.substr(5, rest.size() - 6));
+    rest = trimmed(rest.substr(5, rest.size() - 6));
   }
   if (rest.starts_with("{") && rest.ends_with("}")) {
-    std::vector<std::string_view> items = split_commas(rest.substr(1, rest.size() - 2));
+    std::vector<std::string_view> items = split_name_list(rest.substr(1, rest.size() - 2));
     if (!items.empty() && (items.front().front() == '\'' || items.front().front() == '"')) {
       a.kind = AttrKind::String;
       for (std::string_view s : items) a.allowed_strings.push_back(unquote(def_.name, spec, s));
