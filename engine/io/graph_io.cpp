@@ -16,9 +16,12 @@
 #include <functional>
 #include <memory>
 
+#include "io/file_formats.h"
 #include "io/graphdef_convert.h"
 #include "io/graphdef_reader.h"
+#include "io/meta_graph.h"
 #include "io/onnx_import.h"
+#include "io/proto_sniff.h"
 
 namespace flowlens {
 namespace {
@@ -33,17 +36,7 @@ std::string lower_extension(const std::string& path) {
   return ext;
 }
 
-// Text if the first bytes hold no control characters besides whitespace. A
-// binary GraphDef always has some (field tags such as 0x12 for NodeDef.op).
-bool looks_like_text(std::string_view bytes) {
-  const std::size_t limit = std::min<std::size_t>(bytes.size(), 64 * 1024);
-  for (std::size_t k = 0; k < limit; ++k) {
-    unsigned char c = static_cast<unsigned char>(bytes[k]);
-    if (c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') continue;
-    if (c < 0x20 || c == 0x7f) return false;
-  }
-  return true;
-}
+using io_detail::looks_like_text;
 
 std::string read_file(const std::string& path) {
   std::error_code ec;
@@ -166,27 +159,38 @@ Graph parse_graph_binary(std::string_view bytes, const std::string& source_name)
 }
 
 Graph load_graph(const std::string& path) {
-  const std::string bytes = read_file(path);
-  if (bytes.empty())
-    throw ParseError(path, 0, 0, format_for_path(path) == GraphFormat::Onnx
-                                     ? "file is empty; expected an ONNX model"
-                                     : "file is empty; expected a GraphDef in text (.pbtxt) or binary (.pb) form");
+  // Directories and files alike go by what they hold (io/file_formats.h).
+  const FileFormat format = detect_file_format(path);
   Graph graph;
-  switch (format_for_path(path)) {
-    case GraphFormat::Text: graph = parse_graph_text(bytes, path); break;
-    case GraphFormat::Binary: graph = parse_graph_binary(bytes, path); break;
-    case GraphFormat::Dot:
+  switch (format) {
+    case FileFormat::SavedModel: graph = load_saved_model(path).default_meta_graph().graph; break;
+    case FileFormat::MetaGraph: graph = load_meta_graph(meta_graph_file_for(path)).graph; break;
+    case FileFormat::Checkpoint:
+      throw Error("'" + path + "' is a checkpoint: it holds variable values, not a graph. Open the model's .meta "
+                  "file or SavedModel with it, or list its tensors with `flowlens-run ckpt`");
+    case FileFormat::EventLog:
+      throw Error("cannot show '" + path + "' as a graph yet: TensorBoard logs are read by `flowlens-run info`");
+    case FileFormat::Dot:
       throw Error("cannot load '" + path + "': DOT files are an export format; load the .pbtxt or .pb instead");
-    case GraphFormat::Onnx:
-      // ONNX models always hold control bytes (the first field tag is 0x08).
-      if (looks_like_text(bytes))
-        throw ParseError(path, 0, 0, "not a valid ONNX model: the file is text, but .onnx models are binary "
-                                     "protobuf (GraphDef text files should end in .pbtxt)");
-      graph = parse_graph_onnx(bytes, path);
+    case FileFormat::Onnx:
+    case FileFormat::GraphDefText:
+    case FileFormat::GraphDefBinary: {
+      const std::string bytes = read_file(path);
+      if (bytes.empty())
+        throw ParseError(path, 0, 0, format == FileFormat::Onnx
+                                         ? "file is empty; expected an ONNX model"
+                                         : "file is empty; expected a GraphDef in text (.pbtxt) or binary (.pb) form");
+      if (format == FileFormat::Onnx) {
+        // ONNX models always hold control bytes (the first field tag is 0x08).
+        if (looks_like_text(bytes))
+          throw ParseError(path, 0, 0, "not a valid ONNX model: the file is text, but .onnx models are binary "
+                                       "protobuf (GraphDef text files should end in .pbtxt)");
+        graph = parse_graph_onnx(bytes, path);
+      } else {
+        graph = format == FileFormat::GraphDefText ? parse_graph_text(bytes, path) : parse_graph_binary(bytes, path);
+      }
       break;
-    case GraphFormat::Auto:
-      graph = looks_like_text(bytes) ? parse_graph_text(bytes, path) : parse_graph_binary(bytes, path);
-      break;
+    }
   }
   graph.source_path = path;
   return graph;
