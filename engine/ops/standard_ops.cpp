@@ -6,6 +6,7 @@ namespace flowlens {
 namespace ops {
 void register_training_ops(OpRegistry& r);  // training_ops.cpp
 void register_transfer_ops(OpRegistry& r);  // transfer_ops.cpp
+void register_checkpoint_ops(OpRegistry& r);  // checkpoint_ops.cpp
 }  // namespace ops
 
 void register_standard_ops(OpRegistry& registry) {
@@ -25,6 +26,7 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_concat_ops(registry);
   ops::register_random_ops(registry);
   ops::register_string_ops(registry);
+  ops::register_checkpoint_ops(registry);
   ops::register_summary_ops(registry);
   ops::register_logging_ops(registry);
   ops::register_segment_ops(registry);

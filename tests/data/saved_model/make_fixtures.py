@@ -1,0 +1,330 @@
+#!/usr/bin/env python3
+"""Writes the checkpoint files of the SavedModel fixtures byte by byte from
+TensorFlow's documented formats, without TensorFlow or FlowLens:
+
+  variables/variables.index            a LevelDB-format table (doc/table_format.md
+                                       of LevelDB: blocks of prefix-compressed
+                                       entries with restart points, a 5-byte
+                                       trailer of type + masked CRC-32C, a
+                                       48-byte footer ending in the magic
+                                       0xdb4775248b80fb57); key "" holds a
+                                       BundleHeaderProto, every other key a
+                                       BundleEntryProto (tensor_bundle.proto).
+  variables/variables.data-00000-of-00001
+                                       the tensors' little-endian bytes.
+
+Run from this directory: python3 make_fixtures.py
+"""
+import os
+import struct
+
+
+def crc32c(data, crc=0):
+    crc ^= 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+def mask(crc):
+    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def varint(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+def field(number, wire_type):
+    return varint(number << 3 | wire_type)
+
+
+def length_delimited(number, payload):
+    return field(number, 2) + varint(len(payload)) + payload
+
+
+def block(entries):
+    """A LevelDB block: a restart point at every entry (no shared prefixes)."""
+    out = bytearray()
+    restarts = []
+    for key, value in entries:
+        restarts.append(len(out))
+        out += varint(0) + varint(len(key)) + varint(len(value)) + key + value
+    if not restarts:
+        restarts = [0]
+    for r in restarts:
+        out += struct.pack("<I", r)
+    out += struct.pack("<I", len(restarts))
+    return bytes(out)
+
+
+def append_block(file, contents):
+    handle = varint(len(file)) + varint(len(contents))
+    typed = contents + b"\x00"  # kNoCompression
+    file += typed + struct.pack("<I", mask(crc32c(typed)))
+    return handle
+
+
+def table(entries):
+    file = bytearray()
+    data_handle = append_block(file, block(entries))
+    meta_handle = append_block(file, block([]))
+    index_handle = append_block(file, block([(entries[-1][0], data_handle)]))
+    footer = (meta_handle + index_handle).ljust(40, b"\x00")
+    return bytes(file + footer + struct.pack("<Q", 0xDB4775248B80FB57))
+
+
+DT_FLOAT, DT_STRING = 1, 7
+
+
+def entry(dtype, dims, offset, data):
+    shape = b"".join(length_delimited(2, field(1, 0) + varint(d)) for d in dims)
+    out = field(1, 0) + varint(dtype) + length_delimited(2, shape)
+    if offset:
+        out += field(4, 0) + varint(offset)
+    out += field(5, 0) + varint(len(data))
+    return out + field(6, 5) + struct.pack("<I", mask(crc32c(data)))
+
+
+def header():
+    # num_shards: 1, endianness: LITTLE (0, omitted), version { producer: 1 }
+    return field(1, 0) + varint(1) + length_delimited(3, field(1, 0) + varint(1))
+
+
+def write_variables(directory, tensors):
+    """tensors: list of (name, float values, dims), written in name order."""
+    os.makedirs(directory, exist_ok=True)
+    data = bytearray()
+    entries = [(b"", header())]
+    for name, values, dims in sorted(tensors):
+        raw = struct.pack("<%df" % len(values), *values)
+        entries.append((name.encode(), entry(DT_FLOAT, dims, len(data), raw)))
+        data += raw
+    with open(os.path.join(directory, "variables.data-00000-of-00001"), "wb") as f:
+        f.write(data)
+    with open(os.path.join(directory, "variables.index"), "wb") as f:
+        f.write(table(entries))
+
+
+# ---- the SavedModel protos, as TensorFlow's text format prints them ----------
+
+def q(s):
+    return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
+
+
+def attr_text(value):
+    kind, v = value
+    if kind == "type":
+        return "type: %s" % v
+    if kind == "shape":
+        return "shape { %s}" % "".join("dim { size: %d } " % d for d in v) if v is not None else "shape { unknown_rank: true }"
+    if kind == "s":
+        return "s: %s" % q(v)
+    if kind == "i":
+        return "i: %d" % v
+    if kind == "b":
+        return "b: %s" % ("true" if v else "false")
+    if kind == "types":
+        return "list { %s}" % "".join("type: %s " % t for t in v)
+    if kind == "strings":
+        return "list { %s}" % "".join("s: %s " % q(t) for t in v)
+    if kind == "tensor":
+        dtype, dims, vals = v
+        shape = "tensor_shape { %s}" % "".join("dim { size: %d } " % d for d in dims)
+        if dtype == "DT_STRING":
+            body = " ".join("string_val: %s" % q(x) for x in vals)
+        elif dtype == "DT_INT32":
+            body = " ".join("int_val: %d" % x for x in vals)
+        else:
+            body = " ".join("float_val: %g" % x for x in vals)
+        return "tensor { dtype: %s %s %s }" % (dtype, shape, body)
+    raise ValueError(kind)
+
+
+def node(name, op, inputs=(), **attrs):
+    lines = ["    node {", "      name: %s" % q(name), "      op: %s" % q(op)]
+    lines += ["      input: %s" % q(i) for i in inputs]
+    for key in sorted(attrs):
+        lines.append("      attr { key: %s value { %s } }" % (q(key), attr_text(attrs[key])))
+    lines.append("    }")
+    return "\n".join(lines)
+
+
+def const(name, dtype, dims, vals):
+    return node(name, "Const", dtype=("type", dtype), value=("tensor", (dtype, dims, vals)))
+
+
+def tensor_info(name, dtype, dims):
+    shape = "tensor_shape { %s}" % "".join("dim { size: %d } " % d for d in dims) if dims is not None else \
+        "tensor_shape { unknown_rank: true }"
+    return "name: %s dtype: %s %s" % (q(name), dtype, shape)
+
+
+def signature(key, method, inputs, outputs):
+    out = ["  signature_def {", "    key: %s" % q(key), "    value {"]
+    for k, (t, dtype, dims) in sorted(inputs.items()):
+        out.append("      inputs { key: %s value { %s } }" % (q(k), tensor_info(t, dtype, dims)))
+    for k, (t, dtype, dims) in sorted(outputs.items()):
+        out.append("      outputs { key: %s value { %s } }" % (q(k), tensor_info(t, dtype, dims)))
+    out += ["      method_name: %s" % q(method), "    }", "  }"]
+    return "\n".join(out)
+
+
+FLOAT = ("type", "DT_FLOAT")
+SCALAR = ("shape", [])
+
+
+def model_nodes(resource):
+    """y = a*x + b and y2 = a*x + c, with a, b, c variables."""
+    nodes = []
+    for var, init in (("a", 0.5), ("b", 2.0), ("c", 3.0)):
+        nodes.append(const(var + "/initial_value", "DT_FLOAT", [], [init]))
+        if resource:
+            nodes.append(node(var, "VarHandleOp", container=("s", ""), dtype=FLOAT, shape=SCALAR,
+                              shared_name=("s", var)))
+            nodes.append(node(var + "/Assign", "AssignVariableOp", [var, var + "/initial_value"], dtype=FLOAT))
+            nodes.append(node(var + "/Read/ReadVariableOp", "ReadVariableOp", [var], dtype=FLOAT))
+        else:
+            nodes.append(node(var, "VariableV2", container=("s", ""), dtype=FLOAT, shape=SCALAR,
+                              shared_name=("s", "")))
+            nodes.append(node(var + "/Assign", "Assign", [var, var + "/initial_value"], T=FLOAT,
+                              use_locking=("b", True), validate_shape=("b", True)))
+            nodes.append(node(var + "/read", "Identity", [var], T=FLOAT))
+    read = (lambda v: v + "/Read/ReadVariableOp") if resource else (lambda v: v + "/read")
+    nodes.append(node("x", "Placeholder", dtype=FLOAT, shape=("shape", [-1, 1])))
+    nodes.append(node("Mul", "Mul", [read("a"), "x"], T=FLOAT))
+    nodes.append(node("y", "Add", ["Mul", read("b")], T=FLOAT))
+    nodes.append(node("Mul_1", "Mul", [read("a"), "x"], T=FLOAT))
+    nodes.append(node("y2", "Add", ["Mul_1", read("c")], T=FLOAT))
+    return nodes
+
+
+def saver_nodes(resource, sharded):
+    """What tf.compat.v1.train.Saver(sharded=...) builds for V2 checkpoints."""
+    names = ["a", "b", "c"]
+    n = [const("save/filename/input", "DT_STRING", [], ["model"]),
+         node("save/filename", "PlaceholderWithDefault", ["save/filename/input"], dtype=("type", "DT_STRING"),
+              shape=SCALAR),
+         node("save/Const", "PlaceholderWithDefault", ["save/filename"], dtype=("type", "DT_STRING"), shape=SCALAR),
+         const("save/SaveV2/tensor_names", "DT_STRING", [3], names),
+         const("save/SaveV2/shape_and_slices", "DT_STRING", [3], ["", "", ""])]
+    values = [v + "/Read/ReadVariableOp" if resource else v for v in names]
+    if sharded:
+        n += [const("save/StringJoin/inputs_1", "DT_STRING", [], ["_temp_6f1f0ee4/part"]),
+              node("save/StringJoin", "StringJoin", ["save/Const", "save/StringJoin/inputs_1"], N=("i", 2),
+                   separator=("s", "")),
+              const("save/num_shards", "DT_INT32", [], [1]),
+              const("save/ShardedFilename/shard", "DT_INT32", [], [0]),
+              node("save/ShardedFilename", "ShardedFilename",
+                   ["save/StringJoin", "save/ShardedFilename/shard", "save/num_shards"]),
+              node("save/SaveV2", "SaveV2",
+                   ["save/ShardedFilename", "save/SaveV2/tensor_names", "save/SaveV2/shape_and_slices"] + values,
+                   dtypes=("types", ["DT_FLOAT"] * 3)),
+              node("save/control_dependency", "Identity", ["save/ShardedFilename", "^save/SaveV2"],
+                   T=("type", "DT_STRING")),
+              node("save/MergeV2Checkpoints/checkpoint_prefixes", "Pack",
+                   ["save/ShardedFilename", "^save/control_dependency"], N=("i", 1), T=("type", "DT_STRING"),
+                   axis=("i", 0)),
+              node("save/MergeV2Checkpoints", "MergeV2Checkpoints",
+                   ["save/MergeV2Checkpoints/checkpoint_prefixes", "save/Const"], delete_old_dirs=("b", True)),
+              node("save/Identity", "Identity", ["save/Const", "^save/MergeV2Checkpoints", "^save/control_dependency"],
+                   T=("type", "DT_STRING"))]
+        save_tensor = "save/Identity:0"
+    else:
+        n += [node("save/SaveV2", "SaveV2", ["save/Const", "save/SaveV2/tensor_names",
+                                             "save/SaveV2/shape_and_slices"] + values,
+                   dtypes=("types", ["DT_FLOAT"] * 3)),
+              node("save/control_dependency", "Identity", ["save/Const", "^save/SaveV2"], T=("type", "DT_STRING"))]
+        save_tensor = "save/control_dependency:0"
+    n += [const("save/RestoreV2/tensor_names", "DT_STRING", [3], names),
+          const("save/RestoreV2/shape_and_slices", "DT_STRING", [3], ["", "", ""]),
+          node("save/RestoreV2", "RestoreV2",
+               ["save/Const", "save/RestoreV2/tensor_names", "save/RestoreV2/shape_and_slices"],
+               dtypes=("types", ["DT_FLOAT"] * 3))]
+    assigns = []
+    for k, v in enumerate(names):
+        src = "save/RestoreV2" + (":%d" % k if k else "")
+        if resource:
+            n.append(node("save/Identity_%d" % (k + 1), "Identity", [src], T=FLOAT))
+            n.append(node("save/AssignVariableOp" + ("_%d" % k if k else ""), "AssignVariableOp",
+                          [v, "save/Identity_%d" % (k + 1)], dtype=FLOAT))
+            assigns.append("^save/AssignVariableOp" + ("_%d" % k if k else ""))
+        else:
+            n.append(node("save/Assign" + ("_%d" % k if k else ""), "Assign", [v, src], T=FLOAT,
+                          use_locking=("b", True), validate_shape=("b", True)))
+            assigns.append("^save/Assign" + ("_%d" % k if k else ""))
+    if sharded:
+        n.append(node("save/restore_shard", "NoOp", assigns))
+        n.append(node("save/restore_all", "NoOp", ["^save/restore_shard"]))
+    else:
+        n.append(node("save/restore_all", "NoOp", assigns))
+    saver = ('  saver_def {\n    filename_tensor_name: "save/Const:0"\n    save_tensor_name: %s\n'
+             '    restore_op_name: "save/restore_all"\n    max_to_keep: 5\n    sharded: %s\n'
+             '    keep_checkpoint_every_n_hours: 10000\n    version: V2\n  }') % (q(save_tensor),
+                                                                             "true" if sharded else "false")
+    return n, saver
+
+
+def saved_model_text(resource, sharded):
+    graph = model_nodes(resource)
+    # An asset: the loader feeds assets/foo.txt's path into "Const:0"; the
+    # legacy init op stores it in a variable, as half_plus_two does.
+    graph.append(const("Const", "DT_STRING", [], ["foo.txt"]))
+    graph.append(node("filename_tensor", "VariableV2", container=("s", ""), dtype=("type", "DT_STRING"),
+                      shape=SCALAR, shared_name=("s", "")))
+    graph.append(node("Assign", "Assign", ["filename_tensor", "Const"], T=("type", "DT_STRING"),
+                      use_locking=("b", True), validate_shape=("b", True)))
+    graph.append(node("group_deps", "NoOp", ["^Assign"]))
+    save, saver = saver_nodes(resource, sharded)
+    graph += save
+    x = ("x:0", "DT_FLOAT", [-1, 1])
+    signatures = [
+        signature("serving_default", "tensorflow/serving/predict", {"x": x}, {"y": ("y:0", "DT_FLOAT", [-1, 1])}),
+        signature("regress_x_to_y2", "tensorflow/serving/predict", {"x": x},
+                  {"y2": ("y2:0", "DT_FLOAT", [-1, 1])}),
+    ]
+    variables = ["a", "b", "c"]
+    collection = "trainable_variables"
+    text = ["# A TF1 SavedModel computing y = a*x + b (and y2 = a*x + c), written by",
+            "# make_fixtures.py in TensorFlow's text format; its variables are",
+            "# variables/variables.{index,data-00000-of-00001}.",
+            "saved_model_schema_version: 1",
+            "meta_graphs {",
+            "  meta_info_def {",
+            '    meta_graph_version: "v1.15.5"',
+            '    tags: "serve"',
+            '    tensorflow_version: "1.15.5"',
+            '    tensorflow_git_version: "v1.15.4-39-g3db52be"',
+            "  }",
+            "  graph_def {"]
+    text += graph
+    text += ["    versions { producer: 134 }", "  }", saver]
+    text += ['  collection_def { key: "legacy_init_op" value { node_list { value: "group_deps" } } }',
+             '  collection_def { key: "asset_filepaths" value { node_list { value: "Const:0" } } }',
+             '  collection_def { key: %s value { bytes_list { %s} } }' % (
+                 q(collection), "".join("value: %s " % q(v) for v in variables)),
+             '  collection_def { key: "variables" value { bytes_list { %s} } }' % "".join(
+                 "value: %s " % q(v) for v in variables)]
+    text += signatures
+    text += ['  asset_file_def { tensor_info { name: "Const:0" } filename: "foo.txt" }', "}"]
+    return "\n".join(text) + "\n"
+
+
+if __name__ == "__main__":
+    here = os.path.dirname(os.path.abspath(__file__))
+    # y = a*x + b, y2 = a*x + c, with the values half_plus_two trains to.
+    for model, resource, sharded in (("half_plus_two_v1", False, True), ("half_plus_two_resource", True, False)):
+        directory = os.path.join(here, model)
+        write_variables(os.path.join(directory, "variables"),
+                        [("a", [0.5], []), ("b", [2.0], []), ("c", [3.0], [])])
+        os.makedirs(os.path.join(directory, "assets"), exist_ok=True)
+        with open(os.path.join(directory, "assets", "foo.txt"), "w") as f:
+            f.write("asset-file-contents\n")
+        with open(os.path.join(directory, "saved_model.pbtxt"), "w") as f:
+            f.write(saved_model_text(resource, sharded))

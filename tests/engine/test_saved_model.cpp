@@ -1,0 +1,282 @@
+// SavedModels and meta graphs: reading them, restoring variables the way
+// TensorFlow's loader does, running signatures, and the errors a user gets.
+// The fixtures in tests/data/saved_model/ are written by make_fixtures.py in
+// TensorFlow's text format, with checkpoint bytes assembled by hand.
+#include <QTemporaryDir>
+#include <QtTest>
+#include <google/protobuf/text_format.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "exec/loaded_model.h"
+#include "exec/variable_checkpoint.h"
+#include "io/file_formats.h"
+#include "io/graph_io.h"
+#include "io/meta_graph.h"
+#include "io/meta_graph.pb.h"
+#include "io/tensor_bundle.h"
+#include "ops/kernel_context.h"
+
+using namespace flowlens;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string fixture(const char* name) { return std::string(FLOWLENS_TEST_DATA) + "/saved_model/" + name; }
+
+std::string copy_fixture(const QTemporaryDir& dir, const char* name) {
+  const std::string to = dir.filePath(name).toStdString();
+  fs::copy(fixture(name), to, fs::copy_options::recursive);
+  return to;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+Tensor column(std::vector<float> values) {
+  const auto n = static_cast<int64_t>(values.size());
+  return Tensor::from_vector<float>(Shape{n, 1}, values);
+}
+
+std::vector<float> floats(const Tensor& t) { return {t.data<float>(), t.data<float>() + t.num_elements()}; }
+
+template <class F>
+QString error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return QString::fromStdString(e.what());
+  }
+  return {};
+}
+
+// The text fixture as a binary SavedModel, and its one meta graph as a .meta.
+std::string binary_saved_model(const std::string& dir) {
+  proto::SavedModel model;
+  google::protobuf::TextFormat::ParseFromString(read_text(dir + "/saved_model.pbtxt"), &model);
+  return model.SerializeAsString();
+}
+
+}  // namespace
+
+class TestSavedModel : public QObject {
+  Q_OBJECT
+ private slots:
+  void reads_signatures_saver_collections_and_assets() {
+    const SavedModel model = load_saved_model(fixture("half_plus_two_resource"));
+    QCOMPARE(model.schema_version, int64_t{1});
+    QCOMPARE(model.meta_graphs.size(), std::size_t{1});
+    const MetaGraph& meta = model.default_meta_graph();
+    QCOMPARE(meta.tags, std::vector<std::string>{"serve"});
+    QCOMPARE(meta.tensorflow_version, std::string("1.15.5"));
+    QVERIFY(meta.graph.find("save/RestoreV2"));
+    QVERIFY(meta.saver);
+    QCOMPARE(meta.saver->restore_op, std::string("save/restore_all"));
+    QCOMPARE(meta.saver->filename_tensor, std::string("save/Const:0"));
+    QCOMPARE(meta.saver->version, 2);
+    QCOMPARE(meta.signatures.size(), std::size_t{2});
+    const Signature* sig = meta.find_signature("serving_default");
+    QVERIFY(sig);
+    QCOMPARE(sig->method_name, std::string("tensorflow/serving/predict"));
+    QCOMPARE(sig->inputs.size(), std::size_t{1});
+    QCOMPARE(sig->inputs[0].key, std::string("x"));
+    QCOMPARE(sig->inputs[0].tensor_name, std::string("x:0"));
+    QCOMPARE(sig->inputs[0].dtype, DType::Float);
+    QCOMPARE(sig->inputs[0].shape, (Shape{-1, 1}));
+    QCOMPARE(sig->output("y")->tensor_name, std::string("y:0"));
+    const Collection* variables = meta.find_collection("variables");
+    QVERIFY(variables);
+    QCOMPARE(variables->kind, std::string("bytes_list"));
+    QCOMPARE(variables->values, (std::vector<std::string>{"a", "b", "c"}));
+    QCOMPARE(meta.find_collection("legacy_init_op")->values, std::vector<std::string>{"group_deps"});
+    QCOMPARE(meta.assets.size(), std::size_t{1});
+    QCOMPARE(meta.assets[0].filename, std::string("foo.txt"));
+    QVERIFY(!meta.has_object_graph);
+    QCOMPARE(model.variables_prefix(), fixture("half_plus_two_resource") + "/variables/variables");
+  }
+
+  void binary_and_text_read_alike_and_sniff() {
+    QTemporaryDir dir;
+    const std::string text_dir = fixture("half_plus_two_resource");
+    const std::string bytes = binary_saved_model(text_dir);
+    QVERIFY(looks_like_saved_model(bytes));
+    QVERIFY(!looks_like_meta_graph(bytes));
+    QVERIFY(looks_like_saved_model(read_text(text_dir + "/saved_model.pbtxt")));
+    const SavedModel from_binary = parse_saved_model(bytes, false, "memory");
+    const SavedModel from_text = load_saved_model(text_dir + "/saved_model.pbtxt");
+    QCOMPARE(from_binary.meta_graphs[0].graph.size(), from_text.meta_graphs[0].graph.size());
+    QCOMPARE(from_binary.meta_graphs[0].signatures.size(), from_text.meta_graphs[0].signatures.size());
+    // A .pb holding a SavedModel or a MetaGraphDef opens as one, whatever its name.
+    proto::SavedModel model;
+    model.ParseFromString(bytes);
+    const std::string meta_bytes = model.meta_graphs(0).SerializeAsString();
+    QVERIFY(looks_like_meta_graph(meta_bytes));
+    QVERIFY(!looks_like_saved_model(meta_bytes));
+    const std::string as_pb = dir.filePath("exported.pb").toStdString();
+    write_text(as_pb, bytes);
+    QCOMPARE(detect_file_format(as_pb), FileFormat::SavedModel);
+    write_text(as_pb, meta_bytes);
+    QCOMPARE(detect_file_format(as_pb), FileFormat::MetaGraph);
+    QCOMPARE(load_graph(as_pb).size(), from_text.meta_graphs[0].graph.size());
+    // A plain GraphDef stays one.
+    const std::string graph_pb = dir.filePath("graph.pb").toStdString();
+    write_text(graph_pb, graph_to_binary(from_text.meta_graphs[0].graph));
+    QCOMPARE(detect_file_format(graph_pb), FileFormat::GraphDefBinary);
+    QCOMPARE(detect_file_format(text_dir), FileFormat::SavedModel);
+    QCOMPARE(load_graph(text_dir).size(), from_text.meta_graphs[0].graph.size());
+  }
+
+  void unknown_fields_are_skipped_and_tf2_is_recognised() {
+    proto::SavedModel model;
+    google::protobuf::TextFormat::ParseFromString(
+        read_text(fixture("half_plus_two_resource") + "/saved_model.pbtxt"), &model);
+    std::string meta = model.meta_graphs(0).SerializeAsString();
+    // object_graph_def (7) as TF2 writes it, and a field from the future (99).
+    meta += std::string("\x3a\x02\x0a\x00", 4) + std::string("\x9a\x06\x01\x41", 4);
+    const MetaGraph parsed = parse_meta_graph(meta, false, "tf2.meta");
+    QVERIFY(parsed.has_object_graph);
+    QCOMPARE(parsed.signatures.size(), std::size_t{2});
+    // Text with a field FlowLens does not know.
+    const std::string text = "meta_info_def { tags: \"serve\" future_field: 3 }\ngraph_def { }\n";
+    QCOMPARE(parse_meta_graph(text, true, "t.meta").tags, std::vector<std::string>{"serve"});
+  }
+
+  void bad_files_name_themselves() {
+    QString message = error_of([] { parse_saved_model("saved_model_schema_version: 1\nmeta_graphs { graph_def { node { name: 3 } } }", true, "bad.pbtxt"); });
+    QVERIFY2(message.startsWith("bad.pbtxt:2:"), qPrintable(message));
+    message = error_of([] { parse_saved_model(std::string("\x08\x01\x12\x05\x0a\x03\x0a", 7), false, "cut.pb"); });
+    QVERIFY2(message.contains("cut.pb") && message.contains("not a valid binary SavedModel"), qPrintable(message));
+    message = error_of([] { parse_saved_model("saved_model_schema_version: 1\n", true, "empty.pbtxt"); });
+    QVERIFY2(message.contains("no meta graphs"), qPrintable(message));
+    QTemporaryDir dir;
+    message = error_of([&] { load_saved_model(dir.path().toStdString()); });
+    QVERIFY2(message.contains("holds no saved_model.pb"), qPrintable(message));
+  }
+
+  void runs_signatures_with_restored_variables_data() {
+    QTest::addColumn<QString>("model");
+    QTest::newRow("resource variables, unsharded saver") << "half_plus_two_resource";
+  }
+  void runs_signatures_with_restored_variables() {
+    QFETCH(QString, model);
+    QTemporaryDir dir;
+    const std::string path = copy_fixture(dir, model.toStdString().c_str());
+    LoadedModel loaded = LoadedModel::load(path);
+    QCOMPARE(loaded.restored_from(), path + "/variables/variables");
+    const auto y = loaded.run_signature("serving_default", {{"x", column({1, 2, 3})}});
+    QCOMPARE(y.size(), std::size_t{1});
+    QCOMPARE(floats(y.at("y")), (std::vector<float>{2.5f, 3.0f, 3.5f}));
+    const auto y2 = loaded.run_signature("regress_x_to_y2", {{"x", column({4})}});
+    QCOMPARE(floats(y2.at("y2")), std::vector<float>{5.0f});
+    // The asset's path was fed to its tensor and the legacy init op stored it.
+    Variable* asset = loaded.session().find_variable("filename_tensor");
+    QVERIFY(asset && asset->value.valid());
+    QCOMPARE(asset->value.strings()[0], path + "/assets/foo.txt");
+  }
+
+  void signature_errors_list_what_exists() {
+    LoadedModel loaded = LoadedModel::load(fixture("half_plus_two_resource"));
+    QString message = error_of([&] { loaded.run_signature("predict", {}); });
+    QVERIFY2(message.contains("no signature 'predict'") && message.contains("serving_default") &&
+                 message.contains("regress_x_to_y2"),
+             qPrintable(message));
+    message = error_of([&] { loaded.run_signature("serving_default", {}); });
+    QVERIFY2(message.contains("needs input 'x'"), qPrintable(message));
+    message = error_of([&] { loaded.run_signature("serving_default", {{"x", column({1})}, {"z", column({1})}}); });
+    QVERIFY2(message.contains("no input 'z'"), qPrintable(message));
+    message = error_of([&] {
+      loaded.run_signature("serving_default", {{"x", Tensor::from_vector<int32_t>(Shape{1, 1}, {1})}});
+    });
+    QVERIFY2(message.contains("expects float32"), qPrintable(message));
+    message = error_of([&] { loaded.run_signature("serving_default", {{"x", column({1})}}, {"nope"}); });
+    QVERIFY2(message.contains("no output 'nope'"), qPrintable(message));
+  }
+
+  void restores_from_another_checkpoint_and_saves_round_trip() {
+    QTemporaryDir dir;
+    const std::string other = dir.filePath("trained/model.ckpt-9").toStdString();
+    write_bundle(other, {{"a", Tensor::scalar<float>(2.0f)}, {"b", Tensor::scalar<float>(-1.0f)},
+                         {"c", Tensor::scalar<float>(0.0f)}});
+    ModelLoadOptions options;
+    options.checkpoint = other;
+    LoadedModel loaded = LoadedModel::load(fixture("half_plus_two_resource"), options);
+    QCOMPARE(floats(loaded.run_signature("serving_default", {{"x", column({3})}}).at("y")), std::vector<float>{5.0f});
+    // The graph's own SaveV2 writes a checkpoint TensorFlow's layout reads back.
+    const std::string saved = dir.filePath("saved/ckpt").toStdString();
+    loaded.session().run({{"save/Const:0", Tensor::from_strings(Shape{}, {saved})}}, {"save/control_dependency:0"});
+    BundleReader reader(saved);
+    QCOMPARE(reader.entries().size(), std::size_t{3});
+    QCOMPARE(reader.read("a").data<float>()[0], 2.0f);
+    QCOMPARE(reader.read("b").data<float>()[0], -1.0f);
+    // And save_variables (--save-checkpoint) names them as the Saver does.
+    const std::string ours = dir.filePath("ours/ckpt").toStdString();
+    const SavedVariables result = save_variables(loaded.session(), ours);
+    QVERIFY(std::find(result.saved.begin(), result.saved.end(), "a") != result.saved.end());
+    QCOMPARE(BundleReader(ours).read("a").data<float>()[0], 2.0f);
+  }
+
+  void checkpoint_mismatches_name_the_tensor() {
+    QTemporaryDir dir;
+    const std::string wrong_dtype = dir.filePath("dtype").toStdString();
+    write_bundle(wrong_dtype, {{"a", Tensor::scalar<double>(2.0)}, {"b", Tensor::scalar<float>(1)},
+                               {"c", Tensor::scalar<float>(1)}});
+    ModelLoadOptions options;
+    options.checkpoint = wrong_dtype;
+    QString message = error_of([&] { LoadedModel::load(fixture("half_plus_two_resource"), options); });
+    QVERIFY2(message.contains("tensor_name = a") && message.contains("expected dtype float32") &&
+                 message.contains("float64"),
+             qPrintable(message));
+    const std::string missing = dir.filePath("missing").toStdString();
+    write_bundle(missing, {{"a", Tensor::scalar<float>(2)}, {"b", Tensor::scalar<float>(1)}});
+    options.checkpoint = missing;
+    message = error_of([&] { LoadedModel::load(fixture("half_plus_two_resource"), options); });
+    QVERIFY2(message.contains("key c not found"), qPrintable(message));
+    // A SavedModel copied without its variables folder.
+    const std::string copy = copy_fixture(dir, "half_plus_two_resource");
+    fs::remove_all(copy + "/variables");
+    message = error_of([&] { LoadedModel::load(copy); });
+    QVERIFY2(message.contains("variables/variables.index") && message.contains("does not exist"),
+             qPrintable(message));
+    // Tags that do not exist.
+    ModelLoadOptions tagged;
+    tagged.tags = {"train"};
+    message = error_of([&] { LoadedModel::load(fixture("half_plus_two_resource"), tagged); });
+    QVERIFY2(message.contains("no meta graph tagged {train}") && message.contains("{serve}"), qPrintable(message));
+  }
+
+  void meta_file_restores_the_checkpoint_beside_it() {
+    // What tf.train.Saver leaves in a training directory.
+    QTemporaryDir dir;
+    proto::SavedModel model;
+    google::protobuf::TextFormat::ParseFromString(
+        read_text(fixture("half_plus_two_resource") + "/saved_model.pbtxt"), &model);
+    const std::string meta = dir.filePath("model.ckpt-100.meta").toStdString();
+    write_text(meta, model.meta_graphs(0).SerializeAsString());
+    write_bundle(dir.filePath("model.ckpt-100").toStdString(),
+                 {{"a", Tensor::scalar<float>(3)}, {"b", Tensor::scalar<float>(1)}, {"c", Tensor::scalar<float>(0)}});
+    write_text(dir.filePath("checkpoint").toStdString(), "model_checkpoint_path: \"model.ckpt-100\"\n");
+    QCOMPARE(detect_file_format(meta), FileFormat::MetaGraph);
+    QCOMPARE(detect_file_format(dir.path().toStdString()), FileFormat::MetaGraph);
+    for (const std::string& path : {meta, dir.path().toStdString()}) {
+      LoadedModel loaded = LoadedModel::load(path);
+      QCOMPARE(loaded.restored_from(), dir.filePath("model.ckpt-100").toStdString());
+      QCOMPARE(floats(loaded.run_signature("serving_default", {{"x", column({2})}}).at("y")),
+               std::vector<float>{7.0f});
+    }
+    fs::remove(dir.filePath("model.ckpt-100.index").toStdString());
+    fs::remove(dir.filePath("checkpoint").toStdString());
+    const QString message = error_of([&] { LoadedModel::load(meta); });
+    QVERIFY2(message.contains("no checkpoint for") && message.contains("--checkpoint"), qPrintable(message));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestSavedModel)
+#include "test_saved_model.moc"
