@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -8,7 +9,11 @@
 #include "commands.h"
 #include "exec/device.h"
 #include "exec/placement.h"
+#include "io/file_formats.h"
 #include "io/graph_io.h"
+#include "io/meta_graph.h"
+#include "io/tensor_bundle.h"
+#include "model_printing.h"
 #include "ops/op_registry.h"
 
 namespace flowlens::cli {
@@ -28,8 +33,7 @@ struct InfoOptions {
   DeviceFlags devices;
 };
 
-int info_command(const InfoOptions& options) {
-  Graph graph = load_graph(options.graph);
+int print_graph_summary(const Graph& graph, const InfoOptions& options) {
   const OpRegistry& registry = OpRegistry::global();
 
   std::cout << "graph: " << options.graph << "\n";
@@ -85,12 +89,68 @@ int info_command(const InfoOptions& options) {
   return errors ? 1 : 0;
 }
 
+// The checkpoint a .meta file restores from by default: PREFIX.index beside
+// it, else the directory's latest; "" when neither exists.
+std::string checkpoint_beside(const std::string& meta_path) {
+  const std::filesystem::path path(meta_path);
+  const std::string sibling = (path.parent_path() / path.stem()).string();
+  if (is_bundle_prefix(sibling)) return sibling;
+  const std::string latest = latest_checkpoint(path.parent_path().empty() ? "." : path.parent_path().string());
+  return is_bundle_prefix(latest) ? latest : "";
+}
+
+void print_checkpoint(const std::string& title, const std::string& prefix) {
+  std::cout << title << ": " << prefix << "\n";
+  print_checkpoint_entries(std::cout, BundleReader(prefix));
+}
+
+int info_command(const InfoOptions& options) {
+  const FileFormat format = detect_file_format(options.graph);
+  std::cout << "format: " << format_spec(format).name << "\n";
+  switch (format) {
+    case FileFormat::Checkpoint:
+      print_checkpoint("checkpoint", resolve_checkpoint_prefix(options.graph));
+      return 0;
+    case FileFormat::SavedModel: {
+      const SavedModel model = load_saved_model(options.graph);
+      std::cout << "saved model: " << model.file << " (schema version " << model.schema_version << ")\n";
+      for (std::size_t k = 0; k < model.meta_graphs.size(); ++k) {
+        std::cout << "meta graph " << k << ":\n";
+        print_meta_graph(std::cout, model.meta_graphs[k]);
+      }
+      if (is_bundle_prefix(model.variables_prefix()))
+        print_checkpoint("variables", model.variables_prefix());
+      else
+        std::cout << "variables: none (" << bundle_index_path(model.variables_prefix()) << " does not exist)\n";
+      return print_graph_summary(model.default_meta_graph().graph, options);
+    }
+    case FileFormat::MetaGraph: {
+      const std::string file = meta_graph_file_for(options.graph);
+      const MetaGraph meta = load_meta_graph(file);
+      std::cout << "meta graph: " << file << "\n";
+      print_meta_graph(std::cout, meta);
+      if (const std::string prefix = checkpoint_beside(file); !prefix.empty())
+        print_checkpoint("checkpoint", prefix);
+      else
+        std::cout << "checkpoint: none found beside it\n";
+      return print_graph_summary(meta.graph, options);
+    }
+    default:
+      return print_graph_summary(load_graph(options.graph), options);
+  }
+}
+
 }  // namespace
 
 void add_info_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<InfoOptions>();
-  auto* cmd = app.add_subcommand("info", "Summarize a graph: nodes, op histogram, devices, placement, validation");
-  cmd->add_option("graph", options->graph, "Graph file (.pbtxt, .pb)")->required()->check(CLI::ExistingFile);
+  auto* cmd = app.add_subcommand(
+      "info",
+      "Say what a file or directory holds: for graphs nodes, op histogram, devices, placement, validation; for "
+      "SavedModels and meta graphs also signatures, collections and checkpoint variables");
+  cmd->add_option("path", options->graph, "A graph file, SavedModel directory, .meta file, checkpoint or log directory")
+      ->required();
+  cmd->footer("Formats:\n" + formats_help());
   add_device_flags(cmd, options->devices);
   cmd->callback([options, &exit_code] { exit_code = info_command(*options); });
 }

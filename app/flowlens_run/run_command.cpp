@@ -3,7 +3,11 @@
 
 #include "analysis/infer_shapes.h"
 #include "commands.h"
+#include "model_printing.h"
+#include "exec/loaded_model.h"
 #include "exec/session.h"
+#include "exec/variable_checkpoint.h"
+#include "io/file_formats.h"
 #include "io/graph_io.h"
 #include "observe/debugger.h"
 #include "observe/profiler.h"
@@ -29,6 +33,13 @@ struct RunOptions {
   bool check_numerics = false;       // fail naming the first node that produces NaN/Inf
   std::vector<std::string> breaks;   // print these nodes' inputs/outputs as they run
   DeviceFlags devices;
+  // SavedModels and meta graphs
+  std::string signature;             // run this SignatureDef by its keys
+  std::vector<std::string> inputs;   // KEY=VALUE or KEY=file.npy for the signature
+  std::vector<std::string> outputs;  // signature output keys to print (default: all)
+  std::vector<std::string> tags;     // the SavedModel meta graph's tags (default: serve)
+  std::string checkpoint;            // restore from this checkpoint instead of the default
+  std::string save_checkpoint;       // write the variables after the run, as a V2 checkpoint
 };
 
 // The dtype a typed-in feed is read as: the fed node's dtype attr (a
@@ -96,23 +107,98 @@ void print_stop(const DebugStop& stop, const TensorFormatOptions& format) {
   std::cout.flush();
 }
 
-int run_command(const RunOptions& options) {
-  // Validated once, here, and shape-inferred only if a typed-in feed needs it.
-  const auto analysis = std::make_shared<const GraphAnalysis>(std::make_shared<const Graph>(load_graph(options.graph)));
-  FeedList feeds = parse_feeds(options.feeds, *analysis);
-
+SessionOptions session_options_for(const RunOptions& options) {
   // Print and PrintV2 write where TensorFlow does (the default run log):
   // output_stream 'stdout' to stdout, the rest to stderr.
   SessionOptions session_options;
   session_options.cpu_threads = options.cpu_threads;
   session_options.allow_soft_placement = !options.strict_placement;
   apply_device_flags(options.devices, session_options);
-  Session session(analysis, session_options);
+  return session_options;
+}
+
+void report_session(const Session& session) {
   for (const Diagnostic& d : session.diagnostics()) std::cerr << d.to_string() << "\n";
   for (const auto& note : session.placement().soft_placed)
     std::cerr << "note: soft placement: '" << note.node << "' asked for " << note.requested << ", runs on "
               << note.placed << " (" << note.reason << ")\n";
+}
 
+void save_checkpoint_if_asked(Session& session, const RunOptions& options) {
+  if (options.save_checkpoint.empty()) return;
+  const SavedVariables saved = save_variables(session, options.save_checkpoint);
+  for (const std::string& name : saved.uninitialized)
+    std::cerr << "note: variable '" << name << "' has no value and is not in the checkpoint\n";
+  std::cerr << "saved " << saved.saved.size() << " variable(s) to checkpoint " << options.save_checkpoint << "\n";
+}
+
+void save_npy_files(const RunOptions& options, const std::vector<std::string>& names,
+                    const std::vector<Tensor>& results) {
+  if (options.save_dir.empty()) return;
+  std::filesystem::create_directories(options.save_dir);
+  for (size_t i = 0; i < results.size(); ++i) {
+    std::string path = (std::filesystem::path(options.save_dir) / npy_file_name(names[i])).string();
+    write_npy(results[i], path);
+    std::cerr << "saved " << names[i] << " to " << path << "\n";
+  }
+}
+
+int run_step(Session& session, const GraphAnalysis& analysis, const RunOptions& options);
+
+// A SavedModel or meta graph: restored, then run by signature or by names.
+int run_model(const RunOptions& options) {
+  ModelLoadOptions load_options;
+  load_options.session = session_options_for(options);
+  if (!options.tags.empty()) load_options.tags = options.tags;
+  load_options.checkpoint = options.checkpoint;
+  LoadedModel model = LoadedModel::load(options.graph, load_options);
+  report_session(model.session());
+  for (const std::string& note : model.notes()) std::cerr << "note: " << note << "\n";
+  if (options.signature.empty()) {
+    if (options.fetches.empty() && options.targets.empty()) {
+      std::string keys;
+      for (const Signature& s : model.meta_graph().signatures)
+        if (!s.key.starts_with("__")) keys += (keys.empty() ? "" : ", ") + s.key;
+      throw Error("name a --signature to run (this model has: " + (keys.empty() ? std::string("none") : keys) +
+                  ") or give --fetch/--target");
+    }
+    const GraphAnalysis analysis(std::make_shared<const Graph>(model.session().graph()));
+    const int code = run_step(model.session(), analysis, options);
+    save_checkpoint_if_asked(model.session(), options);
+    return code;
+  }
+  const Signature& sig = model.signature(options.signature);
+  const auto results = model.run_signature(options.signature, parse_signature_inputs(options.inputs, sig),
+                                           options.outputs);
+  TensorFormatOptions format;
+  format.edge_items = options.edge_items;
+  std::vector<std::string> names;
+  std::vector<Tensor> values;
+  for (const auto& [key, value] : results) {
+    std::cout << key << " = " << format_tensor(value, format) << "\n";
+    names.push_back(key);
+    values.push_back(value);
+  }
+  save_npy_files(options, names, values);
+  save_checkpoint_if_asked(model.session(), options);
+  return 0;
+}
+
+int run_command(const RunOptions& options) {
+  const FileFormat format = detect_file_format(options.graph);
+  if (format == FileFormat::SavedModel || format == FileFormat::MetaGraph) return run_model(options);
+  if (!options.signature.empty() || !options.inputs.empty())
+    throw Error("--signature and --input need a SavedModel or a .meta file; '" + options.graph + "' is " +
+                format_spec(format).name);
+  if (!options.checkpoint.empty())
+    throw Error("--checkpoint needs a SavedModel or a .meta file, whose Saver restores it; '" + options.graph +
+                "' is " + format_spec(format).name);
+  if (options.fetches.empty() && options.targets.empty())
+    throw CLI::ValidationError("run", "give at least one --fetch or --target");
+  // Validated once, here, and shape-inferred only if a typed-in feed needs it.
+  const auto analysis = std::make_shared<const GraphAnalysis>(std::make_shared<const Graph>(load_graph(options.graph)));
+  Session session(analysis, session_options_for(options));
+  report_session(session);
   if (!options.init.empty()) {
     session.run({}, {}, options.init);
   } else if (options.auto_init) {
@@ -120,6 +206,15 @@ int run_command(const RunOptions& options) {
       std::cerr << "note: initializing " << count << " variable(s) first (--no-auto-init to skip)\n";
     });
   }
+  const int code = run_step(session, *analysis, options);
+  save_checkpoint_if_asked(session, options);
+  return code;
+}
+
+// One step with --feed/--fetch/--target and the observers (--profile,
+// --check-numerics, --break); prints and saves the fetched tensors.
+int run_step(Session& session, const GraphAnalysis& analysis, const RunOptions& options) {
+  FeedList feeds = parse_feeds(options.feeds, analysis);
 
   TensorFormatOptions format;
   format.edge_items = options.edge_items;
@@ -167,15 +262,7 @@ int run_command(const RunOptions& options) {
 
   for (size_t i = 0; i < results.size(); ++i)
     std::cout << options.fetches[i] << " = " << format_tensor(results[i], format) << "\n";
-
-  if (!options.save_dir.empty()) {
-    std::filesystem::create_directories(options.save_dir);
-    for (size_t i = 0; i < results.size(); ++i) {
-      std::string path = (std::filesystem::path(options.save_dir) / npy_file_name(options.fetches[i])).string();
-      write_npy(results[i], path);
-      std::cerr << "saved " << options.fetches[i] << " to " << path << "\n";
-    }
-  }
+  save_npy_files(options, options.fetches, results);
   return 0;
 }
 
@@ -183,8 +270,23 @@ int run_command(const RunOptions& options) {
 
 void add_run_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<RunOptions>();
-  auto* cmd = app.add_subcommand("run", "Run a graph on this machine's devices and print the fetched tensors");
-  cmd->add_option("graph", o->graph, "Graph file (.pbtxt, .pb)")->required()->check(CLI::ExistingFile);
+  auto* cmd = app.add_subcommand(
+      "run", "Run a graph on this machine's devices and print the fetched tensors; run a SavedModel's signature");
+  cmd->add_option("graph", o->graph,
+                  "A graph file (.pbtxt, .pb, .onnx), a SavedModel directory, or a .meta file (restored from its "
+                  "checkpoint)")
+      ->required();
+  cmd->add_option("--signature,-s", o->signature, "SavedModel/meta graph: run this SignatureDef (e.g. serving_default)");
+  cmd->add_option("--input,-i", o->inputs,
+                  "A signature input: KEY=VALUE (1,2,3 or [[1],[2]], shaped to the input) or KEY=file.npy (repeatable)");
+  cmd->add_option("--output", o->outputs, "Signature output keys to print (default: all; comma-separated)");
+  cmd->add_option("--tags", o->tags, "SavedModel: the meta graph's tags (default: serve; comma-separated)");
+  cmd->add_option("--checkpoint", o->checkpoint,
+                  "Restore from this checkpoint prefix (or directory) instead of the model's own variables or the "
+                  "latest checkpoint beside the .meta");
+  cmd->add_option("--save-checkpoint", o->save_checkpoint,
+                  "After the run, write every variable to PREFIX.index/PREFIX.data-00000-of-00001 (a TensorFlow V2 "
+                  "checkpoint)");
   add_device_flags(cmd, o->devices);
   cmd->add_option("--fetch,-f", o->fetches, "Tensors to fetch and print: name or name:port, comma-separated");
   cmd->add_option("--feed", o->feeds, "Feed a tensor: name=file.npy, or name=VALUE typed as numpy writes it (3.5, [[1,2],[3,4]], \"text\"), "
@@ -208,7 +310,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
     o->fetches = split_list(o->fetches);
     o->targets = split_list(o->targets);
     o->init = split_list(o->init);
-    if (o->fetches.empty() && o->targets.empty()) throw CLI::ValidationError("run", "give at least one --fetch or --target");
+    o->outputs = split_list(o->outputs);
+    o->tags = split_list(o->tags);
     exit_code = run_command(*o);
   });
 }
