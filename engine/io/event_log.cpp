@@ -129,6 +129,16 @@ class RunReader {
 
   void read_file(const std::string& path) {
     run_.files.push_back(path);
+    const std::size_t first_problem = run_.problems.size();
+    read_records(path);
+    // Framing problems are collected by the reader, content problems on the
+    // way: list them in file order.
+    std::stable_sort(run_.problems.begin() + static_cast<std::ptrdiff_t>(first_problem), run_.problems.end(),
+                     [](const EventProblem& a, const EventProblem& b) { return a.offset < b.offset; });
+  }
+
+ private:
+  void read_records(const std::string& path) {
     std::optional<TFRecordReader> reader;
     try {
       reader.emplace(TFRecordReader::open(path));
@@ -149,7 +159,6 @@ class RunReader {
     for (const RecordProblem& p : reader->problems()) problem(path, p.offset, p.what);
   }
 
- private:
   void problem(const std::string& file, uint64_t offset, std::string what) {
     run_.problems.push_back({file, offset, std::move(what)});
   }
