@@ -139,6 +139,25 @@ class TestEventLog : public QObject {
              text.c_str());
   }
 
+  void every_single_byte_damage_is_reported_not_thrown() {
+    const std::string good = framed_file_version_event() + framed_scalar_event() + framed_graph_event() +
+                             frame_tfrecord(tensor_scalar_event(4.0, 2, "acc", 0.5f, true));
+    QTemporaryDir dir;
+    const std::string path = join(dir, "events.out.tfevents.9.h");
+    for (std::size_t i = 0; i < good.size(); ++i) {
+      for (unsigned char flip : {0x01, 0x80, 0xff}) {
+        std::string bytes = good;
+        bytes[i] = static_cast<char>(bytes[i] ^ flip);
+        write_file(path, bytes);
+        const EventRun run = read_event_file(path).runs.at(0);
+        // CRC-32C catches every change of up to 8 bits in one byte: the damaged
+        // record is reported, the records before it are read.
+        QVERIFY2(!run.problems.empty(), qPrintable(QString("byte %1 ^ %2").arg(i).arg(flip)));
+        QVERIFY(run.events >= (i < 40 ? 0 : 1));
+      }
+    }
+  }
+
   void log_directory_with_two_runs() {
     QTemporaryDir dir;
     QVERIFY(QDir(dir.path()).mkpath("train"));
