@@ -29,6 +29,7 @@ void add_train_command(CLI::App& app, int& exit_code);
 void add_replicate_command(CLI::App& app, int& exit_code);
 void add_ops_command(CLI::App& app, int& exit_code);
 void add_ckpt_command(CLI::App& app, int& exit_code);
+void add_events_command(CLI::App& app, int& exit_code);
 
 // Splits "a,b" and repeated flags into one list, dropping empty items.
 std::vector<std::string> split_list(const std::vector<std::string>& items);

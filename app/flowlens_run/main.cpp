@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   add_replicate_command(app, exit_code);
   add_ops_command(app, exit_code);
   add_ckpt_command(app, exit_code);
+  add_events_command(app, exit_code);
 
   try {
     app.parse(argc, argv);  // runs the chosen subcommand's callback
