@@ -66,7 +66,11 @@ void print_run(const EventRun& run, std::vector<EventProblem>& problems) {
     std::cout << "  no summaries, graphs or run metadata\n";
 }
 
-int events_command(const EventsOptions& options) {
+}  // namespace
+
+int describe_event_log(const std::string& path) {
+  EventsOptions options;
+  options.path = path;
   std::error_code ec;
   const bool is_dir = std::filesystem::is_directory(options.path, ec);
   const EventLog log = is_dir ? read_log_directory(options.path) : read_event_file(options.path);
@@ -85,8 +89,6 @@ int events_command(const EventsOptions& options) {
   return 1;
 }
 
-}  // namespace
-
 void add_events_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<EventsOptions>();
   auto* cmd = app.add_subcommand(
@@ -95,7 +97,7 @@ void add_events_command(CLI::App& app, int& exit_code) {
   cmd->add_option("path", options->path, "Event file, or a log directory whose runs are its event-file folders")
       ->required()
       ->check(CLI::ExistingPath);
-  cmd->callback([options, &exit_code] { exit_code = events_command(*options); });
+  cmd->callback([options, &exit_code] { exit_code = describe_event_log(options->path); });
 }
 
 }  // namespace flowlens::cli

@@ -135,6 +135,8 @@ int info_command(const InfoOptions& options) {
         std::cout << "checkpoint: none found beside it\n";
       return print_graph_summary(meta.graph, options);
     }
+    case FileFormat::EventLog:
+      return describe_event_log(options.graph);
     default:
       return print_graph_summary(load_graph(options.graph), options);
   }

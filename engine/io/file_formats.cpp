@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "common/error.h"
+#include "io/event_log.h"
 #include "io/meta_graph.h"
 #include "io/proto_sniff.h"
 #include "io/tensor_bundle.h"
@@ -15,8 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::string_view kEventFilePrefix = "events.out.tfevents.";
-
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
@@ -24,9 +23,7 @@ std::string lower(std::string s) {
 
 std::string lower_extension(const std::string& path) { return lower(fs::path(path).extension().string()); }
 
-bool is_event_file_name(const std::string& path) {
-  return fs::path(path).filename().string().starts_with(kEventFilePrefix);
-}
+bool is_event_file_name(const std::string& path) { return has_event_file_name(path); }
 
 // ".data-00000-of-00001"
 bool is_checkpoint_data_name(const std::string& path) {
@@ -130,6 +127,7 @@ FileFormat detect_file_format(std::string_view bytes, const std::string& name) {
     if (first == "digraph" || first == "graph" || first == "strict") return FileFormat::Dot;
     return FileFormat::GraphDefText;
   }
+  if (starts_with_event_record(bytes)) return FileFormat::EventLog;
   if (looks_like_saved_model(bytes)) return FileFormat::SavedModel;
   if (looks_like_meta_graph(bytes)) return FileFormat::MetaGraph;
   if (looks_like_onnx(bytes)) return FileFormat::Onnx;

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 
+#include "io/event_log.h"
 #include "io/file_formats.h"
 #include "io/graphdef_convert.h"
 #include "io/graphdef_reader.h"
@@ -134,6 +135,25 @@ std::string collect(void (*emit)(const Graph&, const ByteSink&), const Graph& gr
   return out;
 }
 
+// The graph a TensorBoard log shows: the last graph_def of the first run that
+// has one (a run writes its graph again when it restarts), else the graph of
+// its last meta_graph_def.
+Graph graph_from_event_log(const std::string& path) {
+  std::error_code ec;
+  const EventLog log = std::filesystem::is_directory(path, ec) ? read_log_directory(path) : read_event_file(path);
+  for (const EventRun& run : log.runs) {
+    if (!run.graphs.empty()) return parse_event_graph(run.graphs.back());
+    if (!run.meta_graphs.empty()) {
+      const EventGraph& g = run.meta_graphs.back();
+      return parse_meta_graph(g.bytes, false, g.file + "@" + std::to_string(g.offset)).graph;
+    }
+  }
+  std::string runs;
+  for (const EventRun& run : log.runs) runs += (runs.empty() ? "" : ", ") + run.name;
+  throw Error("the TensorBoard log '" + path + "' holds no graph (runs: " + (runs.empty() ? "none" : runs) +
+              "); `flowlens-run events` lists what it holds");
+}
+
 }  // namespace
 
 GraphFormat format_for_path(const std::string& path) {
@@ -168,8 +188,7 @@ Graph load_graph(const std::string& path) {
     case FileFormat::Checkpoint:
       throw Error("'" + path + "' is a checkpoint: it holds variable values, not a graph. Open the model's .meta "
                   "file or SavedModel with it, or list its tensors with `flowlens-run ckpt`");
-    case FileFormat::EventLog:
-      throw Error("cannot show '" + path + "' as a graph yet: TensorBoard logs are read by `flowlens-run info`");
+    case FileFormat::EventLog: graph = graph_from_event_log(path); break;
     case FileFormat::Dot:
       throw Error("cannot load '" + path + "': DOT files are an export format; load the .pbtxt or .pb instead");
     case FileFormat::Onnx:
