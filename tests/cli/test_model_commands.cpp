@@ -94,6 +94,21 @@ class TestModelCommands : public QObject {
     QVERIFY2(list.out.contains("a (float32[]) = 0.5") && list.out.contains("c (float32[]) = 3"), qPrintable(list.out));
   }
 
+  void freeze_writes_a_graph_that_runs_alone() {
+    QTemporaryDir dir;
+    const QString frozen = dir.filePath("frozen.pb");
+    CliResult r = flowlens_run({"convert", model_dir("half_plus_two_resource"), "--freeze", "-o", frozen});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("3 variable(s) frozen into constants"), qPrintable(r.out));
+    CliResult run = flowlens_run({"run", frozen, "--fetch", "y,y2", "--feed", "x=[[2]]"});
+    QVERIFY2(run.code == 0, qPrintable(run.err));
+    QVERIFY2(run.out.contains("y = [[3]]") && run.out.contains("y2 = [[4]]"), qPrintable(run.out));
+    // A plain graph needs a checkpoint and outputs.
+    CliResult plain = flowlens_run({"convert", sample("mlp_model.pbtxt"), "--freeze", "-o", frozen});
+    QCOMPARE(plain.code, 1);
+    QVERIFY2(plain.err.contains("--checkpoint"), qPrintable(plain.err));
+  }
+
   void corrupt_checkpoint_fails_naming_the_file() {
     QTemporaryDir dir;
     const QString copy = dir.filePath("m");

@@ -17,6 +17,7 @@
 #include "io/meta_graph.pb.h"
 #include "io/tensor_bundle.h"
 #include "ops/kernel_context.h"
+#include "transform/freeze_graph.h"
 
 using namespace flowlens;
 namespace fs = std::filesystem;
@@ -275,6 +276,42 @@ class TestSavedModel : public QObject {
     fs::remove(dir.filePath("checkpoint").toStdString());
     const QString message = error_of([&] { LoadedModel::load(meta); });
     QVERIFY2(message.contains("no checkpoint for") && message.contains("--checkpoint"), qPrintable(message));
+  }
+
+  void freezing_folds_restored_variables_into_constants() {
+    LoadedModel loaded = LoadedModel::load(fixture("half_plus_two_resource"));
+    const FrozenGraph frozen = freeze_graph(loaded.session(), {"y:0"});
+    QCOMPARE(frozen.frozen, (std::vector<std::string>{"a", "b"}));
+    QCOMPARE(frozen.graph.find("a")->op, std::string("Const"));
+    QCOMPARE(frozen.graph.find("a/Read/ReadVariableOp")->op, std::string("Identity"));
+    QVERIFY(!frozen.graph.find("c"));               // not on y's path
+    QVERIFY(!frozen.graph.find("save/RestoreV2"));  // nor is the saver
+    Session session(frozen.graph);
+    const auto y = session.run({{"x", column({1, 2})}}, {"y"});
+    QCOMPARE(floats(y[0]), (std::vector<float>{2.5f, 3.0f}));
+    // Through text and back: what `convert --freeze -o frozen.pbtxt` writes runs alike.
+    Session reread(parse_graph_text(graph_to_text(frozen.graph), "frozen.pbtxt"));
+    QCOMPARE(floats(reread.run({{"x", column({4})}}, {"y"})[0]), std::vector<float>{4.0f});
+  }
+
+  void freezing_refuses_mismatched_values() {
+    const Graph graph = load_saved_model(fixture("half_plus_two_resource")).default_meta_graph().graph;
+    QString message = error_of([&] {
+      freeze_graph(graph, {"y"}, [](const Node& n) {
+        return n.name == "a" ? Tensor::scalar<double>(1) : Tensor::scalar<float>(1);
+      });
+    });
+    QVERIFY2(message.contains("'a' is float32 in the graph but its value is float64"), qPrintable(message));
+    message = error_of([&] {
+      freeze_graph(graph, {"y"}, [](const Node& n) {
+        return n.name == "b" ? Tensor::from_vector<float>(Shape{2}, {1, 2}) : Tensor::scalar<float>(1);
+      });
+    });
+    QVERIFY2(message.contains("'b' has shape [] in the graph but its value has shape [2]"), qPrintable(message));
+    message = error_of([&] { freeze_graph(graph, {"y"}, [](const Node&) { return Tensor(); }); });
+    QVERIFY2(message.contains("has no value"), qPrintable(message));
+    message = error_of([&] { freeze_graph(graph, {"nope:0"}, [](const Node&) { return Tensor(); }); });
+    QVERIFY2(message.contains("no node named 'nope'"), qPrintable(message));
   }
 };
 
