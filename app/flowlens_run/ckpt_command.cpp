@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "commands.h"
-#include "io/tensor_bundle.h"
+#include "io/checkpoint_reader.h"
 #include "model_printing.h"
 #include "tensor/npy.h"
 #include "tensor/tensor_format.h"
@@ -28,8 +28,9 @@ std::string npy_name(const std::string& tensor) {
 }
 
 int ckpt_command(const CkptOptions& options) {
-  const std::string prefix = resolve_checkpoint_prefix(options.checkpoint);
-  const BundleReader reader(prefix);
+  const auto opened = open_checkpoint(options.checkpoint);
+  const CheckpointReader& reader = *opened;
+  const std::string& prefix = reader.prefix();
   std::vector<std::string> names = options.tensors;
   if (options.all)
     for (const auto& e : reader.entries()) names.push_back(e.name);
@@ -58,10 +59,10 @@ int ckpt_command(const CkptOptions& options) {
 void add_ckpt_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<CkptOptions>();
   auto* cmd = app.add_subcommand(
-      "ckpt", "List or print the tensors of a TensorFlow V2 checkpoint (like inspect_checkpoint), or save them as .npy");
+      "ckpt", "List or print the tensors of a TensorFlow checkpoint (V2 or V1) (like inspect_checkpoint), or save them as .npy");
   cmd->add_option("checkpoint", o->checkpoint,
-                  "Checkpoint prefix (model.ckpt-100), its .index or .data file, or a directory with a 'checkpoint' "
-                  "file")
+                  "Checkpoint prefix (model.ckpt-100), its .index or .data file, a directory with a 'checkpoint' "
+                  "file, or a V1 checkpoint file or pattern (export-?????-of-00001)")
       ->required();
   cmd->add_option("--tensor", o->tensors, "Print (or with --save, save) these tensors (comma-separated, repeatable)");
   cmd->add_flag("--all", o->all, "Every tensor in the checkpoint");

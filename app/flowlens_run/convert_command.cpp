@@ -4,7 +4,7 @@
 #include "exec/loaded_model.h"
 #include "io/file_formats.h"
 #include "io/graph_io.h"
-#include "io/tensor_bundle.h"
+#include "io/checkpoint_reader.h"
 #include "transform/freeze_graph.h"
 
 namespace flowlens::cli {
@@ -48,10 +48,10 @@ FrozenGraph freeze(const ConvertOptions& options) {
     throw Error("--freeze needs --checkpoint PREFIX for a plain graph (SavedModels and .meta files bring their own)");
   if (options.outputs.empty()) throw Error("--freeze needs --outputs: the tensors the frozen graph computes");
   const Graph graph = load_graph(options.graph);
-  const BundleReader reader(resolve_checkpoint_prefix(options.checkpoint));
+  const auto reader = open_checkpoint(options.checkpoint);
   // Without a Saver, variables are looked up by node name, as Saver names them.
   return freeze_graph(graph, options.outputs, [&](const Node& variable) {
-    return reader.find(variable.name) ? reader.read(variable.name) : Tensor();
+    return reader->find(variable.name) ? reader->read(variable.name) : Tensor();
   });
 }
 

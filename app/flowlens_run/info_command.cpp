@@ -12,7 +12,9 @@
 #include "io/file_formats.h"
 #include "io/graph_io.h"
 #include "io/meta_graph.h"
+#include "io/checkpoint_reader.h"
 #include "io/tensor_bundle.h"
+#include "io/tensor_slice_checkpoint.h"
 #include "model_printing.h"
 #include "ops/op_registry.h"
 
@@ -94,14 +96,16 @@ int print_graph_summary(const Graph& graph, const InfoOptions& options) {
 std::string checkpoint_beside(const std::string& meta_path) {
   const std::filesystem::path path(meta_path);
   const std::string sibling = (path.parent_path() / path.stem()).string();
-  if (is_bundle_prefix(sibling)) return sibling;
+  if (is_bundle_prefix(sibling) || is_tensor_slice_file(sibling)) return sibling;
+  if (!match_checkpoint_files(sibling + "-?????-of-?????").empty()) return sibling + "-?????-of-?????";
   const std::string latest = latest_checkpoint(path.parent_path().empty() ? "." : path.parent_path().string());
   return is_bundle_prefix(latest) ? latest : "";
 }
 
-void print_checkpoint(const std::string& title, const std::string& prefix) {
-  std::cout << title << ": " << prefix << "\n";
-  print_checkpoint_entries(std::cout, BundleReader(prefix));
+void print_checkpoint(const std::string& title, const std::string& path) {
+  const auto reader = open_checkpoint(path);
+  std::cout << title << ": " << reader->prefix() << "\n";
+  print_checkpoint_entries(std::cout, *reader);
 }
 
 int info_command(const InfoOptions& options) {
@@ -109,7 +113,7 @@ int info_command(const InfoOptions& options) {
   std::cout << "format: " << format_spec(format).name << "\n";
   switch (format) {
     case FileFormat::Checkpoint:
-      print_checkpoint("checkpoint", resolve_checkpoint_prefix(options.graph));
+      print_checkpoint("checkpoint", options.graph);
       return 0;
     case FileFormat::SavedModel: {
       const SavedModel model = load_saved_model(options.graph);

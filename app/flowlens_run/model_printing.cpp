@@ -87,7 +87,7 @@ void print_meta_graph(std::ostream& out, const MetaGraph& meta) {
   for (const AssetFile& a : meta.assets) out << "  asset: " << a.filename << " -> " << a.tensor_name << "\n";
 }
 
-void print_checkpoint_entries(std::ostream& out, const BundleReader& reader) {
+void print_checkpoint_entries(std::ostream& out, const CheckpointReader& reader) {
   std::size_t name_width = 4;
   for (const auto& e : reader.entries()) name_width = std::max(name_width, e.name.size());
   int64_t total = 0;
@@ -99,7 +99,7 @@ void print_checkpoint_entries(std::ostream& out, const BundleReader& reader) {
     total += e.size;
   }
   out << std::right << "  " << reader.entries().size() << " tensor(s), " << human_bytes(total) << " in "
-      << reader.num_shards() << " shard(s)\n";
+      << reader.num_shards() << " shard(s) (" << reader.format_name() << ")\n";
 }
 
 std::map<std::string, Tensor> parse_signature_inputs(const std::vector<std::string>& specs, const Signature& sig) {

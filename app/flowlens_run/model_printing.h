@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "io/meta_graph.h"
-#include "io/tensor_bundle.h"
+#include "io/checkpoint_reader.h"
 
 namespace flowlens::cli {
 
@@ -16,7 +16,7 @@ void print_signatures(std::ostream& out, const MetaGraph& meta);
 // Tags, TensorFlow version, saver, signatures, collections, assets.
 void print_meta_graph(std::ostream& out, const MetaGraph& meta);
 // One row per tensor: name, dtype, shape, bytes; then the total.
-void print_checkpoint_entries(std::ostream& out, const BundleReader& reader);
+void print_checkpoint_entries(std::ostream& out, const CheckpointReader& reader);
 
 // "x=1,2,3" / "x=[[1],[2]]" / "x=file.npy" for a signature input: the value is
 // read as the input's dtype and, when bare comma-separated numbers are given,

@@ -2,7 +2,9 @@
 
 #include <filesystem>
 
+#include "io/checkpoint_reader.h"
 #include "io/tensor_bundle.h"
+#include "io/tensor_slice_checkpoint.h"
 
 namespace flowlens {
 namespace {
@@ -60,18 +62,24 @@ LoadedModel LoadedModel::load(const std::string& path, const ModelLoadOptions& o
   ModelLoadOptions with_checkpoint = options;
   if (with_checkpoint.checkpoint.empty()) {
     // tf.train.Saver keeps model.ckpt-N.meta beside model.ckpt-N.index and
-    // the `checkpoint` state file: the prefix is the .meta name without its
-    // extension, else the directory's latest checkpoint.
+    // the `checkpoint` state file; a session bundle keeps export.meta beside
+    // the V1 checkpoint "export" or its shards "export-?????-of-?????"
+    // (session_bundle.cc GetVariablesFilename). Else the directory's latest.
     const fs::path meta_path(meta_file);
     const std::string sibling = (meta_path.parent_path() / meta_path.stem()).string();
-    if (is_bundle_prefix(sibling)) {
+    const std::string shards = sibling + "-?????-of-?????";
+    std::error_code ec;
+    if (is_bundle_prefix(sibling) || fs::is_regular_file(sibling, ec)) {
       with_checkpoint.checkpoint = sibling;
+    } else if (!match_checkpoint_files(shards).empty()) {
+      with_checkpoint.checkpoint = shards;
     } else {
       const std::string dir = meta_path.parent_path().empty() ? "." : meta_path.parent_path().string();
       with_checkpoint.checkpoint = latest_checkpoint(dir);
       if (with_checkpoint.checkpoint.empty() && meta.saver)
-        throw Error("no checkpoint for '" + meta_file + "': neither '" + bundle_index_path(sibling) +
-                    "' nor a 'checkpoint' state file in '" + dir + "' exists; name one with --checkpoint PREFIX");
+        throw Error("no checkpoint for '" + meta_file + "': neither '" + bundle_index_path(sibling) + "', '" +
+                    sibling + "' (V1) nor '" + shards + "' nor a 'checkpoint' state file in '" + dir +
+                    "' exists; name one with --checkpoint PREFIX");
     }
   }
   // A .meta has no export directory; "" keeps variables_prefix() unused.
@@ -82,7 +90,10 @@ LoadedModel::LoadedModel(MetaGraph meta_graph, std::string export_dir, const Mod
     : meta_graph_(std::make_unique<MetaGraph>(std::move(meta_graph))) {
   session_ = std::make_unique<Session>(meta_graph_->graph, options.session);
   const FeedList assets = export_dir.empty() ? FeedList{} : asset_feeds(export_dir);
-  std::string prefix = options.checkpoint.empty() ? "" : resolve_checkpoint_prefix(options.checkpoint);
+  // Opening it first checks the name and reports a missing or corrupt
+  // checkpoint before any op runs; the graph's restore op then reads it.
+  std::string prefix;
+  if (!options.checkpoint.empty()) prefix = open_checkpoint(options.checkpoint)->prefix();
   if (prefix.empty() && !export_dir.empty()) {
     const std::string variables = (fs::path(export_dir) / "variables" / "variables").string();
     if (is_bundle_prefix(variables)) {
@@ -113,8 +124,6 @@ void LoadedModel::restore(const std::string& prefix, const FeedList& asset_feeds
   if (!meta_graph_->saver)
     throw Error("cannot restore '" + prefix + "': the meta graph has no SaverDef naming its restore op");
   const SaverInfo& saver = *meta_graph_->saver;
-  if (saver.version == 1)
-    throw Error("cannot restore '" + prefix + "': the Saver writes V1 checkpoints, which FlowLens does not restore");
   if (!session_->graph().find(node_of(saver.restore_op)))
     throw Error("cannot restore: the SaverDef's restore op '" + saver.restore_op + "' is not in the graph");
   FeedList feeds = asset_feeds;
@@ -125,8 +134,9 @@ void LoadedModel::restore(const std::string& prefix, const FeedList& asset_feeds
     throw Error("restoring variables from '" + prefix + "' failed: " + e.what());
   }
   restored_from_ = prefix;
-  const BundleReader reader(prefix);
-  notes_.push_back("restored " + std::to_string(reader.entries().size()) + " tensor(s) from " + prefix);
+  const auto reader = open_checkpoint(prefix);
+  notes_.push_back("restored " + std::to_string(reader->entries().size()) + " tensor(s) from " + prefix + " (" +
+                   reader->format_name() + ")");
 }
 
 void LoadedModel::run_init_op(const FeedList& asset_feeds) {

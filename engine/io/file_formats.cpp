@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -65,6 +66,13 @@ bool looks_like_onnx(std::string_view bytes) {
   return io_detail::top_level_fields(bytes, &fields) && fields.count({1, 0}) && fields.count({7, 2});
 }
 
+// LevelDB's table footer ends in this magic (table/format.h); TensorFlow's
+// checkpoint tables (V1 files, V2 .index) share the format.
+bool ends_with_table_magic(std::string_view bytes) {
+  static constexpr unsigned char kMagic[8] = {0x57, 0xfb, 0x80, 0x8b, 0x24, 0x75, 0x47, 0xdb};
+  return bytes.size() >= 48 && std::memcmp(bytes.data() + bytes.size() - 8, kMagic, 8) == 0;
+}
+
 std::string join_patterns(const FormatSpec& spec) {
   std::string out;
   for (const auto& p : spec.patterns) out += (out.empty() ? "" : " ") + p;
@@ -96,8 +104,9 @@ const std::vector<FormatSpec>& file_formats() {
        {"*.pb", "*.graphdef"}, false, true, true},
       {FileFormat::MetaGraph, "MetaGraph", "tf.train.Saver's MetaGraphDef (model.ckpt.meta, session bundles' export.meta)",
        {"*.meta"}, false, true, false},
-      {FileFormat::Checkpoint, "Checkpoint", "TensorFlow V2 checkpoint: PREFIX.index with PREFIX.data-* shards",
-       {"*.index", "checkpoint"}, true, false, false},
+      {FileFormat::Checkpoint, "Checkpoint",
+       "TensorFlow checkpoint: V2 (PREFIX.index with PREFIX.data-* shards) or V1 (a tensor-slice table)",
+       {"*.index", "checkpoint", "*.ckpt"}, true, false, false},
       {FileFormat::EventLog, "TensorBoard log", "TensorBoard event files (events.out.tfevents.*) or a log directory",
        {"events.out.tfevents.*"}, true, true, false},
       {FileFormat::Onnx, "ONNX", "ONNX model", {"*.onnx"}, false, true, false},
@@ -128,6 +137,7 @@ FileFormat detect_file_format(std::string_view bytes, const std::string& name) {
     return FileFormat::GraphDefText;
   }
   if (starts_with_event_record(bytes)) return FileFormat::EventLog;
+  if (ends_with_table_magic(bytes)) return FileFormat::Checkpoint;  // a V1 checkpoint file
   if (looks_like_saved_model(bytes)) return FileFormat::SavedModel;
   if (looks_like_meta_graph(bytes)) return FileFormat::MetaGraph;
   if (looks_like_onnx(bytes)) return FileFormat::Onnx;

@@ -137,6 +137,87 @@ Collection collection(const std::string& name, const proto::CollectionDef& def) 
   return c;
 }
 
+// TensorFlow Serving's bundle_shim turns a session bundle's signatures into
+// SignatureDefs; FlowLens does the same so both kinds run alike: the default
+// regression/classification signature becomes "serving_default" (inputs
+// "inputs"; outputs "outputs", or "classes" and "scores"), the generic
+// "inputs"/"outputs" pair becomes a predict signature "predict", and any other
+// named generic signature is listed under its name with its tensors as outputs.
+constexpr const char* kServingSignaturesCollection = "serving_signatures";
+
+SignatureTensor bound_tensor(const std::string& key, const std::string& tensor_name, const Graph& graph) {
+  SignatureTensor t;
+  t.key = key;
+  t.tensor_name = tensor_name;
+  t.encoding = "name";
+  // The dtype and shape a Placeholder declares, when the binding names one.
+  const auto id = TensorId::parse(tensor_name);
+  if (const Node* n = id ? graph.find(id->node) : nullptr) {
+    t.dtype = dtype_base(n->attr_type("dtype", DType::Invalid));
+    if (const AttrValue* shape = n->find_attr("shape"); shape && shape->is<Shape>()) t.shape = *shape->get_if<Shape>();
+  }
+  return t;
+}
+
+std::optional<Signature> bundle_signature(const std::string& key, const proto::SessionBundleSignature& s,
+                                          const Graph& graph) {
+  Signature sig;
+  sig.key = key;
+  if (s.has_regression_signature()) {
+    sig.method_name = "tensorflow/serving/regress";
+    sig.inputs.push_back(bound_tensor("inputs", s.regression_signature().input().tensor_name(), graph));
+    sig.outputs.push_back(bound_tensor("outputs", s.regression_signature().output().tensor_name(), graph));
+  } else if (s.has_classification_signature()) {
+    const auto& c = s.classification_signature();
+    sig.method_name = "tensorflow/serving/classify";
+    sig.inputs.push_back(bound_tensor("inputs", c.input().tensor_name(), graph));
+    if (!c.classes().tensor_name().empty()) sig.outputs.push_back(bound_tensor("classes", c.classes().tensor_name(), graph));
+    if (!c.scores().tensor_name().empty()) sig.outputs.push_back(bound_tensor("scores", c.scores().tensor_name(), graph));
+  } else if (s.has_generic_signature()) {
+    sig.method_name = "generic";
+    for (const auto& [alias, binding] : s.generic_signature().map())
+      sig.outputs.push_back(bound_tensor(alias, binding.tensor_name(), graph));
+  } else {
+    return std::nullopt;
+  }
+  std::sort(sig.outputs.begin(), sig.outputs.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+  return sig;
+}
+
+void add_session_bundle_signatures(const proto::MetaGraphDef& def, MetaGraph* m) {
+  const auto found = def.collection_def().find(kServingSignaturesCollection);
+  if (found == def.collection_def().end() || !found->second.has_any_list()) return;
+  for (const auto& any : found->second.any_list().value()) {
+    if (!any.type_url().ends_with("tensorflow.serving.Signatures")) continue;
+    proto::SessionBundleSignatures signatures;
+    if (!signatures.ParseFromString(any.value())) continue;  // a display extra: skip what does not parse
+    auto add = [&](std::optional<Signature> sig) {
+      if (sig && !m->find_signature(sig->key)) m->signatures.push_back(std::move(*sig));
+    };
+    if (signatures.has_default_signature())
+      add(bundle_signature("serving_default", signatures.default_signature(), m->graph));
+    const auto& named = signatures.named_signatures();
+    const auto inputs = named.find("inputs");
+    const auto outputs = named.find("outputs");
+    if (inputs != named.end() && outputs != named.end() && inputs->second.has_generic_signature() &&
+        outputs->second.has_generic_signature()) {
+      Signature predict;
+      predict.key = "predict";
+      predict.method_name = "tensorflow/serving/predict";
+      for (const auto& [alias, b] : inputs->second.generic_signature().map())
+        predict.inputs.push_back(bound_tensor(alias, b.tensor_name(), m->graph));
+      for (const auto& [alias, b] : outputs->second.generic_signature().map())
+        predict.outputs.push_back(bound_tensor(alias, b.tensor_name(), m->graph));
+      std::sort(predict.inputs.begin(), predict.inputs.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+      std::sort(predict.outputs.begin(), predict.outputs.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+      add(std::move(predict));
+    }
+    for (const auto& [key, sig] : named)
+      if (key != "inputs" && key != "outputs") add(bundle_signature(key, sig, m->graph));
+  }
+  std::sort(m->signatures.begin(), m->signatures.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+}
+
 MetaGraph meta_graph_from_proto(const proto::MetaGraphDef& def, const std::string& source, const std::string& where) {
   MetaGraph m;
   const auto& info = def.meta_info_def();
@@ -162,6 +243,7 @@ MetaGraph meta_graph_from_proto(const proto::MetaGraphDef& def, const std::strin
     m.signatures.push_back(Signature{key, sig.method_name(), signature_tensors(sig.inputs()),
                                      signature_tensors(sig.outputs())});
   std::sort(m.signatures.begin(), m.signatures.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+  add_session_bundle_signatures(def, &m);
   for (const auto& [name, def_c] : def.collection_def()) m.collections.push_back(collection(name, def_c));
   std::sort(m.collections.begin(), m.collections.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   for (const auto& asset : def.asset_file_def())

@@ -70,9 +70,9 @@ std::string entry_problem(const std::string& index_path, const std::string& key,
   return index_path + ": entry for tensor '" + key + "': " + what;
 }
 
-BundleEntryInfo entry_info(const std::string& index_path, const std::string& key, const proto::BundleEntryProto& e,
+CheckpointEntry entry_info(const std::string& index_path, const std::string& key, const proto::BundleEntryProto& e,
                            int num_shards) {
-  BundleEntryInfo info;
+  CheckpointEntry info;
   info.name = key;
   if (!io_detail::is_known_dtype_value(e.dtype()) || e.dtype() == 0 || e.dtype() > 100)
     throw Error(entry_problem(index_path, key, "dtype " + std::to_string(e.dtype()) + " is not a tensor type"));
@@ -226,18 +226,18 @@ void write_index(const std::string& index_path, int num_shards,
   temp.commit();
 }
 
-std::string near_names(const std::vector<BundleEntryInfo>& entries, const std::string& name) {
+std::string near_names(const std::vector<CheckpointEntry>& entries, const std::string& name) {
   // The entries sorted around where `name` would be: enough to spot a typo
   // or a scope difference without printing a 10,000-tensor checkpoint.
   auto at = std::lower_bound(entries.begin(), entries.end(), name,
-                             [](const BundleEntryInfo& e, const std::string& n) { return e.name < n; });
+                             [](const CheckpointEntry& e, const std::string& n) { return e.name < n; });
   auto from = at - std::min<std::ptrdiff_t>(at - entries.begin(), 3);
   std::string out;
   for (int k = 0; from != entries.end() && k < 6; ++from, ++k) out += (out.empty() ? "" : ", ") + from->name;
   return out;
 }
 
-void check_crc(const BundleEntryInfo& entry, uint32_t actual, const std::string& shard) {
+void check_crc(const CheckpointEntry& entry, uint32_t actual, const std::string& shard) {
   const uint32_t stored = crc32c_unmask(entry.masked_crc32c);
   if (stored != actual) {
     char text[96];
@@ -307,14 +307,8 @@ BundleReader::BundleReader(std::string prefix) : prefix_(std::move(prefix)) {
 
 BundleReader::~BundleReader() = default;
 
-const BundleEntryInfo* BundleReader::find(const std::string& name) const {
-  auto it = std::lower_bound(entries_.begin(), entries_.end(), name,
-                             [](const BundleEntryInfo& e, const std::string& n) { return e.name < n; });
-  return it != entries_.end() && it->name == name ? &*it : nullptr;
-}
-
 Tensor BundleReader::read(const std::string& name) const {
-  const BundleEntryInfo* entry = find(name);
+  const CheckpointEntry* entry = find(name);
   if (!entry) {
     std::string message = "tensor '" + name + "' is not in checkpoint '" + prefix_ + "'";
     if (!entries_.empty()) message += " (nearby names: " + near_names(entries_, name) + ")";
@@ -323,7 +317,7 @@ Tensor BundleReader::read(const std::string& name) const {
   return read_entry(*entry);
 }
 
-Tensor BundleReader::read_entry(const BundleEntryInfo& entry) const {
+Tensor BundleReader::read_entry(const CheckpointEntry& entry) const {
   const std::string where = "tensor '" + entry.name + "' of checkpoint '" + prefix_ + "'";
   if (entry.num_slices > 0)
     throw Error(where + " is stored as " + std::to_string(entry.num_slices) +

@@ -16,8 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "tensor/shape.h"
-#include "tensor/tensor.h"
+#include "io/checkpoint_reader.h"
 
 namespace flowlens {
 
@@ -25,44 +24,32 @@ namespace flowlens {
 std::string bundle_index_path(const std::string& prefix);
 std::string bundle_data_path(const std::string& prefix, int shard, int num_shards);
 
-// One tensor listed in a bundle's index.
-struct BundleEntryInfo {
-  std::string name;
-  DType dtype = DType::Invalid;
-  Shape shape;
-  int shard = 0;
-  int64_t offset = 0;
-  int64_t size = 0;      // bytes in the data shard
-  uint32_t masked_crc32c = 0;  // of those bytes, as stored (crc32c_mask)
-  int num_slices = 0;    // > 0: stored in slices (a partitioned variable)
-};
-
-class BundleReader {
+class BundleReader : public CheckpointReader {
  public:
   // Opens PREFIX.index and reads every entry; data shards are opened on the
   // first read. Throws Error if the index is missing, corrupt (bad block
   // checksum, unparseable entry, no header) or from a newer format version.
   explicit BundleReader(std::string prefix);
-  ~BundleReader();
+  ~BundleReader() override;
   BundleReader(const BundleReader&) = delete;
   BundleReader& operator=(const BundleReader&) = delete;
 
-  const std::string& prefix() const { return prefix_; }
-  int num_shards() const { return num_shards_; }
+  const std::string& prefix() const override { return prefix_; }
+  std::string format_name() const override { return "V2 checkpoint"; }
+  int num_shards() const override { return num_shards_; }
   // Sorted by name, the header excluded.
-  const std::vector<BundleEntryInfo>& entries() const { return entries_; }
-  const BundleEntryInfo* find(const std::string& name) const;
+  const std::vector<CheckpointEntry>& entries() const override { return entries_; }
 
   // Reads a whole tensor and checks its CRC. Throws Error naming the tensor if
   // it is absent (listing near names), stored in slices, or its shard is
   // missing, short, or fails its checksum.
-  Tensor read(const std::string& name) const;
+  Tensor read(const std::string& name) const override;
 
  private:
-  Tensor read_entry(const BundleEntryInfo& entry) const;
+  Tensor read_entry(const CheckpointEntry& entry) const;
   std::string prefix_;
   int num_shards_ = 1;
-  std::vector<BundleEntryInfo> entries_;
+  std::vector<CheckpointEntry> entries_;
 };
 
 // Writes one bundle (a single data shard), as BundleWriter does: tensors are

@@ -5,8 +5,12 @@
 // never pruned as duplicates) and run on the host.
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <memory>
 
+#include "io/checkpoint_reader.h"
 #include "io/tensor_bundle.h"
+#include "io/tensor_slice_checkpoint.h"
 #include "ops/op_helpers.h"
 
 namespace flowlens::ops {
@@ -148,14 +152,18 @@ void restore_v2_kernel(KernelContext& ctx) {
   const auto n = static_cast<int64_t>(dtypes.size());
   const auto& names = string_vector(ctx, 1, "tensor_names", n);
   const auto& slices = string_vector(ctx, 2, "shape_and_slices", n);
-  if (!is_bundle_prefix(prefix))
-    fail("RestoreV2: no checkpoint at prefix '" + prefix + "' ('" + bundle_index_path(prefix) +
-         "' does not exist; V1 checkpoints are not read by RestoreV2 here)");
-  const BundleReader reader(prefix);
+  // As TensorFlow: the V2 bundle at `prefix`, else V1 files matching it.
+  std::unique_ptr<CheckpointReader> opened;
+  try {
+    opened = open_checkpoint(prefix);
+  } catch (const Error& e) {
+    fail(std::string("RestoreV2: ") + e.what());
+  }
+  const CheckpointReader& reader = *opened;
   for (int64_t i = 0; i < n; ++i) {
     const std::string& name = names[static_cast<std::size_t>(i)];
     const DType expected = dtypes[static_cast<std::size_t>(i)];
-    const BundleEntryInfo* entry = reader.find(name);
+    const CheckpointEntry* entry = reader.find(name);
     if (!entry) {
       // TensorFlow: "Key <name> not found in checkpoint"; read() adds nearby names.
       try {
@@ -222,9 +230,117 @@ void merge_v2_kernel(KernelContext& ctx) {
   }
 }
 
+// ---- V1: Save, SaveSlices, Restore, RestoreSlice ------------------------------------
+
+void save_v1(KernelContext& ctx, int first_tensor, int slices_input) {
+  const std::string& filename = scalar_string(ctx, 0, "filename");
+  const int n = ctx.num_inputs() - first_tensor;
+  const auto& names = string_vector(ctx, 1, "tensor_names", n);
+  std::map<std::string, Tensor> tensors;
+  for (int i = 0; i < n; ++i) {
+    if (slices_input >= 0) {
+      const auto& slices = string_vector(ctx, slices_input, "shapes_and_slices", n);
+      const std::string& spec = slices[static_cast<std::size_t>(i)];
+      if (!spec.empty() && !parse_slice_spec(spec).whole())
+        fail(ctx.node().op + ": saving tensor " + names[static_cast<std::size_t>(i)] + " as the slice '" + spec +
+             "' (a partitioned variable) is not supported");
+    }
+    if (!tensors.emplace(names[static_cast<std::size_t>(i)], input(ctx, first_tensor + i).to_host()).second)
+      fail(ctx.node().op + ": tensor " + names[static_cast<std::size_t>(i)] + " is saved twice");
+  }
+  write_tensor_slice_checkpoint(filename, tensors);
+}
+
+void save_kernel(KernelContext& ctx) { save_v1(ctx, 2, -1); }
+void save_slices_kernel(KernelContext& ctx) { save_v1(ctx, 3, 2); }
+
+void restore_v1(KernelContext& ctx, bool sliced) {
+  const std::string& pattern = scalar_string(ctx, 0, "file_pattern");
+  const std::string& name = scalar_string(ctx, 1, "tensor_name");
+  const DType expected = ctx.attrs().type("dt");
+  std::unique_ptr<CheckpointReader> reader;
+  try {
+    reader = open_checkpoint(pattern);
+  } catch (const Error& e) {
+    fail(ctx.node().op + ": " + e.what());
+  }
+  const CheckpointEntry* entry = reader->find(name);
+  if (!entry) fail(ctx.node().op + ": tensor " + name + " not found in checkpoint files " + pattern);
+  if (entry->dtype != expected)
+    fail(ctx.node().op + ": tensor " + name + " has dtype " + dtype_name(entry->dtype) + " in " + pattern +
+         "; expected " + dtype_name(expected));
+  Tensor value = reader->read(name);
+  if (sliced) {
+    const std::string& spec_text = scalar_string(ctx, 2, "shape_and_slice");
+    if (!spec_text.empty()) {
+      const SliceSpec spec = parse_slice_spec(spec_text);
+      if (!(spec.full == value.shape()))
+        fail(ctx.node().op + ": tensor " + name + " has shape " + value.shape().to_string() + ", but '" + spec_text +
+             "' names a tensor of shape " + spec.full.to_string());
+      if (!spec.whole()) value = extract_slice(value, spec);
+    }
+  }
+  ctx.set_output(0, std::move(value));
+}
+
+void restore_kernel(KernelContext& ctx) { restore_v1(ctx, false); }
+void restore_slice_kernel(KernelContext& ctx) { restore_v1(ctx, true); }
+
+void restore_v1_shape(ShapeContext& ctx) { ctx.set_output(0, ctx.attrs().type("dt"), Shape::unknown_rank()); }
+
 }  // namespace
 
 void register_checkpoint_ops(OpRegistry& r) {
+  r.add(OpBuilder("Save")
+            .input("filename: string")
+            .input("tensor_names: string")
+            .input("data: T")
+            .attr("T: list(type)")
+            .stateful()
+            .cpu(save_kernel)
+            .no_gradient("writes a checkpoint file; it has no outputs")
+            .no_gpu(kHostFiles)
+            .category("io")
+            .doc("Writes tensors to a V1 checkpoint file (a tensor-slice table)."));
+  r.add(OpBuilder("SaveSlices")
+            .input("filename: string")
+            .input("tensor_names: string")
+            .input("shapes_and_slices: string")
+            .input("data: T")
+            .attr("T: list(type)")
+            .stateful()
+            .cpu(save_slices_kernel)
+            .no_gradient("writes a checkpoint file; it has no outputs")
+            .no_gpu(kHostFiles)
+            .category("io")
+            .doc("Writes tensors (whole slices) to a V1 checkpoint file."));
+  r.add(OpBuilder("Restore")
+            .input("file_pattern: string")
+            .input("tensor_name: string")
+            .output("tensor: dt")
+            .attr("dt: type")
+            .attr("preferred_shard: int = -1")
+            .stateful()
+            .shape(restore_v1_shape)
+            .cpu(restore_kernel)
+            .no_gradient("reads a checkpoint file; TensorFlow registers no gradient")
+            .no_gpu(kHostFiles)
+            .category("io")
+            .doc("Reads a tensor from V1 checkpoint files matching file_pattern."));
+  r.add(OpBuilder("RestoreSlice")
+            .input("file_pattern: string")
+            .input("tensor_name: string")
+            .input("shape_and_slice: string")
+            .output("tensor: dt")
+            .attr("dt: type")
+            .attr("preferred_shard: int = -1")
+            .stateful()
+            .shape(restore_v1_shape)
+            .cpu(restore_slice_kernel)
+            .no_gradient("reads a checkpoint file; TensorFlow registers no gradient")
+            .no_gpu(kHostFiles)
+            .category("io")
+            .doc("Reads a tensor, or a slice of it, from V1 checkpoint files matching file_pattern."));
   r.add(OpBuilder("RestoreV2")
             .input("prefix: string")
             .input("tensor_names: string")

@@ -164,7 +164,7 @@ class TestTensorBundle : public QObject {
     BundleReader reader(fixture.prefix);
     QCOMPARE(reader.num_shards(), 1);
     QCOMPARE(reader.entries().size(), std::size_t{3});
-    const BundleEntryInfo* bias = reader.find("bias");
+    const CheckpointEntry* bias = reader.find("bias");
     QVERIFY(bias);
     QCOMPARE(bias->dtype, DType::Float);
     QCOMPARE(bias->shape, (Shape{2}));

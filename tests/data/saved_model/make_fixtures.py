@@ -316,6 +316,106 @@ def saved_model_text(resource, sharded):
     return "\n".join(text) + "\n"
 
 
+# ---- a TensorFlow Serving session bundle: export.meta + a V1 checkpoint -----
+
+def ordered_num_increasing(v):
+    out = bytearray()
+    while v > 0:
+        out.insert(0, v & 0xFF)
+        v >>= 8
+    return bytes([len(out)]) + bytes(out)
+
+
+def ordered_string(s):
+    return s.replace(b"\x00", b"\x00\xff").replace(b"\xff", b"\xff\x00") + b"\x00\x01"
+
+
+def ordered_signed(v):
+    assert -64 <= v < 64  # all a full slice needs: 0 and -1
+    return bytes([(0x80 ^ v) & 0xFF])
+
+
+def full_slice_key(name, rank):
+    """EncodeTensorNameSlice(name, TensorSlice(rank)): every extent full."""
+    key = ordered_num_increasing(0) + ordered_string(name.encode()) + ordered_num_increasing(rank)
+    for _ in range(rank):
+        key += ordered_signed(0) + ordered_signed(-1)
+    return key
+
+
+def write_v1_checkpoint(path, tensors):
+    """tensors: list of (name, float values, dims): SaveSlices' layout."""
+    metas = b""
+    entries = []
+    for name, values, dims in sorted(tensors):
+        shape = b"".join(length_delimited(2, field(1, 0) + varint(d)) for d in dims)
+        full = b"".join(length_delimited(1, b"") for _ in dims)  # one empty Extent per dim
+        metas += length_delimited(1, length_delimited(1, name.encode()) + length_delimited(2, shape) +
+                                  field(3, 0) + varint(DT_FLOAT) + length_delimited(4, full))
+        packed = struct.pack("<%df" % len(values), *values)
+        tensor_proto = length_delimited(5, packed)  # float_val, packed, no dtype or shape (as Fill() writes)
+        saved_slice = length_delimited(1, name.encode()) + length_delimited(2, full) + length_delimited(3, tensor_proto)
+        entries.append((full_slice_key(name, len(dims)), length_delimited(2, saved_slice)))
+    meta = length_delimited(1, metas + length_delimited(2, field(1, 0) + varint(1)))  # versions { producer: 1 }
+    with open(path, "wb") as f:
+        f.write(table([(b"", meta)] + sorted(entries)))
+
+
+def text_bytes(b):
+    return '"' + "".join(chr(c) if 32 <= c < 127 and chr(c) not in '"\\' else "\\%03o" % c for c in b) + '"'
+
+
+def session_bundle_meta():
+    graph = model_nodes(resource=False)
+    names = ["a", "b", "c"]
+    graph += [const("save/Const", "DT_STRING", [], ["model"]),
+              const("save/num_shards", "DT_INT32", [], [1]),
+              const("save/ShardedFilename/shard", "DT_INT32", [], [0]),
+              node("save/ShardedFilename", "ShardedFilename",
+                   ["save/Const", "save/ShardedFilename/shard", "save/num_shards"]),
+              const("save/save/tensor_names", "DT_STRING", [3], names),
+              const("save/save/shapes_and_slices", "DT_STRING", [3], ["", "", ""]),
+              node("save/save", "SaveSlices", ["save/ShardedFilename", "save/save/tensor_names",
+                                               "save/save/shapes_and_slices"] + names,
+                   T=("types", ["DT_FLOAT"] * 3)),
+              node("save/control_dependency", "Identity", ["save/ShardedFilename", "^save/save"],
+                   T=("type", "DT_STRING")),
+              node("save/ShardedFilespec", "ShardedFilespec", ["save/Const", "save/num_shards",
+                                                               "^save/control_dependency"])]
+    assigns = []
+    for k, v in enumerate(names):
+        suffix = "_%d" % k if k else ""
+        graph += [const("save/restore_slice%s/tensor_name" % suffix, "DT_STRING", [], [v]),
+                  const("save/restore_slice%s/shape_and_slice" % suffix, "DT_STRING", [], [""]),
+                  node("save/restore_slice" + suffix, "RestoreSlice",
+                       ["save/Const", "save/restore_slice%s/tensor_name" % suffix,
+                        "save/restore_slice%s/shape_and_slice" % suffix],
+                       dt=FLOAT, preferred_shard=("i", -1)),
+                  node("save/Assign" + suffix, "Assign", [v, "save/restore_slice" + suffix], T=FLOAT,
+                       use_locking=("b", True), validate_shape=("b", True))]
+        assigns.append("^save/Assign" + suffix)
+    graph += [node("save/restore_shard", "NoOp", assigns), node("save/restore_all", "NoOp", ["^save/restore_shard"])]
+    binding = lambda t: length_delimited(1, t.encode())  # TensorBinding { tensor_name }
+    regression = length_delimited(1, length_delimited(1, binding("x:0")) + length_delimited(2, binding("y:0")))
+    def generic(alias, tensor):  # GenericSignature { map { key value } }
+        return length_delimited(3, length_delimited(1, length_delimited(1, alias.encode()) +
+                                                    length_delimited(2, binding(tensor))))
+    named = (length_delimited(2, length_delimited(1, b"inputs") + length_delimited(2, generic("x", "x:0"))) +
+             length_delimited(2, length_delimited(1, b"outputs") + length_delimited(2, generic("y2", "y2:0"))))
+    signatures = length_delimited(1, regression) + named
+    text = ["# A TensorFlow Serving session bundle's export.meta (a MetaGraphDef, text format here),",
+            "# written by make_fixtures.py; its V1 checkpoint is export-00000-of-00001.",
+            "meta_info_def {", '  tensorflow_version: "0.12.1"', "}", "graph_def {"]
+    text += [line[2:] for line in "\n".join(graph).split("\n")]
+    text += ["  versions { producer: 21 }", "}",
+             'saver_def {\n  filename_tensor_name: "save/Const:0"\n  save_tensor_name: "save/ShardedFilespec:0"\n'
+             '  restore_op_name: "save/restore_all"\n  max_to_keep: 5\n  sharded: true\n  version: V1\n}',
+             'collection_def {\n  key: "serving_signatures"\n  value {\n    any_list {\n      value {\n'
+             '        type_url: "type.googleapis.com/tensorflow.serving.Signatures"\n        value: %s\n'
+             '      }\n    }\n  }\n}' % text_bytes(signatures)]
+    return "\n".join(text) + "\n"
+
+
 if __name__ == "__main__":
     here = os.path.dirname(os.path.abspath(__file__))
     # y = a*x + b, y2 = a*x + c, with the values half_plus_two trains to.
@@ -328,3 +428,9 @@ if __name__ == "__main__":
             f.write("asset-file-contents\n")
         with open(os.path.join(directory, "saved_model.pbtxt"), "w") as f:
             f.write(saved_model_text(resource, sharded))
+    bundle = os.path.join(here, "session_bundle", "00000123")
+    os.makedirs(bundle, exist_ok=True)
+    write_v1_checkpoint(os.path.join(bundle, "export-00000-of-00001"),
+                        [("a", [0.5], []), ("b", [2.0], []), ("c", [3.0], [])])
+    with open(os.path.join(bundle, "export.meta"), "w") as f:
+        f.write(session_bundle_meta())
