@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "exec/variable_checkpoint.h"
 #include "exec/session.h"
 #include "graph/edge_index.h"
 #include "io/graph_io.h"
@@ -26,6 +27,7 @@ struct TrainOptions {
   float learning_rate = 0.1f;
   int print_every = 1;
   std::string save_graph;
+  std::string save_checkpoint;  // the trained variables as a TensorFlow V2 checkpoint
   int cpu_threads = 0;
   DeviceFlags device_flags;
 };
@@ -124,6 +126,11 @@ int train_command(const TrainOptions& o) {
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(stderr, "%d steps in %.2f s; loss %.6f -> %.6f\n", o.steps, seconds, first, last);
+  if (!o.save_checkpoint.empty()) {
+    const SavedVariables saved = save_variables(session, o.save_checkpoint);
+    std::fprintf(stderr, "saved %zu variable(s) (with optimizer slots) to checkpoint %s\n", saved.saved.size(),
+                 o.save_checkpoint.c_str());
+  }
   return 0;
 }
 
@@ -147,6 +154,9 @@ void add_train_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--learning-rate,--lr", o->learning_rate, "Learning rate (when the train op is built here)");
   cmd->add_option("--print-every", o->print_every, "Print the loss every K steps (0: only the summary)");
   cmd->add_option("--save-graph", o->save_graph, "Write the training graph that runs (.pbtxt, .pb, .dot)");
+  cmd->add_option("--save-checkpoint", o->save_checkpoint,
+                  "After training, write every variable to PREFIX.index/PREFIX.data-00000-of-00001 (a TensorFlow V2 "
+                  "checkpoint; `flowlens-run ckpt PREFIX` lists it)");
   cmd->add_option("--threads", o->cpu_threads, "CPU worker threads (0: one per core)");
   cmd->callback([o, &exit_code] { exit_code = train_command(*o); });
 }

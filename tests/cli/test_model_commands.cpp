@@ -109,6 +109,19 @@ class TestModelCommands : public QObject {
     QVERIFY2(plain.err.contains("--checkpoint"), qPrintable(plain.err));
   }
 
+  void train_saves_a_checkpoint() {
+    QTemporaryDir dir;
+    const QString prefix = dir.filePath("mlp/model.ckpt-5");
+    CliResult r = flowlens_run({"train", sample("mlp_train.pbtxt"), "--steps", "5", "--save-checkpoint", prefix});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("saved ") && r.err.contains("to checkpoint"), qPrintable(r.err));
+    CliResult list = flowlens_run({"ckpt", prefix});
+    QVERIFY2(list.code == 0, qPrintable(list.err));
+    QVERIFY2(list.out.contains("(V2 checkpoint)"), qPrintable(list.out));
+    CliResult info = flowlens_run({"info", prefix + ".index"});
+    QVERIFY2(info.code == 0 && info.out.contains("format: Checkpoint"), qPrintable(info.out + info.err));
+  }
+
   void corrupt_checkpoint_fails_naming_the_file() {
     QTemporaryDir dir;
     const QString copy = dir.filePath("m");
