@@ -80,6 +80,7 @@ void add_convert_command(CLI::App& app, int& exit_code) {
                  "constants like freeze_graph");
   cmd->add_option("graph", options->graph, "A graph file, SavedModel directory or .meta file")->required();
   cmd->add_option("-o,--output", options->output, "Output file; its extension picks the format")->required();
+  cmd->footer("Formats (detected by content):\n" + formats_help());
   cmd->add_flag("--freeze", options->freeze,
                 "Keep only what --outputs need and replace every variable by a Const with its checkpoint value");
   cmd->add_option("--checkpoint", options->checkpoint,

@@ -8,7 +8,7 @@
 
 int main(int argc, char** argv) {
   using namespace flowlens::cli;
-  CLI::App app{"flowlens-run: inspect, run and convert TensorFlow-style dataflow graphs (.pbtxt, .pb)"};
+  CLI::App app{"flowlens-run: inspect, run and convert TensorFlow graphs, SavedModels, checkpoints and logs"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "flowlens-run " FLOWLENS_VERSION);
   // Given before or after the subcommand (subcommands created below inherit

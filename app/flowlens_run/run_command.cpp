@@ -276,6 +276,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "A graph file (.pbtxt, .pb, .onnx), a SavedModel directory, or a .meta file (restored from its "
                   "checkpoint)")
       ->required();
+  cmd->footer("Formats (detected by content):\n" + formats_help());
   cmd->add_option("--signature,-s", o->signature, "SavedModel/meta graph: run this SignatureDef (e.g. serving_default)");
   cmd->add_option("--input,-i", o->inputs,
                   "A signature input: KEY=VALUE (1,2,3 or [[1],[2]], shaped to the input) or KEY=file.npy (repeatable)");

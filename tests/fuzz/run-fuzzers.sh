@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(graphdef_text graphdef_binary onnx cluster_json wire_decoder npy graph_exec)
+[ ${#targets[@]} -gt 0 ] || targets=(graphdef_text graphdef_binary onnx cluster_json wire_decoder npy graph_exec checkpoint saved_model)
 
 if [ "$build" = 1 ]; then
   [ -f build-fuzz/CMakeCache.txt ] || cmake --preset fuzz
