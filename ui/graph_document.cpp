@@ -9,7 +9,6 @@
 #include "common/error.h"
 #include "graph/edge_index.h"
 #include "io/graph_io.h"
-#include "ui/dot_graph_loader.h"
 
 namespace flowlens::ui {
 namespace {
@@ -95,15 +94,13 @@ std::shared_ptr<const GraphDocument> load_graph_document(const QString& path, QS
   const QFileInfo info(path);
   const QString absolute = info.exists() ? info.absoluteFilePath() : path;
   try {
-    // The engine does not load DOT (export-only); the GUI can still show it.
-    if (flowlens::format_for_path(path.toStdString()) == flowlens::GraphFormat::Dot) {
-      auto doc = std::make_shared<GraphDocument>(*make_graph_document(load_dot_graph(path), absolute));
+    const std::string native = QFile::encodeName(path).toStdString();
+    auto doc = std::make_shared<GraphDocument>(*make_graph_document(flowlens::load_graph(native), absolute));
+    // By name only: sniffing would read the file a second time.
+    if (flowlens::format_for_path(native) == flowlens::GraphFormat::Dot)
       doc->load_notes.push_back({flowlens::Diagnostic::Severity::Warning, std::string(),
                                  "Opened from Graphviz DOT: view only (DOT carries no attrs or shapes)."});
-      return doc;
-    }
-    flowlens::Graph graph = flowlens::load_graph(QFile::encodeName(path).toStdString());
-    return make_graph_document(std::move(graph), absolute);
+    return doc;
   } catch (const std::exception& e) {
     return fail(QString::fromStdString(e.what()));
   } catch (...) {
