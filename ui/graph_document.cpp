@@ -1,5 +1,6 @@
 #include "ui/graph_document.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <exception>
@@ -92,7 +93,8 @@ std::shared_ptr<const GraphDocument> load_graph_document(const QString& path, QS
     return nullptr;
   }
   const QFileInfo info(path);
-  const QString absolute = info.exists() ? info.absoluteFilePath() : path;
+  // Directories too: "model/" and "model" are one document.
+  const QString absolute = info.exists() ? QDir::cleanPath(info.absoluteFilePath()) : path;
   try {
     const std::string native = QFile::encodeName(path).toStdString();
     auto doc = std::make_shared<GraphDocument>(*make_graph_document(flowlens::load_graph(native), absolute));

@@ -95,6 +95,7 @@ void MainWindow::build_central() {
 
   auto* welcome = new WelcomePage(stack_);
   connect(welcome, &WelcomePage::open_requested, this, &MainWindow::open_file_dialog);
+  connect(welcome, &WelcomePage::open_folder_requested, this, &MainWindow::open_folder_dialog);
   stack_->addWidget(welcome);
 
   graph_view_ = new GraphView(stack_);
@@ -231,14 +232,22 @@ void MainWindow::show_document(std::shared_ptr<const GraphDocument> doc) {
 bool MainWindow::open_file_interactive(const QString& path) {
   QString error;
   if (open_file(path, &error)) return true;
-  show_error(QStringLiteral("Could not open graph"), error);
+  show_error(QFileInfo(path).isDir() ? QStringLiteral("Could not open folder") : QStringLiteral("Could not open graph"),
+             error);
   return false;
 }
 
 void MainWindow::open_file_dialog() {
   QString dir;
   if (doc_) dir = QFileInfo(doc_->path).absolutePath();
-  const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open Graph"), dir, kOpenFilter);
+  const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open Graph"), dir, open_filter());
+  if (!path.isEmpty()) open_file_interactive(path);
+}
+
+void MainWindow::open_folder_dialog() {
+  QString dir;
+  if (doc_) dir = QFileInfo(doc_->path).absolutePath();
+  const QString path = QFileDialog::getExistingDirectory(this, QStringLiteral("Open Folder (SavedModel, checkpoints, logs)"), dir);
   if (!path.isEmpty()) open_file_interactive(path);
 }
 

@@ -113,6 +113,9 @@ class MainWindow : public WorkbenchHost {
  public slots:
   // File > Open…: asks for a file, then open_file_interactive().
   void open_file_dialog();
+  // File > Open Folder…: asks for a directory (a SavedModel, a training
+  // directory with a `checkpoint` file, TensorBoard logs), then opens it.
+  void open_folder_dialog();
   // open_file(), reporting a failure with QMessageBox::critical.
   bool open_file_interactive(const QString& path);
   void reload();
