@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "graph/edge_index.h"
 #include "io/graph_io.h"
+#include "ui/model/model_source.h"
 
 namespace flowlens::ui {
 namespace {
@@ -97,7 +98,14 @@ std::shared_ptr<const GraphDocument> load_graph_document(const QString& path, QS
   const QString absolute = info.exists() ? QDir::cleanPath(info.absoluteFilePath()) : path;
   try {
     const std::string native = QFile::encodeName(path).toStdString();
-    auto doc = std::make_shared<GraphDocument>(*make_graph_document(flowlens::load_graph(native), absolute));
+    flowlens::Graph graph;
+    // SavedModels and meta graphs keep their signatures and checkpoint;
+    // everything else is load_graph's (io/file_formats.h dispatches).
+    std::shared_ptr<const ModelSource> model = read_model_source(native, &graph);
+    if (!model) graph = flowlens::load_graph(native);
+    const auto made = make_graph_document(std::move(graph), absolute);
+    auto doc = std::make_shared<GraphDocument>(*made);
+    doc->model = std::move(model);
     // By name only: sniffing would read the file a second time.
     if (flowlens::format_for_path(native) == flowlens::GraphFormat::Dot)
       doc->load_notes.push_back({flowlens::Diagnostic::Severity::Warning, std::string(),

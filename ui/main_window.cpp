@@ -26,6 +26,7 @@
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/main_window_actions.h"
+#include "ui/model/model_workbench.h"
 #include "ui/node_details_view.h"
 #include "ui/node_list_panel.h"
 #include "ui/node_filter_proxy_model.h"
@@ -74,6 +75,7 @@ MainWindow::MainWindow(QWidget* parent) : WorkbenchHost(parent) {
   debug_ = new DebugWorkbench(this);
   editor_ = new EditorWorkbench(this);
   cluster_ = new ClusterWorkbench(this, debug_);
+  model_ = new ModelWorkbench(this, debug_);
 
   summary_label_ = new QLabel(QStringLiteral("No graph loaded"), this);
   summary_label_->setObjectName(QStringLiteral("summaryLabel"));
