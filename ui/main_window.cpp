@@ -75,7 +75,7 @@ MainWindow::MainWindow(QWidget* parent) : WorkbenchHost(parent) {
   debug_ = new DebugWorkbench(this);
   editor_ = new EditorWorkbench(this);
   cluster_ = new ClusterWorkbench(this, debug_);
-  model_ = new ModelWorkbench(this, debug_);
+  model_workbench_ = new ModelWorkbench(this, debug_);
 
   summary_label_ = new QLabel(QStringLiteral("No graph loaded"), this);
   summary_label_->setObjectName(QStringLiteral("summaryLabel"));

@@ -93,7 +93,7 @@ class MainWindow : public WorkbenchHost {
   DebugWorkbench* debug_workbench() const { return debug_; }
   EditorWorkbench* editor_workbench() const { return editor_; }
   ClusterWorkbench* cluster_workbench() const { return cluster_; }
-  ModelWorkbench* model_workbench() const { return model_; }
+  ModelWorkbench* model_workbench() const { return model_workbench_; }
 
   void add_view_dock(QDockWidget* dock, Qt::DockWidgetArea area) override;
   void add_central_page(QWidget* page) override;
@@ -174,7 +174,7 @@ class MainWindow : public WorkbenchHost {
   DebugWorkbench* debug_ = nullptr;
   EditorWorkbench* editor_ = nullptr;
   ClusterWorkbench* cluster_ = nullptr;
-  ModelWorkbench* model_ = nullptr;
+  ModelWorkbench* model_workbench_ = nullptr;
   bool shown_once_ = false;
   bool settings_enabled_ = false;
 };

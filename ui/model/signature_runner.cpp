@@ -70,11 +70,11 @@ void SignatureRunner::work(int generation, std::shared_ptr<const ModelSource> mo
                             Qt::QueuedConnection);
 }
 
-void SignatureRunner::on_finished(int generation, const SignatureOutcome& finished) {
+void SignatureRunner::on_finished(int generation, const SignatureOutcome& result) {
   if (generation != generation_) return;
   join();
   busy_ = false;
-  SignatureOutcome outcome = finished;
+  SignatureOutcome outcome = result;
   outcome.run_number = ++run_number_;
   emit finished(outcome);
 }
