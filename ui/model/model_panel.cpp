@@ -176,6 +176,9 @@ void ModelPanel::set_model(std::shared_ptr<const ModelSource> model) {
     signature_combo_->clear();
     if (model_)
       for (const Signature* s : model_->runnable_signatures()) signature_combo_->addItem(q(s->key));
+    // TensorFlow Serving's default, when the model has it.
+    if (const int serving = signature_combo_->findText(QStringLiteral("serving_default")); serving >= 0)
+      signature_combo_->setCurrentIndex(serving);
   }
   rebuild_inputs();
   setEnabled(true);
