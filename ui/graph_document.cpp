@@ -1,5 +1,6 @@
 #include "ui/graph_document.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <exception>
@@ -9,7 +10,7 @@
 #include "common/error.h"
 #include "graph/edge_index.h"
 #include "io/graph_io.h"
-#include "ui/dot_graph_loader.h"
+#include "ui/model/model_source.h"
 
 namespace flowlens::ui {
 namespace {
@@ -93,17 +94,23 @@ std::shared_ptr<const GraphDocument> load_graph_document(const QString& path, QS
     return nullptr;
   }
   const QFileInfo info(path);
-  const QString absolute = info.exists() ? info.absoluteFilePath() : path;
+  // Directories too: "model/" and "model" are one document.
+  const QString absolute = info.exists() ? QDir::cleanPath(info.absoluteFilePath()) : path;
   try {
-    // The engine does not load DOT (export-only); the GUI can still show it.
-    if (flowlens::format_for_path(path.toStdString()) == flowlens::GraphFormat::Dot) {
-      auto doc = std::make_shared<GraphDocument>(*make_graph_document(load_dot_graph(path), absolute));
+    const std::string native = QFile::encodeName(path).toStdString();
+    flowlens::Graph graph;
+    // SavedModels and meta graphs keep their signatures and checkpoint;
+    // everything else is load_graph's (io/file_formats.h dispatches).
+    std::shared_ptr<const ModelSource> model = read_model_source(native, &graph);
+    if (!model) graph = flowlens::load_graph(native);
+    const auto made = make_graph_document(std::move(graph), absolute);
+    auto doc = std::make_shared<GraphDocument>(*made);
+    doc->model = std::move(model);
+    // By name only: sniffing would read the file a second time.
+    if (flowlens::format_for_path(native) == flowlens::GraphFormat::Dot)
       doc->load_notes.push_back({flowlens::Diagnostic::Severity::Warning, std::string(),
                                  "Opened from Graphviz DOT: view only (DOT carries no attrs or shapes)."});
-      return doc;
-    }
-    flowlens::Graph graph = flowlens::load_graph(QFile::encodeName(path).toStdString());
-    return make_graph_document(std::move(graph), absolute);
+    return doc;
   } catch (const std::exception& e) {
     return fail(QString::fromStdString(e.what()));
   } catch (...) {

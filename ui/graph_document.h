@@ -14,6 +14,8 @@
 
 namespace flowlens::ui {
 
+struct ModelSource;
+
 struct GraphDocument {
   QString path;  // as given to load_graph_document (absolute when possible), or the
                  // name make_graph_document was given for a graph with no file
@@ -22,6 +24,9 @@ struct GraphDocument {
   // What the loader itself noticed ("opened from DOT: view only"), listed
   // before the analysis's validation findings.
   std::vector<flowlens::Diagnostic> load_notes;
+  // A SavedModel or a .meta file: its signatures and checkpoint (the Model
+  // and Variables docks); null for every other format.
+  std::shared_ptr<const ModelSource> model;
 
   int op_count = 0;      // distinct op types
   int device_count = 0;  // distinct non-empty device strings
@@ -42,8 +47,9 @@ struct GraphDocument {
   QString diagnostics_summary() const;
 };
 
-// Loads and validates a graph file. Never throws: on failure returns nullptr
-// and, if `error` is given, a message that names the file.
+// Loads and validates a graph file or model directory (every format of
+// io/file_formats.h that has a graph). Never throws: on failure returns
+// nullptr and, if `error` is given, a message that names the file.
 std::shared_ptr<const GraphDocument> load_graph_document(const QString& path, QString* error = nullptr);
 
 // Builds a document from an already parsed graph (validation included).

@@ -26,6 +26,7 @@
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/main_window_actions.h"
+#include "ui/model/model_workbench.h"
 #include "ui/node_details_view.h"
 #include "ui/node_list_panel.h"
 #include "ui/node_filter_proxy_model.h"
@@ -74,6 +75,7 @@ MainWindow::MainWindow(QWidget* parent) : WorkbenchHost(parent) {
   debug_ = new DebugWorkbench(this);
   editor_ = new EditorWorkbench(this);
   cluster_ = new ClusterWorkbench(this, debug_);
+  model_workbench_ = new ModelWorkbench(this, debug_);
 
   summary_label_ = new QLabel(QStringLiteral("No graph loaded"), this);
   summary_label_->setObjectName(QStringLiteral("summaryLabel"));
@@ -95,6 +97,7 @@ void MainWindow::build_central() {
 
   auto* welcome = new WelcomePage(stack_);
   connect(welcome, &WelcomePage::open_requested, this, &MainWindow::open_file_dialog);
+  connect(welcome, &WelcomePage::open_folder_requested, this, &MainWindow::open_folder_dialog);
   stack_->addWidget(welcome);
 
   graph_view_ = new GraphView(stack_);
@@ -231,14 +234,22 @@ void MainWindow::show_document(std::shared_ptr<const GraphDocument> doc) {
 bool MainWindow::open_file_interactive(const QString& path) {
   QString error;
   if (open_file(path, &error)) return true;
-  show_error(QStringLiteral("Could not open graph"), error);
+  show_error(QFileInfo(path).isDir() ? QStringLiteral("Could not open folder") : QStringLiteral("Could not open graph"),
+             error);
   return false;
 }
 
 void MainWindow::open_file_dialog() {
   QString dir;
   if (doc_) dir = QFileInfo(doc_->path).absolutePath();
-  const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open Graph"), dir, kOpenFilter);
+  const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open Graph"), dir, open_filter());
+  if (!path.isEmpty()) open_file_interactive(path);
+}
+
+void MainWindow::open_folder_dialog() {
+  QString dir;
+  if (doc_) dir = QFileInfo(doc_->path).absolutePath();
+  const QString path = QFileDialog::getExistingDirectory(this, QStringLiteral("Open Folder (SavedModel, checkpoints, logs)"), dir);
   if (!path.isEmpty()) open_file_interactive(path);
 }
 

@@ -10,7 +10,8 @@
 // View menu. Graph → Replicate… swaps the centre for a CompareView
 // (original | replicated); menus and toolbar live in MainWindowActions.
 // Running and debugging (Run menu, Breakpoints/Watches/Tensor/Profiler
-// docks) live in DebugWorkbench, the graph editor in EditorWorkbench and
+// docks) live in DebugWorkbench, a SavedModel's signatures and checkpoint
+// (Model and Variables docks) in ModelWorkbench, the graph editor in EditorWorkbench and
 // attaching to a cluster (Cluster menu and docks) in ClusterWorkbench; they
 // see the window only as a WorkbenchHost.
 #include <QString>
@@ -36,6 +37,7 @@ class DebugWorkbench;
 class DiagnosticsPanel;
 class EditorWorkbench;
 class MainWindowActions;
+class ModelWorkbench;
 class RecentFiles;
 class ReplicaComparison;
 class GraphView;
@@ -91,6 +93,7 @@ class MainWindow : public WorkbenchHost {
   DebugWorkbench* debug_workbench() const { return debug_; }
   EditorWorkbench* editor_workbench() const { return editor_; }
   ClusterWorkbench* cluster_workbench() const { return cluster_; }
+  ModelWorkbench* model_workbench() const { return model_workbench_; }
 
   void add_view_dock(QDockWidget* dock, Qt::DockWidgetArea area) override;
   void add_central_page(QWidget* page) override;
@@ -113,6 +116,9 @@ class MainWindow : public WorkbenchHost {
  public slots:
   // File > Open…: asks for a file, then open_file_interactive().
   void open_file_dialog();
+  // File > Open Folder…: asks for a directory (a SavedModel, a training
+  // directory with a `checkpoint` file, TensorBoard logs), then opens it.
+  void open_folder_dialog();
   // open_file(), reporting a failure with QMessageBox::critical.
   bool open_file_interactive(const QString& path);
   void reload();
@@ -168,6 +174,7 @@ class MainWindow : public WorkbenchHost {
   DebugWorkbench* debug_ = nullptr;
   EditorWorkbench* editor_ = nullptr;
   ClusterWorkbench* cluster_ = nullptr;
+  ModelWorkbench* model_workbench_ = nullptr;
   bool shown_once_ = false;
   bool settings_enabled_ = false;
 };

@@ -45,6 +45,10 @@ void MainWindowActions::build_file_menu() {
   QAction* open = add(file, QStringLiteral("actionOpen"), QStringLiteral("&Open\u2026"), "document-open");
   open->setShortcut(QKeySequence::Open);
   connect(open, &QAction::triggered, w_, &MainWindow::open_file_dialog);
+  QAction* open_folder = add(file, QStringLiteral("actionOpenFolder"), QStringLiteral("Open &Folder\u2026"), "folder-open");
+  open_folder->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+  open_folder->setStatusTip(QStringLiteral("Open a SavedModel, a training directory or TensorBoard logs"));
+  connect(open_folder, &QAction::triggered, w_, &MainWindow::open_folder_dialog);
 
   QMenu* recent_menu = file->addMenu(QStringLiteral("Open &Recent"));
   recent_menu->setObjectName(QStringLiteral("menuRecent"));

@@ -1,18 +1,30 @@
-// MainWindow: opening a graph file dropped on the window (split from
+// MainWindow: opening a graph file or model folder dropped on the window (split from
 // main_window.cpp to keep that file about documents and views).
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QFile>
+#include <QFileInfo>
 #include <QMimeData>
+
+#include "io/file_formats.h"
 
 #include "ui/main_window.h"
 
 namespace flowlens::ui {
 namespace {
 
+// The first dropped local path FlowLens can open: a directory (a SavedModel,
+// a training or log directory; what it holds is checked on opening, so an
+// empty one gets the registry's message) or a file whose name a format of
+// io/file_formats.h claims.
 QString local_file_of(const QMimeData* mime) {
   if (!mime || !mime->hasUrls()) return {};
-  for (const QUrl& url : mime->urls())
-    if (url.isLocalFile()) return url.toLocalFile();
+  for (const QUrl& url : mime->urls()) {
+    if (!url.isLocalFile()) continue;
+    const QString path = url.toLocalFile();
+    const QFileInfo info(path);
+    if (info.isDir() || flowlens::has_known_file_name(QFile::encodeName(path).toStdString())) return path;
+  }
   return {};
 }
 

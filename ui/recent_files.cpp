@@ -20,7 +20,8 @@ RecentFiles::RecentFiles(QMenu* menu, QObject* parent) : QObject(parent), menu_(
 }
 
 void RecentFiles::add(const QString& path) {
-  const QString absolute = QFileInfo(path).absoluteFilePath();
+  // Directories (SavedModels, training directories) too, without a trailing "/".
+  const QString absolute = QDir::cleanPath(QFileInfo(path).absoluteFilePath());
   files_.removeAll(absolute);
   files_.prepend(absolute);
   while (files_.size() > kMax) files_.removeLast();
@@ -44,7 +45,8 @@ void RecentFiles::rebuild_menu() {
     if (!QFileInfo::exists(path)) continue;
     // "&1 model.pbtxt" gives keyboard accelerators for the first nine.
     const QString prefix = ++shown < 10 ? QStringLiteral("&%1  ").arg(shown) : QStringLiteral("    ");
-    QAction* a = menu_->addAction(prefix + QFileInfo(path).fileName());
+    const QFileInfo info(path);
+    QAction* a = menu_->addAction(prefix + info.fileName() + (info.isDir() ? QStringLiteral("/") : QString()));
     a->setToolTip(QDir::toNativeSeparators(path));
     a->setStatusTip(QDir::toNativeSeparators(path));
     connect(a, &QAction::triggered, this, [this, path] { emit open_requested(path); });

@@ -1,5 +1,5 @@
 #pragma once
-// File → Open Recent: the last kMax opened graphs, newest first, kept in
+// File → Open Recent: the last kMax opened graphs and model folders, newest first, kept in
 // QSettings (organization "FlowLens") under "recentFiles". The menu is
 // rebuilt whenever the list changes; missing files are dropped as it is.
 #include <QObject>

@@ -22,17 +22,21 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent) {
   title->setFont(title_font);
   title->setAlignment(Qt::AlignCenter);
   auto* hint = new QLabel(
-      QStringLiteral("Open a TensorFlow GraphDef (.pbtxt or .pb) to browse its nodes,\n"
-                     "or drop a graph file onto this window."),
+      QStringLiteral("Open a TensorFlow graph (.pbtxt, .pb, .meta, .onnx, .dot) or a SavedModel folder\n"
+                     "to browse its nodes, or drop a file or folder onto this window."),
       this);
   hint->setAlignment(Qt::AlignCenter);
   hint->setForegroundRole(QPalette::PlaceholderText);
   auto* open_button = new QPushButton(QStringLiteral("Open Graph\u2026"), this);
   open_button->setObjectName(QStringLiteral("thisOpenButton"));
   connect(open_button, &QPushButton::clicked, this, &WelcomePage::open_requested);
+  auto* folder_button = new QPushButton(QStringLiteral("Open Folder\u2026"), this);
+  folder_button->setObjectName(QStringLiteral("openFolderButton"));
+  connect(folder_button, &QPushButton::clicked, this, &WelcomePage::open_folder_requested);
   auto* button_row = new QHBoxLayout;
   button_row->addStretch();
   button_row->addWidget(open_button);
+  button_row->addWidget(folder_button);
   button_row->addStretch();
   wl->addWidget(logo);
   wl->addSpacing(8);

@@ -1,6 +1,7 @@
 #pragma once
-// The centre of an empty main window: logo, a one-line hint and an Open
-// button (which emits open_requested()).
+// The centre of an empty main window: logo, a one-line hint, an Open
+// button (which emits open_requested()) and an Open Folder button for
+// SavedModel, training and log directories (open_folder_requested()).
 #include <QWidget>
 
 namespace flowlens::ui {
@@ -13,6 +14,7 @@ class WelcomePage : public QWidget {
 
  signals:
   void open_requested();
+  void open_folder_requested();
 };
 
 }  // namespace flowlens::ui

@@ -8,6 +8,8 @@
 #include <QString>
 #include <memory>
 
+#include "io/file_formats.h"
+
 class QDockWidget;
 
 namespace flowlens {
@@ -23,9 +25,9 @@ class WorkbenchHost : public QMainWindow {
   Q_OBJECT
 
  public:
-  // The file dialogs' filter for graphs the viewer and the editor open.
-  inline static const QString kOpenFilter =
-      QStringLiteral("Graphs (*.pbtxt *.pb *.pbtext *.prototxt *.dot *.gv);;All files (*)");
+  // The file dialogs' filter for graphs the viewer and the editor open: every
+  // format of the engine's registry (io/file_formats.h), "All FlowLens files" first.
+  static QString open_filter() { return QString::fromStdString(flowlens::open_dialog_filter()); }
 
   using QMainWindow::QMainWindow;
 

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 
+#include "io/dot_reader.h"
 #include "io/event_log.h"
 #include "io/file_formats.h"
 #include "io/graphdef_convert.h"
@@ -190,7 +191,10 @@ Graph load_graph(const std::string& path) {
                   "file or SavedModel with it, or list its tensors with `flowlens-run ckpt`");
     case FileFormat::EventLog: graph = graph_from_event_log(path); break;
     case FileFormat::Dot:
-      throw Error("cannot load '" + path + "': DOT files are an export format; load the .pbtxt or .pb instead");
+      // View only: DOT keeps names, ops (as flowlens exports them), edges and
+      // devices, but no attrs (io/dot_reader.h).
+      graph = parse_dot_graph(read_file(path), path);
+      break;
     case FileFormat::Onnx:
     case FileFormat::GraphDefText:
     case FileFormat::GraphDefBinary: {

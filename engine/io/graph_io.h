@@ -18,10 +18,12 @@ enum class GraphFormat { Auto, Text, Binary, Dot, Onnx };
 // the first 64 KiB hold no control characters besides whitespace, else binary).
 GraphFormat format_for_path(const std::string& path);
 
-// Loads a GraphDef file (text or binary, chosen by extension, else sniffed)
-// or an ONNX model (.onnx, see io/onnx_import.h) and sets source_path. A
-// missing, unreadable or directory path throws Error naming it, as does a .dot
-// path (DOT is export-only); an empty file or bad content throws ParseError.
+// Loads a GraphDef file (text or binary, chosen by extension, else sniffed),
+// an ONNX model (.onnx, see io/onnx_import.h), a Graphviz DOT file (.dot/.gv,
+// view only: see io/dot_reader.h), a SavedModel or a .meta file, dispatched by
+// io/file_formats.h, and sets source_path. A missing or unreadable path, or a
+// directory with no model, throws Error naming it; an empty file or bad
+// content throws ParseError (Error for DOT, with Graphviz's message).
 Graph load_graph(const std::string& path);
 // Parses GraphDef text; `source_name` is used in error messages. Syntax
 // errors carry protobuf's line:column; semantic errors (tensor byte counts,

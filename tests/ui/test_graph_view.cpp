@@ -1,7 +1,7 @@
 // The graph view: Graphviz layout of the samples off the UI thread, item
 // counts, selection sync with the main window, name-scope grouping of a big
 // synthetic graph (identical towers fold into one series), a cancelled
-// layout, edge labels and the minimap. (Opening DOT: test_dot_graph_loader.)
+// layout, edge labels and the minimap. (Opening DOT: test_open_dot, tests/engine/test_dot_reader.)
 #include <QtTest>
 
 #include "ui/ui_test_util.h"

@@ -371,7 +371,7 @@ void ClusterWorkbench::launch_dialog() {
   buttons->button(QDialogButtonBox::Ok)->setText(tr("Launch"));
   form->addRow(buttons);
   connect(browse, &QPushButton::clicked, &dialog, [&] {
-    const QString path = QFileDialog::getOpenFileName(&dialog, tr("Training Graph"), graph->text(), WorkbenchHost::kOpenFilter);
+    const QString path = QFileDialog::getOpenFileName(&dialog, tr("Training Graph"), graph->text(), WorkbenchHost::open_filter());
     if (!path.isEmpty()) graph->setText(path);
   });
   connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);

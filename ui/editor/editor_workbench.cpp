@@ -229,7 +229,7 @@ bool EditorWorkbench::eventFilter(QObject* watched, QEvent* event) {
 void EditorWorkbench::open_in_editor_dialog() {
   if (!may_discard_edits()) return;
   const QString path = QFileDialog::getOpenFileName(w_, QStringLiteral("Open Graph in Editor"), QString(),
-                                                    WorkbenchHost::kOpenFilter);
+                                                    WorkbenchHost::open_filter());
   QString error;
   if (!path.isEmpty() && !open_in_editor(path, &error)) w_->show_error(QStringLiteral("Could not open graph"), error);
 }

@@ -101,11 +101,6 @@ LayoutResult::EdgeGeometry parse_edge_pos(const QString& pos, double height) {
   return geometry;
 }
 
-std::mutex& graphviz_mutex() {
-  static std::mutex m;
-  return m;
-}
-
 LayoutResult run_graphviz_layout(const LayoutInput& input) {
   std::lock_guard lock(graphviz_mutex());
 

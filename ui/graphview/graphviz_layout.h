@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "io/graphviz_lock.h"
+
 namespace flowlens::ui {
 
 struct LayoutInput {
@@ -54,8 +56,8 @@ class LayoutError : public std::runtime_error {
 
 // Graphviz keeps global state (error handlers, the layout's statics, the DOT
 // parser): one Graphviz call at a time in the whole process, layouts on the
-// worker and DOT parsing (ui/dot_graph_loader) alike, under this lock.
-std::mutex& graphviz_mutex();
+// worker and DOT parsing (the engine's io/dot_reader) alike, under the one
+// lock of io/graphviz_lock.h, flowlens::graphviz_mutex().
 
 // Runs `dot` (rankdir TB) on `input`. Thread-safe: Graphviz keeps global
 // state, so calls are serialised internally. Throws LayoutError.

@@ -1,7 +1,7 @@
-// Opening Graphviz DOT files view-only (ui/dot_graph_loader): flowlens' own
-// DOT export round-trips ops, inputs (ports, control) and devices; a
-// hand-written file maps op attributes, label lines and edge styles; a
-// syntax error is reported like any unreadable file.
+// Opening Graphviz DOT files view-only in the main window: load_graph reads
+// them (engine io/dot_reader, tested in tests/engine/test_dot_reader), the
+// document notes "view only", the graph lays out; a syntax error is reported
+// like any unreadable file.
 #include <QtTest>
 
 #include "ui/ui_test_util.h"
@@ -25,7 +25,7 @@ bool wait(GraphView* view) { return flowlens::testing::wait_for_layout(view); }
 
 }  // namespace
 
-class DotGraphLoaderTest : public QObject {
+class OpenDotTest : public QObject {
   Q_OBJECT
 
   QTemporaryDir dir_;
@@ -84,5 +84,5 @@ class DotGraphLoaderTest : public QObject {
 
 };
 
-QTEST_MAIN(DotGraphLoaderTest)
-#include "test_dot_graph_loader.moc"
+QTEST_MAIN(OpenDotTest)
+#include "test_open_dot.moc"

@@ -1,8 +1,7 @@
-#include "ui/dot_graph_loader.h"
+#include "io/dot_reader.h"
 
 #include <graphviz/cgraph.h>
 
-#include <QFile>
 #include <algorithm>
 #include <memory>
 #include <mutex>
@@ -10,9 +9,9 @@
 #include <vector>
 
 #include "common/error.h"
-#include "ui/graphview/graphviz_layout.h"
+#include "io/graphviz_lock.h"
 
-namespace flowlens::ui {
+namespace flowlens {
 namespace {
 
 // Graphviz reports errors through a process-wide callback; it only runs
@@ -76,6 +75,11 @@ void collect_devices(Agraph_t* g, std::unordered_map<std::string, std::string>& 
 
 }  // namespace
 
+std::mutex& graphviz_mutex() {
+  static std::mutex m;
+  return m;
+}
+
 Graph parse_dot_graph(std::string_view text, const std::string& source_name) {
   const std::string buffer(text);  // agmemread wants a NUL-terminated string
   std::lock_guard lock(graphviz_mutex());
@@ -123,13 +127,4 @@ Graph parse_dot_graph(std::string_view text, const std::string& source_name) {
   return graph;
 }
 
-Graph load_dot_graph(const QString& path) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly))
-    throw Error("cannot open '" + path.toStdString() + "': " + file.errorString().toStdString());
-  const QByteArray bytes = file.readAll();
-  return parse_dot_graph(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())),
-                         path.toStdString());
-}
-
-}  // namespace flowlens::ui
+}  // namespace flowlens
