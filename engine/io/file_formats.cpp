@@ -129,13 +129,20 @@ FileFormat detect_file_format(std::string_view bytes, const std::string& name) {
   if (ext == ".onnx") return FileFormat::Onnx;
   if (ext == ".dot" || ext == ".gv") return FileFormat::Dot;
   if (ext == ".index" || is_checkpoint_data_name(name)) return FileFormat::Checkpoint;
-  if (io_detail::looks_like_text(bytes)) {
+  const bool text = io_detail::looks_like_text(bytes);
+  const bool text_name = ext == ".pbtxt" || ext == ".pbtext" || ext == ".prototxt" || ext == ".txt";
+  const bool binary_name = ext == ".pb" || ext == ".graphdef" || ext == ".meta";
+  if (text) {
     const std::string first = io_detail::first_text_word(bytes);
     if (first == "saved_model_schema_version" || first == "meta_graphs") return FileFormat::SavedModel;
     if (looks_like_meta_graph(bytes)) return FileFormat::MetaGraph;
-    if (first == "digraph" || first == "graph" || first == "strict") return FileFormat::Dot;
-    return FileFormat::GraphDefText;
+    if (!text_name && !binary_name && (first == "digraph" || first == "graph" || first == "strict"))
+      return FileFormat::Dot;
+    // A text file named .pb is a GraphDef the binary reader will say is text.
+    return ext == ".pb" || ext == ".graphdef" ? FileFormat::GraphDefBinary : FileFormat::GraphDefText;
   }
+  // Binary bytes named .pbtxt: the text reader explains that it is binary.
+  if (text_name) return FileFormat::GraphDefText;
   if (starts_with_event_record(bytes)) return FileFormat::EventLog;
   if (ends_with_table_magic(bytes)) return FileFormat::Checkpoint;  // a V1 checkpoint file
   if (looks_like_saved_model(bytes)) return FileFormat::SavedModel;
@@ -165,7 +172,7 @@ FileFormat detect_file_format(const std::string& path) {
   }
   if (!fs::exists(status)) {
     if (is_bundle_prefix(path)) return FileFormat::Checkpoint;  // a prefix names no file itself
-    throw Error("cannot open '" + path + "': no such file or directory");
+    throw Error("cannot open '" + path + "': No such file or directory");
   }
   if (fs::path(path).filename() == "checkpoint") return FileFormat::Checkpoint;
   if (is_event_file_name(path)) return FileFormat::EventLog;
