@@ -160,15 +160,12 @@ FileFormat detect_file_format(const std::string& path) {
   const fs::file_status status = fs::status(path, ec);
   if (fs::is_directory(status)) {
     if (!saved_model_file_in(path).empty()) return FileFormat::SavedModel;
-    if (fs::is_regular_file(fs::path(path) / "checkpoint", ec)) {
-      const std::string latest = latest_checkpoint(path);
-      if (!latest.empty() && fs::is_regular_file(latest + ".meta", ec)) return FileFormat::MetaGraph;
-    }
+    if (!meta_graph_file_in(path).empty()) return FileFormat::MetaGraph;
     if (directory_has_event_files(path, 2)) return FileFormat::EventLog;
     if (fs::is_regular_file(fs::path(path) / "checkpoint", ec)) return FileFormat::Checkpoint;
     throw Error("'" + path + "' is a directory but holds no model FlowLens can open: expected a SavedModel "
-                "(saved_model.pb), a training directory (a 'checkpoint' file), or TensorBoard logs "
-                "(events.out.tfevents.*)");
+                "(saved_model.pb), a training directory (a 'checkpoint' file or a .meta), a session bundle "
+                "(export.meta), or TensorBoard logs (events.out.tfevents.*)");
   }
   if (!fs::exists(status)) {
     if (is_bundle_prefix(path)) return FileFormat::Checkpoint;  // a prefix names no file itself

@@ -335,9 +335,26 @@ std::string SavedModel::variables_prefix() const {
   return (fs::path(directory) / "variables" / "variables").string();
 }
 
+std::string meta_graph_file_in(const std::string& dir) {
+  std::error_code ec;
+  // A session bundle: export.meta beside its checkpoint.
+  if (fs::is_regular_file(fs::path(dir) / "export.meta", ec)) return (fs::path(dir) / "export.meta").string();
+  const std::string latest = latest_checkpoint(dir);
+  if (!latest.empty() && fs::is_regular_file(latest + ".meta", ec)) return latest + ".meta";
+  // Else the one .meta file there, if there is exactly one.
+  std::string found;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->is_regular_file(ec) || it->path().extension() != ".meta") continue;
+    if (!found.empty()) return "";
+    found = it->path().string();
+  }
+  return found;
+}
+
 std::string meta_graph_file_for(const std::string& path) {
   std::error_code ec;
   if (!fs::is_directory(path, ec)) return path;
+  if (std::string meta = meta_graph_file_in(path); !meta.empty()) return meta;
   const std::string latest = latest_checkpoint(path);
   if (latest.empty()) throw Error("'" + path + "' has no 'checkpoint' file naming its latest checkpoint");
   const std::string meta = latest + ".meta";

@@ -112,6 +112,9 @@ std::string first_text_field(std::string_view text);
 // The .meta file `path` stands for: itself, or for a training directory the
 // latest checkpoint's PREFIX.meta. Throws Error naming what is missing.
 std::string meta_graph_file_for(const std::string& path);
+// The .meta a directory stands for: export.meta (a session bundle), the latest
+// checkpoint's PREFIX.meta, or its only .meta file; "" when none.
+std::string meta_graph_file_in(const std::string& dir);
 
 // The saved_model.pb or .pbtxt inside `dir`, or "" when it has neither.
 std::string saved_model_file_in(const std::string& dir);
