@@ -334,13 +334,14 @@ Result parse_batch(const Config& config, const std::vector<std::string>& seriali
       if (!ragged_seen[d]) ragged[d].ends.push_back(ragged[d].size(config.ragged[d].dtype));
   }
 
+  // The most values any one example has.
   auto longest = [](const ListBuffer& b) {
-    size_t longest = 0, begin = 0;
+    size_t most = 0, begin = 0;
     for (size_t end : b.ends) {
-      longest = std::max(longest, end - begin);
+      most = std::max(most, end - begin);
       begin = end;
     }
-    return longest;
+    return most;
   };
 
   Result result;
@@ -536,7 +537,7 @@ const Tensor& string_input(const KernelContext& ctx, int i, const std::string& w
 std::string scalar_key(const KernelContext& ctx, int i, const std::string& what) {
   const Tensor& t = string_input(ctx, i, what);
   if (t.num_elements() != 1)
-    fail(ctx.node().op + ": " + what + " must be a scalar string, got shape " + t.shape().to_string());
+    fail(ctx.node().op + ": " + what + " must be a scalar string (one key), got shape " + t.shape().to_string());
   return t.strings()[0];
 }
 
