@@ -526,20 +526,30 @@ Result parse_single(const Config& config, const std::string& serialized) {
 
 // ---- kernels -----------------------------------------------------------------------
 
-const Tensor& string_input(const KernelContext& ctx, int i, const std::string& what) {
-  const Tensor& t = input(ctx, i);
-  if (t.dtype() != DType::String)
-    fail(ctx.node().op + ": " + what + " must be a string tensor, got " + dtype_name(t.dtype()));
-  return t;
-}
+// A node's input tensors, from a kernel or (all constant) from shape inference.
+struct Inputs {
+  std::string op;
+  std::vector<const Tensor*> tensors;
 
-// A key given as one scalar string input (ParseExample's lists of keys).
-std::string scalar_key(const KernelContext& ctx, int i, const std::string& what) {
-  const Tensor& t = string_input(ctx, i, what);
-  if (t.num_elements() != 1)
-    fail(ctx.node().op + ": " + what + " must be a scalar string (one key), got shape " + t.shape().to_string());
-  return t.strings()[0];
-}
+  int size() const { return static_cast<int>(tensors.size()); }
+  const Tensor& at(int i) const {
+    const Tensor* t = tensors[static_cast<size_t>(i)];
+    if (!t || !t->valid()) fail(op + ": input " + std::to_string(i) + " is an empty (uninitialized) tensor");
+    return *t;
+  }
+  const Tensor& strings(int i, const std::string& what) const {
+    const Tensor& t = at(i);
+    if (t.dtype() != DType::String) fail(op + ": " + what + " must be a string tensor, got " + dtype_name(t.dtype()));
+    return t;
+  }
+  // A key given as one scalar string input (ParseExample's lists of keys).
+  std::string key(int i, const std::string& what) const {
+    const Tensor& t = strings(i, what);
+    if (t.num_elements() != 1)
+      fail(op + ": " + what + " must be a scalar string (one key), got shape " + t.shape().to_string());
+    return t.strings()[0];
+  }
+};
 
 // CheckInputShapes' checks on the defaults (and ParseSingleExample's).
 void check_dense_defaults(const ExampleAttrs& a, const std::vector<const Tensor*>& defaults) {
@@ -577,41 +587,40 @@ Config make_config(const ExampleAttrs& a, const std::vector<std::string>& dense_
   return c;
 }
 
-void set_outputs(KernelContext& ctx, Result& r, bool with_ragged) {
-  int o = 0;
-  for (Tensor& t : r.sparse_indices) ctx.set_output(o++, std::move(t));
-  for (Tensor& t : r.sparse_values) ctx.set_output(o++, std::move(t));
-  for (Tensor& t : r.sparse_shapes) ctx.set_output(o++, std::move(t));
-  for (Tensor& t : r.dense_values) ctx.set_output(o++, std::move(t));
-  if (!with_ragged) return;
-  for (Tensor& t : r.ragged_values) ctx.set_output(o++, std::move(t));
-  for (Tensor& t : r.ragged_splits) ctx.set_output(o++, std::move(t));
+std::vector<Tensor> outputs_of(Result& r, bool with_ragged) {
+  std::vector<Tensor> out;
+  for (auto* list : {&r.sparse_indices, &r.sparse_values, &r.sparse_shapes, &r.dense_values})
+    for (Tensor& t : *list) out.push_back(std::move(t));
+  if (with_ragged)
+    for (auto* list : {&r.ragged_values, &r.ragged_splits})
+      for (Tensor& t : *list) out.push_back(std::move(t));
+  return out;
 }
 
-void parse_example(KernelContext& ctx, int op_version) {
-  const std::string& op = ctx.node().op;
-  const ExampleAttrs a = example_attrs(ctx.attrs(), op_version);
+std::vector<Tensor> parse_example(const Inputs& in, const AttrReader& attrs, int op_version) {
+  const std::string& op = in.op;
+  const ExampleAttrs a = example_attrs(attrs, op_version);
   const int64_t want = op_version == 1 ? 2 + a.num_sparse + 2 * a.num_dense : 5 + a.num_dense;
-  if (ctx.num_inputs() != want)
-    fail(op + ": these attrs take " + std::to_string(want) + " inputs, the node has " + std::to_string(ctx.num_inputs()));
-  const Tensor& serialized = string_input(ctx, 0, "serialized");
-  const Tensor& names = string_input(ctx, 1, "names");
+  if (in.size() != want)
+    fail(op + ": these attrs take " + std::to_string(want) + " inputs, the node has " + std::to_string(in.size()));
+  const Tensor& serialized = in.strings(0, "serialized");
+  const Tensor& names = in.strings(1, "names");
 
   std::vector<std::string> dense_keys, sparse_keys, ragged_keys;
   std::vector<const Tensor*> defaults;
   int first_default;
   if (op_version == 2) {
-    sparse_keys = string_input(ctx, 2, "sparse_keys").strings();
-    dense_keys = string_input(ctx, 3, "dense_keys").strings();
-    ragged_keys = string_input(ctx, 4, "ragged_keys").strings();
+    sparse_keys = in.strings(2, "sparse_keys").strings();
+    dense_keys = in.strings(3, "dense_keys").strings();
+    ragged_keys = in.strings(4, "ragged_keys").strings();
     first_default = 5;
   } else {
     const int ns = static_cast<int>(a.num_sparse), nd = static_cast<int>(a.num_dense);
-    for (int i = 0; i < ns; ++i) sparse_keys.push_back(scalar_key(ctx, 2 + i, "sparse_keys[" + std::to_string(i) + "]"));
-    for (int i = 0; i < nd; ++i) dense_keys.push_back(scalar_key(ctx, 2 + ns + i, "dense_keys[" + std::to_string(i) + "]"));
+    for (int i = 0; i < ns; ++i) sparse_keys.push_back(in.key(2 + i, "sparse_keys[" + std::to_string(i) + "]"));
+    for (int i = 0; i < nd; ++i) dense_keys.push_back(in.key(2 + ns + i, "dense_keys[" + std::to_string(i) + "]"));
     first_default = 2 + ns + nd;
   }
-  for (int i = first_default; i < ctx.num_inputs(); ++i) defaults.push_back(&input(ctx, i));
+  for (int i = first_default; i < in.size(); ++i) defaults.push_back(&in.at(i));
 
   // CheckInputShapes.
   if (op_version == 2) {
@@ -637,23 +646,56 @@ void parse_example(KernelContext& ctx, int op_version) {
   const Config config = make_config(a, dense_keys, sparse_keys, ragged_keys, defaults);
   Result result = serialized.shape().rank() == 1 ? parse_batch(config, serialized.strings(), names.strings())
                                                  : parse_single(config, serialized.strings()[0]);
-  set_outputs(ctx, result, op_version == 2);
+  return outputs_of(result, op_version == 2);
 }
 
-void parse_example_kernel(KernelContext& ctx) { parse_example(ctx, 1); }
-void parse_example_v2_kernel(KernelContext& ctx) { parse_example(ctx, 2); }
-
-void parse_single_example_kernel(KernelContext& ctx) {
-  const ExampleAttrs a = single_example_attrs(ctx.attrs());
-  const Tensor& serialized = string_input(ctx, 0, "serialized");
+std::vector<Tensor> parse_single_example(const Inputs& in, const AttrReader& attrs) {
+  const ExampleAttrs a = single_example_attrs(attrs);
+  const Tensor& serialized = in.strings(0, "serialized");
   std::vector<const Tensor*> defaults;
-  for (int i = 1; i < ctx.num_inputs(); ++i) defaults.push_back(&input(ctx, i));
+  for (int i = 1; i < in.size(); ++i) defaults.push_back(&in.at(i));
   if (serialized.shape().rank() != 0)
     fail("Expected serialized to be a scalar, got shape: " + serialized.shape().to_string());
   check_dense_defaults(a, defaults);
   const Config config = make_config(a, a.dense_keys, a.sparse_keys, {}, defaults);
   Result result = parse_single(config, serialized.strings()[0]);
-  set_outputs(ctx, result, false);
+  return outputs_of(result, false);
+}
+
+Inputs kernel_inputs(const KernelContext& ctx) {
+  Inputs in{ctx.node().op, {}};
+  for (int i = 0; i < ctx.num_inputs(); ++i) in.tensors.push_back(&ctx.input(i));
+  return in;
+}
+
+void set_outputs(KernelContext& ctx, std::vector<Tensor> outputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) ctx.set_output(static_cast<int>(i), std::move(outputs[i]));
+}
+
+void parse_example_kernel(KernelContext& ctx) { set_outputs(ctx, parse_example(kernel_inputs(ctx), ctx.attrs(), 1)); }
+void parse_example_v2_kernel(KernelContext& ctx) { set_outputs(ctx, parse_example(kernel_inputs(ctx), ctx.attrs(), 2)); }
+void parse_single_example_kernel(KernelContext& ctx) {
+  set_outputs(ctx, parse_single_example(kernel_inputs(ctx), ctx.attrs()));
+}
+
+// TensorFlow leaves the data-dependent dims unknown; when every input is a
+// constant, parsing tells them. Bad data is the kernel's to report: then the
+// static shapes stand.
+template <class Parse>
+void refine_from_constants(ShapeContext& ctx, Parse&& parse) {
+  Inputs in{ctx.node().op, {}};
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    if (!ctx.constant_input(i)) return;
+    in.tensors.push_back(ctx.constant_input(i));
+  }
+  std::vector<Tensor> out;
+  try {
+    out = parse(in);
+  } catch (const Error&) {
+    return;
+  }
+  if (static_cast<int>(out.size()) != ctx.num_outputs()) return;
+  for (int i = 0; i < ctx.num_outputs(); ++i) ctx.set_output(i, out[static_cast<size_t>(i)].dtype(), out[static_cast<size_t>(i)].shape());
 }
 
 // ---- shape functions ------------------------------------------------------------
@@ -690,6 +732,7 @@ void parse_example_shape(ShapeContext& ctx) {
   with_rank(ctx.input(1).shape, 1);
   int o = 0;
   sparse_and_dense_shapes(ctx, a, input, &o);
+  refine_from_constants(ctx, [&](const Inputs& in) { return parse_example(in, ctx.attrs(), 1); });
 }
 
 void parse_example_v2_shape(ShapeContext& ctx) {
@@ -704,6 +747,7 @@ void parse_example_v2_shape(ShapeContext& ctx) {
   for (int64_t i = 0; i < a.num_ragged; ++i)
     ctx.set_output(o++, a.ragged_split_types[static_cast<size_t>(i)],
                    Shape{num_examples >= 0 ? num_examples + 1 : Shape::kUnknownDim});
+  refine_from_constants(ctx, [&](const Inputs& in) { return parse_example(in, ctx.attrs(), 2); });
 }
 
 void parse_single_example_shape(ShapeContext& ctx) {
@@ -711,6 +755,7 @@ void parse_single_example_shape(ShapeContext& ctx) {
   const Shape input = with_rank(ctx.input(0).shape, 0);
   int o = 0;
   sparse_and_dense_shapes(ctx, a, input, &o);
+  refine_from_constants(ctx, [&](const Inputs& in) { return parse_single_example(in, ctx.attrs()); });
 }
 
 }  // namespace
