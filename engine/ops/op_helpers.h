@@ -98,6 +98,7 @@ void register_array_ops(OpRegistry& r);      // array_ops.cpp
 void register_concat_ops(OpRegistry& r);     // concat_ops.cpp
 void register_random_ops(OpRegistry& r);     // random_ops.cpp
 void register_string_ops(OpRegistry& r);     // string_ops.cpp
+void register_parsing_ops(OpRegistry& r);    // parsing_ops.cpp
 void register_summary_ops(OpRegistry& r);    // summary_ops.cpp
 void register_logging_ops(OpRegistry& r);    // logging_ops.cpp
 void register_resource_ops(OpRegistry& r);        // resource_ops.cpp

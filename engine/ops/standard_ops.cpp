@@ -27,6 +27,7 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_random_ops(registry);
   ops::register_string_ops(registry);
   ops::register_checkpoint_ops(registry);
+  ops::register_parsing_ops(registry);
   ops::register_summary_ops(registry);
   ops::register_logging_ops(registry);
   ops::register_segment_ops(registry);

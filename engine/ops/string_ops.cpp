@@ -1,7 +1,11 @@
 // String ops: StringToHashBucketFast (FarmHash Fingerprint64, bit-exact with
-// TensorFlow) and StringFormat (the template tf.print builds its line with).
-// Strings live in host memory, so these run on the CPU wherever placed.
+// TensorFlow), StringFormat (the template tf.print builds its line with),
+// StringJoin, and ShardedFilename / ShardedFilespec (the names a Saver gives
+// its shards). Strings live in host memory, so these run on the CPU wherever
+// placed.
 #include <farmhash.h>
+
+#include <cstdio>
 
 #include "ops/op_helpers.h"
 #include "tensor/tensor_format.h"
@@ -82,6 +86,120 @@ void string_format_kernel(KernelContext& ctx) {
   ctx.allocate_output(0, DType::String, Shape{}).strings()[0] = std::move(text);
 }
 
+// ---- StringJoin ----------------------------------------------------------------
+
+// InferenceContext::Merge's checks, with its wording.
+Shape merge_equal(const Shape& a, const Shape& b) {
+  if (!a.rank_known()) return b;
+  if (!b.rank_known()) return a;
+  if (a.rank() != b.rank())
+    fail("Shapes must be equal rank, but are " + std::to_string(a.rank()) + " and " + std::to_string(b.rank()));
+  std::vector<int64_t> dims(a.dims());
+  for (int i = 0; i < a.rank(); ++i) {
+    if (a.dim(i) >= 0 && b.dim(i) >= 0 && a.dim(i) != b.dim(i))
+      fail("Dimension " + std::to_string(i) + " in both shapes must be equal, but are " + std::to_string(a.dim(i)) +
+           " and " + std::to_string(b.dim(i)) + ". Shapes are " + a.to_string() + " and " + b.to_string() + ".");
+    if (dims[static_cast<size_t>(i)] < 0) dims[static_cast<size_t>(i)] = b.dim(i);
+  }
+  return Shape(std::move(dims));
+}
+
+// All scalars give a scalar; otherwise the non-scalar inputs (of known rank:
+// an unknown one may still be a scalar) merge into the output's shape.
+void string_join_shape(ShapeContext& ctx) {
+  bool all_scalar = true;
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    const Shape& s = ctx.input(i).shape;
+    if (!s.rank_known() || s.rank() != 0) all_scalar = false;
+  }
+  if (all_scalar) {
+    ctx.set_output(0, DType::String, Shape{});
+    return;
+  }
+  Shape out = Shape::unknown_rank();
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    const Shape& s = ctx.input(i).shape;
+    if (s.rank_known() && s.rank() != 0) out = merge_equal(out, s);
+  }
+  ctx.set_output(0, DType::String, out);
+}
+
+// Joins the inputs element-wise with the separator; scalars stand for every
+// element, all other inputs must share one shape (no other broadcasting).
+void string_join_kernel(KernelContext& ctx) {
+  const std::string& separator = ctx.attrs().string("separator");
+  Shape shape;
+  std::vector<const std::vector<std::string>*> inputs;
+  std::vector<bool> is_scalar;
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    const Tensor& t = string_input(ctx, i);
+    inputs.push_back(&t.strings());
+    is_scalar.push_back(t.shape().rank() == 0);
+    if (t.shape().rank() == 0) continue;
+    if (shape.rank() == 0)
+      shape = t.shape();
+    else if (!(shape == t.shape()))
+      fail("Input shapes do not match: " + shape.to_string() + " vs. " + t.shape().to_string());
+  }
+  Tensor& out = ctx.allocate_output(0, DType::String, shape);
+  auto& strings = out.strings();
+  for (size_t k = 0; k < strings.size(); ++k) {
+    std::string joined;
+    for (size_t j = 0; j < inputs.size(); ++j) {
+      if (j) joined += separator;
+      joined += (*inputs[j])[is_scalar[j] ? 0 : k];
+    }
+    strings[k] = std::move(joined);
+  }
+}
+
+// ---- ShardedFilename / ShardedFilespec -------------------------------------------
+
+// ScalarInputsAndOutputs: every input a scalar, one scalar output.
+void scalar_inputs_shape(ShapeContext& ctx) {
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    const Shape& s = ctx.input(i).shape;
+    if (s.rank_known() && s.rank() != 0) fail("Shape must be rank 0 but is rank " + std::to_string(s.rank()));
+  }
+  ctx.set_output(0, DType::String, Shape{});
+}
+
+// printf's "%05d".
+std::string zero_padded(int32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%05d", v);
+  return buf;
+}
+
+// The checked scalar inputs of the sharded-name ops: the basename as printf's
+// "%s" reads it (up to a NUL), then the int32 inputs.
+std::pair<std::string, std::vector<int32_t>> sharded_name_inputs(const KernelContext& ctx,
+                                                                 std::initializer_list<const char*> names) {
+  int i = 0;
+  for (const char* name : names) {
+    const Tensor& t = input(ctx, i);
+    if (t.shape().rank() != 0) fail(std::string(name) + " must be a scalar, got shape " + t.shape().to_string());
+    const DType want = i == 0 ? DType::String : DType::Int32;
+    if (t.dtype() != want)
+      fail(ctx.node().op + ": " + name + " must be " + dtype_name(want) + ", got " + dtype_name(t.dtype()));
+    ++i;
+  }
+  std::vector<int32_t> ints;
+  for (int k = 1; k < i; ++k) ints.push_back(input(ctx, k).data<int32_t>()[0]);
+  return {std::string(input(ctx, 0).strings()[0].c_str()), std::move(ints)};
+}
+
+void sharded_filename_kernel(KernelContext& ctx) {
+  const auto [basename, ints] = sharded_name_inputs(ctx, {"basename", "shard", "num_shards"});
+  ctx.allocate_output(0, DType::String, Shape{}).strings()[0] =
+      basename + "-" + zero_padded(ints[0]) + "-of-" + zero_padded(ints[1]);
+}
+
+void sharded_filespec_kernel(KernelContext& ctx) {
+  const auto [basename, ints] = sharded_name_inputs(ctx, {"basename", "num_shards"});
+  ctx.allocate_output(0, DType::String, Shape{}).strings()[0] = basename + "-\?\?\?\?\?-of-" + zero_padded(ints[0]);
+}
+
 }  // namespace
 
 void register_string_ops(OpRegistry& r) {
@@ -108,6 +226,38 @@ void register_string_ops(OpRegistry& r) {
             .no_gpu(kHostStrings)
             .category("strings")
             .doc("Formats tensors into a template string, as tf.print does."));
+  r.add(OpBuilder("StringJoin")
+            .input("inputs: N * string")
+            .attr("N: int")
+            .attr("separator: string = ''")
+            .output("output: string")
+            .shape(string_join_shape)
+            .cpu(string_join_kernel)
+            .no_gradient("TensorFlow registers none: the output is a string")
+            .no_gpu(kHostStrings)
+            .category("strings")
+            .doc("Joins N string tensors element-wise with a separator; scalars stand for every element."));
+  r.add(OpBuilder("ShardedFilename")
+            .input("basename: string")
+            .input("shard: int32")
+            .input("num_shards: int32")
+            .output("filename: string")
+            .shape(scalar_inputs_shape)
+            .cpu(sharded_filename_kernel)
+            .no_gradient("TensorFlow registers none: the output is a string")
+            .no_gpu(kHostStrings)
+            .category("strings")
+            .doc("The name of one checkpoint shard: basename-SSSSS-of-NNNNN."));
+  r.add(OpBuilder("ShardedFilespec")
+            .input("basename: string")
+            .input("num_shards: int32")
+            .output("filename: string")
+            .shape(scalar_inputs_shape)
+            .cpu(sharded_filespec_kernel)
+            .no_gradient("TensorFlow registers none: the output is a string")
+            .no_gpu(kHostStrings)
+            .category("strings")
+            .doc("The glob of all checkpoint shards: basename-\?\?\?\?\?-of-NNNNN."));
 }
 
 }  // namespace flowlens::ops

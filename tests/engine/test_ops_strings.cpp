@@ -1,6 +1,8 @@
 // String ops: StringToHashBucketFast against TensorFlow's documented buckets
-// and FarmHash's Fingerprint64 values, and StringFormat (tf.strings.format /
-// tf.print) against the outputs TensorFlow's documentation shows.
+// and FarmHash's Fingerprint64 values, StringFormat (tf.strings.format /
+// tf.print) against the outputs TensorFlow's documentation shows, StringJoin
+// (tf.strings.join), and ShardedFilename / ShardedFilespec (the shard names a
+// Saver writes and restores).
 #include "op_test_util.h"
 
 using namespace flowlens;
@@ -125,6 +127,84 @@ class TestOpsStrings : public QObject {
                       {{DType::Float, Shape{3}}});
     QCOMPARE(info[0].dtype, DType::String);
     QCOMPARE(info[0].shape, Shape{});
+  }
+  // ---- StringJoin -----------------------------------------------------------------
+
+  void join_scalars_and_vectors() {
+    Tensor out = run1("StringJoin", {{"N", 2}, {"separator", " "}}, {S({}, {"hello"}), S({}, {"world"})});
+    QCOMPARE(out.shape(), Shape{});
+    QCOMPARE(out.strings()[0], std::string("hello world"));
+    // tf.strings.join([["a", "b"], "x", ["1", "2"]], separator="-"): a scalar stands for every element.
+    out = run1("StringJoin", {{"N", 3}, {"separator", "-"}}, {S({2}, {"a", "b"}), S({}, {"x"}), S({2}, {"1", "2"})});
+    QCOMPARE(out.shape(), Shape{2});
+    QCOMPARE(out.strings(), (std::vector<std::string>{"a-x-1", "b-x-2"}));
+    // The default separator is empty; bytes are joined as they are.
+    out = run1("StringJoin", {{"N", 2}}, {S({2, 1}, {"p", std::string("\0q", 2)}), S({2, 1}, {"r", ""})});
+    QCOMPARE(out.shape(), (Shape{2, 1}));
+    QCOMPARE(out.strings(), (std::vector<std::string>{"pr", std::string("\0q", 2)}));
+    out = run1("StringJoin", {{"N", 2}, {"separator", ","}}, {S({0}, {}), S({}, {"x"})});
+    QCOMPARE(out.shape(), Shape{0});
+    out = run1("StringJoin", {{"N", 1}, {"separator", ","}}, {S({}, {"alone"})});
+    QCOMPARE(out.strings()[0], std::string("alone"));
+  }
+
+  void join_refuses_shapes_that_differ() {
+    // No broadcasting beyond scalars: [1] does not stretch to [2].
+    EXPECT_ERROR(run1("StringJoin", {{"N", 2}}, {S({2}, {"a", "b"}), S({1}, {"c"})}),
+                 "Input shapes do not match: [2] vs. [1]");
+    EXPECT_ERROR(run1("StringJoin", {{"N", 2}}, {S({2}, {"a", "b"}), F({2}, {1, 2})}), "must be a string tensor");
+  }
+
+  void join_shape_function() {
+    auto info = infer("StringJoin", {{"N", 2}}, {{DType::String, Shape{}}, {DType::String, Shape{}}});
+    QCOMPARE(info[0].dtype, DType::String);
+    QCOMPARE(info[0].shape, Shape{});
+    info = infer("StringJoin", {{"N", 3}},
+                 {{DType::String, Shape{-1, 3}}, {DType::String, Shape{}}, {DType::String, Shape{4, -1}}});
+    QCOMPARE(info[0].shape, (Shape{4, 3}));
+    // An input of unknown rank might be a scalar: it is not merged.
+    info = infer("StringJoin", {{"N", 2}}, {{DType::String, Shape::unknown_rank()}, {DType::String, Shape{}}});
+    QCOMPARE(info[0].shape, Shape::unknown_rank());
+    info = infer("StringJoin", {{"N", 2}}, {{DType::String, Shape::unknown_rank()}, {DType::String, Shape{5}}});
+    QCOMPARE(info[0].shape, Shape{5});
+    EXPECT_ERROR(infer("StringJoin", {{"N", 2}}, {{DType::String, Shape{2}}, {DType::String, Shape{3}}}),
+                 "Dimension 0 in both shapes must be equal, but are 2 and 3. Shapes are [2] and [3].");
+    EXPECT_ERROR(infer("StringJoin", {{"N", 2}}, {{DType::String, Shape{2}}, {DType::String, Shape{2, 1}}}),
+                 "Shapes must be equal rank, but are 1 and 2");
+  }
+
+  // ---- ShardedFilename / ShardedFilespec -------------------------------------------------
+
+  void sharded_names_follow_tensorflows_printf_formats() {
+    auto name = [](const std::string& base, int32_t shard, int32_t n) {
+      return run1("ShardedFilename", {}, {S({}, {base}), Tensor::scalar<int32_t>(shard), Tensor::scalar<int32_t>(n)})
+          .strings()[0];
+    };
+    // "%s-%05d-of-%05d"
+    QCOMPARE(name("/tmp/ckpt/model.ckpt", 0, 1), std::string("/tmp/ckpt/model.ckpt-00000-of-00001"));
+    QCOMPARE(name("variables/variables", 3, 10), std::string("variables/variables-00003-of-00010"));
+    QCOMPARE(name("m", 123456, 200000), std::string("m-123456-of-200000"));
+    QCOMPARE(name("m", -1, 2), std::string("m--0001-of-00002"));
+    // %s stops at a NUL.
+    QCOMPARE(name(std::string("ab\0cd", 5), 1, 2), std::string("ab-00001-of-00002"));
+    // TensorFlow's "%s-?????-of-%05d" (five question marks).
+    Tensor spec = run1("ShardedFilespec", {}, {S({}, {"variables/variables"}), Tensor::scalar<int32_t>(2)});
+    QCOMPARE(spec.shape(), Shape{});
+    QCOMPARE(spec.strings()[0], std::string("variables/variables-\?\?\?\?\?-of-00002"));
+  }
+
+  void sharded_names_take_scalars_only() {
+    EXPECT_ERROR(run1("ShardedFilename", {}, {S({1}, {"m"}), Tensor::scalar<int32_t>(0), Tensor::scalar<int32_t>(1)}),
+                 "basename must be a scalar, got shape [1]");
+    EXPECT_ERROR(run1("ShardedFilename", {}, {S({}, {"m"}), I32({2}, {0, 1}), Tensor::scalar<int32_t>(1)}),
+                 "shard must be a scalar, got shape [2]");
+    EXPECT_ERROR(run1("ShardedFilespec", {}, {S({}, {"m"}), I32({1}, {1})}), "num_shards must be a scalar, got shape [1]");
+    EXPECT_ERROR(run1("ShardedFilespec", {}, {S({}, {"m"}), I64({}, {1})}), "num_shards must be int32, got int64");
+    auto info = infer("ShardedFilename", {}, {{DType::String, Shape{}}, {DType::Int32, Shape{}}, {DType::Int32, Shape{}}});
+    QCOMPARE(info[0].dtype, DType::String);
+    QCOMPARE(info[0].shape, Shape{});
+    EXPECT_ERROR(infer("ShardedFilespec", {}, {{DType::String, Shape{2}}, {DType::Int32, Shape{}}}),
+                 "Shape must be rank 0 but is rank 1");
   }
 };
 
