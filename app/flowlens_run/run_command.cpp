@@ -7,6 +7,7 @@
 #include "exec/loaded_model.h"
 #include "exec/session.h"
 #include "exec/variable_checkpoint.h"
+#include "io/example_json.h"
 #include "io/file_formats.h"
 #include "io/graph_io.h"
 #include "observe/debugger.h"
@@ -36,6 +37,7 @@ struct RunOptions {
   // SavedModels and meta graphs
   std::string signature;             // run this SignatureDef by its keys
   std::vector<std::string> inputs;   // KEY=VALUE or KEY=file.npy for the signature
+  std::vector<std::string> examples; // KEY=JSON: serialized tf.Examples for a string input
   std::vector<std::string> outputs;  // signature output keys to print (default: all)
   std::vector<std::string> tags;     // the SavedModel meta graph's tags (default: serve)
   std::string checkpoint;            // restore from this checkpoint instead of the default
@@ -168,8 +170,18 @@ int run_model(const RunOptions& options) {
     return code;
   }
   const Signature& sig = model.signature(options.signature);
-  const auto results = model.run_signature(options.signature, parse_signature_inputs(options.inputs, sig),
-                                           options.outputs);
+  std::map<std::string, Tensor> inputs = parse_signature_inputs(options.inputs, sig);
+  for (const std::string& spec : options.examples) {
+    const auto eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error("--input-examples '" + spec + "': expected KEY=[{\"feature\": [values]}, ...]");
+    const std::string key = spec.substr(0, eq);
+    std::vector<std::string> serialized = examples_from_json(spec.substr(eq + 1));
+    const auto count = static_cast<int64_t>(serialized.size());
+    if (!inputs.emplace(key, Tensor::from_strings(Shape{count}, std::move(serialized))).second)
+      throw Error("--input-examples '" + key + "' is given twice");
+  }
+  const auto results = model.run_signature(options.signature, inputs, options.outputs);
   TensorFormatOptions format;
   format.edge_items = options.edge_items;
   std::vector<std::string> names;
@@ -187,7 +199,7 @@ int run_model(const RunOptions& options) {
 int run_command(const RunOptions& options) {
   const FileFormat format = detect_file_format(options.graph);
   if (format == FileFormat::SavedModel || format == FileFormat::MetaGraph) return run_model(options);
-  if (!options.signature.empty() || !options.inputs.empty())
+  if (!options.signature.empty() || !options.inputs.empty() || !options.examples.empty())
     throw Error("--signature and --input need a SavedModel or a .meta file; '" + options.graph + "' is " +
                 format_spec(format).name);
   if (!options.checkpoint.empty())
@@ -280,6 +292,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--signature,-s", o->signature, "SavedModel/meta graph: run this SignatureDef (e.g. serving_default)");
   cmd->add_option("--input,-i", o->inputs,
                   "A signature input: KEY=VALUE (1,2,3 or [[1],[2]], shaped to the input) or KEY=file.npy (repeatable)");
+  cmd->add_option("--input-examples", o->examples,
+                  "A signature input of serialized tf.Examples: KEY='[{\"x\": [1.0]}, {\"x\": [2.0]}]' (floats need a "
+                  "decimal point; integers become int64_list, strings bytes_list)");
   cmd->add_option("--output", o->outputs, "Signature output keys to print (default: all; comma-separated)");
   cmd->add_option("--tags", o->tags, "SavedModel: the meta graph's tags (default: serve; comma-separated)");
   cmd->add_option("--checkpoint", o->checkpoint,

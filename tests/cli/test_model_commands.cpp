@@ -68,6 +68,17 @@ class TestModelCommands : public QObject {
     QVERIFY2(names.out.contains("y2:0 = [[5]]"), qPrintable(names.out));
   }
 
+  void run_a_tf_example_signature() {
+    CliResult r = flowlens_run({"run", model_dir("half_plus_two_v1"), "-s", "regress_x_to_y", "--input-examples",
+                                R"(inputs=[{"x": [1.0]}, {"x": [4.0]}])"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("outputs = [[2.5],[4]]"), qPrintable(r.out));
+    CliResult bad = flowlens_run({"run", model_dir("half_plus_two_v1"), "-s", "regress_x_to_y", "--input-examples",
+                                  "inputs=[{\"x\": [1.0]"});
+    QCOMPARE(bad.code, 1);
+    QVERIFY2(bad.err.contains("tf.Example JSON"), qPrintable(bad.err));
+  }
+
   void run_errors_name_what_exists() {
     CliResult none = flowlens_run({"run", model_dir("half_plus_two_resource")});
     QCOMPARE(none.code, 1);

@@ -11,6 +11,7 @@
 
 #include "exec/loaded_model.h"
 #include "exec/variable_checkpoint.h"
+#include "io/example_json.h"
 #include "io/file_formats.h"
 #include "io/graph_io.h"
 #include "io/meta_graph.h"
@@ -183,6 +184,34 @@ class TestSavedModel : public QObject {
     Variable* asset = loaded.session().find_variable("filename_tensor");
     QVERIFY(asset && asset->value.valid());
     QCOMPARE(asset->value.strings()[0], path + "/assets/foo.txt");
+  }
+
+  void tf_example_signatures_and_the_sharded_saver() {
+    // half_plus_two's shape: serving_default and regress_x_to_y take
+    // serialized tf.Examples through ParseExample; the Saver is sharded.
+    QTemporaryDir dir;
+    const std::string path = copy_fixture(dir, "half_plus_two_v1");
+    LoadedModel loaded = LoadedModel::load(path);
+    const std::vector<std::string> examples = examples_from_json(R"([{"x": [1.0]}, {"x": [3.0]}])");
+    const Tensor batch = Tensor::from_strings(Shape{2}, examples);
+    QCOMPARE(floats(loaded.run_signature("regress_x_to_y", {{"inputs", batch}}).at("outputs")),
+             (std::vector<float>{2.5f, 3.5f}));
+    QCOMPARE(floats(loaded.run_signature("serving_default", {{"inputs", batch}}).at("scores")),
+             (std::vector<float>{2.5f, 3.5f}));
+    QCOMPARE(floats(loaded.run_signature("regress_x_to_y2", {{"x", column({2})}}).at("y2")), std::vector<float>{4.0f});
+    // A required feature missing from an example fails naming it.
+    const Tensor missing = Tensor::from_strings(Shape{1}, examples_from_json(R"([{"z": [1.0]}])"));
+    const QString message = error_of([&] { loaded.run_signature("regress_x_to_y", {{"inputs", missing}}); });
+    QVERIFY2(message.contains("x"), qPrintable(message));
+    // The sharded save: StringJoin -> ShardedFilename -> SaveV2 -> MergeV2Checkpoints.
+    const std::string prefix = dir.filePath("out/model.ckpt-1").toStdString();
+    const auto saved = loaded.session().run({{"save/Const:0", Tensor::from_strings(Shape{}, {prefix})}},
+                                            {"save/Identity:0"});
+    QCOMPARE(saved[0].strings()[0], prefix);
+    BundleReader reader(prefix);
+    QCOMPARE(reader.read("b").data<float>()[0], 2.0f);
+    for (const auto& f : fs::directory_iterator(dir.filePath("out").toStdString()))
+      QVERIFY2(f.path().filename().string().find("_temp_") == std::string::npos, f.path().c_str());
   }
 
   void signature_errors_list_what_exists() {

@@ -132,6 +132,8 @@ def attr_text(value):
         return "b: %s" % ("true" if v else "false")
     if kind == "types":
         return "list { %s}" % "".join("type: %s " % t for t in v)
+    if kind == "shapes":
+        return "list { %s}" % "".join("shape { %s} " % "".join("dim { size: %d } " % d for d in dims) for dims in v)
     if kind == "strings":
         return "list { %s}" % "".join("s: %s " % q(t) for t in v)
     if kind == "tensor":
@@ -284,11 +286,34 @@ def saved_model_text(resource, sharded):
     save, saver = saver_nodes(resource, sharded)
     graph += save
     x = ("x:0", "DT_FLOAT", [-1, 1])
-    signatures = [
-        signature("serving_default", "tensorflow/serving/predict", {"x": x}, {"y": ("y:0", "DT_FLOAT", [-1, 1])}),
-        signature("regress_x_to_y2", "tensorflow/serving/predict", {"x": x},
-                  {"y2": ("y2:0", "DT_FLOAT", [-1, 1])}),
-    ]
+    signatures = [signature("regress_x_to_y2", "tensorflow/serving/predict", {"x": x},
+                            {"y2": ("y2:0", "DT_FLOAT", [-1, 1])})]
+    if resource:
+        signatures.append(signature("serving_default", "tensorflow/serving/predict", {"x": x},
+                                    {"y": ("y:0", "DT_FLOAT", [-1, 1])}))
+    else:
+        # half_plus_two's tf.Example path, as tf.parse_example builds it in TF 1.15:
+        # a required float feature "x" of shape [1].
+        read_a, read_b = "a/read", "b/read"
+        graph += [node("tf_example", "Placeholder", dtype=("type", "DT_STRING"), shape=("shape", [-1])),
+                  const("ParseExample/ParseExample/names", "DT_STRING", [0], []),
+                  const("ParseExample/ParseExample/dense_keys_0", "DT_STRING", [], ["x"]),
+                  const("ParseExample/Const", "DT_FLOAT", [0], []),
+                  node("ParseExample/ParseExample", "ParseExample",
+                       ["tf_example", "ParseExample/ParseExample/names", "ParseExample/ParseExample/dense_keys_0",
+                        "ParseExample/Const"],
+                       Ndense=("i", 1), Nsparse=("i", 0), Tdense=("types", ["DT_FLOAT"]),
+                       dense_shapes=("shapes", [[1]]), sparse_types=("types", [])),
+                  node("x_from_example", "Identity", ["ParseExample/ParseExample"], T=FLOAT),
+                  node("Mul_2", "Mul", [read_a, "x_from_example"], T=FLOAT),
+                  node("y_from_example", "Add", ["Mul_2", read_b], T=FLOAT)]
+        examples = ("tf_example:0", "DT_STRING", None)
+        out = ("y_from_example:0", "DT_FLOAT", [-1, 1])
+        signatures.append(signature("regress_x_to_y", "tensorflow/serving/regress", {"inputs": examples},
+                                    {"outputs": out}))
+        signatures.append(signature("serving_default", "tensorflow/serving/classify", {"inputs": examples},
+                                    {"scores": out}))
+        signatures.sort(key=lambda t: t.split('key: "')[1])
     variables = ["a", "b", "c"]
     collection = "trainable_variables"
     text = ["# A TF1 SavedModel computing y = a*x + b (and y2 = a*x + c), written by",
