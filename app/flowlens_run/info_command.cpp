@@ -91,17 +91,6 @@ int print_graph_summary(const Graph& graph, const InfoOptions& options) {
   return errors ? 1 : 0;
 }
 
-// The checkpoint a .meta file restores from by default: PREFIX.index beside
-// it, else the directory's latest; "" when neither exists.
-std::string checkpoint_beside(const std::string& meta_path) {
-  const std::filesystem::path path(meta_path);
-  const std::string sibling = (path.parent_path() / path.stem()).string();
-  if (is_bundle_prefix(sibling) || is_tensor_slice_file(sibling)) return sibling;
-  if (!match_checkpoint_files(sibling + "-?????-of-?????").empty()) return sibling + "-?????-of-?????";
-  const std::string latest = latest_checkpoint(path.parent_path().empty() ? "." : path.parent_path().string());
-  return is_bundle_prefix(latest) ? latest : "";
-}
-
 void print_checkpoint(const std::string& title, const std::string& path) {
   const auto reader = open_checkpoint(path);
   std::cout << title << ": " << reader->prefix() << "\n";
@@ -133,10 +122,11 @@ int info_command(const InfoOptions& options) {
       const MetaGraph meta = load_meta_graph(file);
       std::cout << "meta graph: " << file << "\n";
       print_meta_graph(std::cout, meta);
-      if (const std::string prefix = checkpoint_beside(file); !prefix.empty())
-        print_checkpoint("checkpoint", prefix);
-      else
-        std::cout << "checkpoint: none found beside it\n";
+      try {
+        print_checkpoint("checkpoint", checkpoint_for_meta_graph(file));
+      } catch (const Error& e) {
+        std::cout << "checkpoint: none (" << e.what() << ")\n";
+      }
       return print_graph_summary(meta.graph, options);
     }
     case FileFormat::EventLog:

@@ -61,25 +61,13 @@ LoadedModel LoadedModel::load(const std::string& path, const ModelLoadOptions& o
   MetaGraph meta = load_meta_graph(meta_file);
   ModelLoadOptions with_checkpoint = options;
   if (with_checkpoint.checkpoint.empty()) {
-    // tf.train.Saver keeps model.ckpt-N.meta beside model.ckpt-N.index and
-    // the `checkpoint` state file; a session bundle keeps export.meta beside
-    // the V1 checkpoint "export" or its shards "export-?????-of-?????"
-    // (session_bundle.cc GetVariablesFilename). Else the directory's latest.
-    const fs::path meta_path(meta_file);
-    const std::string sibling = (meta_path.parent_path() / meta_path.stem()).string();
-    const std::string shards = sibling + "-?????-of-?????";
-    std::error_code ec;
-    if (is_bundle_prefix(sibling) || fs::is_regular_file(sibling, ec)) {
-      with_checkpoint.checkpoint = sibling;
-    } else if (!match_checkpoint_files(shards).empty()) {
-      with_checkpoint.checkpoint = shards;
-    } else {
-      const std::string dir = meta_path.parent_path().empty() ? "." : meta_path.parent_path().string();
-      with_checkpoint.checkpoint = latest_checkpoint(dir);
-      if (with_checkpoint.checkpoint.empty() && meta.saver)
-        throw Error("no checkpoint for '" + meta_file + "': neither '" + bundle_index_path(sibling) + "', '" +
-                    sibling + "' (V1) nor '" + shards + "' nor a 'checkpoint' state file in '" + dir +
-                    "' exists; name one with --checkpoint PREFIX");
+    try {
+      with_checkpoint.checkpoint = checkpoint_for_meta_graph(meta_file);
+    } catch (const ParseError&) {
+      throw;
+    } catch (const Error& e) {
+      // A meta graph without a Saver has nothing to restore.
+      if (meta.saver) throw Error(std::string(e.what()) + "; name one with --checkpoint PREFIX");
     }
   }
   // A .meta has no export directory; "" keeps variables_prefix() unused.

@@ -34,4 +34,18 @@ std::unique_ptr<CheckpointReader> open_checkpoint(const std::string& path) {
   throw Error(v2_problem + "; nor does a V1 checkpoint file match '" + path + "'");
 }
 
+std::string checkpoint_for_meta_graph(const std::string& meta_file) {
+  namespace fs = std::filesystem;
+  const fs::path meta_path(meta_file);
+  const std::string sibling = (meta_path.parent_path() / meta_path.stem()).string();
+  const std::string shards = sibling + "-?????-of-?????";
+  std::error_code ec;
+  if (is_bundle_prefix(sibling) || fs::is_regular_file(sibling, ec)) return sibling;
+  if (!match_checkpoint_files(shards).empty()) return shards;
+  const std::string dir = meta_path.parent_path().empty() ? "." : meta_path.parent_path().string();
+  if (std::string latest = latest_checkpoint(dir); !latest.empty()) return latest;
+  throw Error("no checkpoint for '" + meta_file + "': neither '" + bundle_index_path(sibling) + "', '" + sibling +
+              "' (V1) nor '" + shards + "' nor a 'checkpoint' state file in '" + dir + "' exists");
+}
+
 }  // namespace flowlens

@@ -47,4 +47,13 @@ class CheckpointReader {
 // looked for when nothing matches.
 std::unique_ptr<CheckpointReader> open_checkpoint(const std::string& path);
 
+// The checkpoint a .meta file restores from when none is named, as
+// tf.train.Saver and TensorFlow Serving's session bundles lay them out:
+// PREFIX.meta beside a V2 PREFIX.index or a V1 file PREFIX, or beside V1
+// shards PREFIX-?????-of-????? (session_bundle.cc GetVariablesFilename), else
+// the latest checkpoint named by the directory's `checkpoint` file. Returns
+// the prefix or pattern; throws Error saying what was looked for when none
+// exists (and ParseError for an unreadable state file).
+std::string checkpoint_for_meta_graph(const std::string& meta_file);
+
 }  // namespace flowlens

@@ -189,6 +189,9 @@ void restore_v2_kernel(KernelContext& ctx) {
   }
 }
 
+// Savers have no outputs; their shape function has nothing to say.
+void no_outputs_shape(ShapeContext&) {}
+
 // ---- SaveV2 ----------------------------------------------------------------------
 
 void save_v2_kernel(KernelContext& ctx) {
@@ -297,6 +300,7 @@ void register_checkpoint_ops(OpRegistry& r) {
             .input("data: T")
             .attr("T: list(type)")
             .stateful()
+            .shape(no_outputs_shape)
             .cpu(save_kernel)
             .no_gradient("writes a checkpoint file; it has no outputs")
             .no_gpu(kHostFiles)
@@ -309,6 +313,7 @@ void register_checkpoint_ops(OpRegistry& r) {
             .input("data: T")
             .attr("T: list(type)")
             .stateful()
+            .shape(no_outputs_shape)
             .cpu(save_slices_kernel)
             .no_gradient("writes a checkpoint file; it has no outputs")
             .no_gpu(kHostFiles)
@@ -361,6 +366,7 @@ void register_checkpoint_ops(OpRegistry& r) {
             .input("tensors: dtypes")
             .attr("dtypes: list(type) >= 1")
             .stateful()
+            .shape(no_outputs_shape)
             .cpu(save_v2_kernel)
             .no_gradient("writes a checkpoint file; it has no outputs")
             .no_gpu(kHostFiles)
@@ -372,6 +378,7 @@ void register_checkpoint_ops(OpRegistry& r) {
             .attr("delete_old_dirs: bool = true")
             .attr("allow_missing_files: bool = false")
             .stateful()
+            .shape(no_outputs_shape)
             .cpu(merge_v2_kernel)
             .no_gradient("merges checkpoint files; it has no outputs")
             .no_gpu(kHostFiles)

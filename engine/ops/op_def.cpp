@@ -279,7 +279,7 @@ std::string spec_text(const AttrDef& attr) {
 
 const std::vector<std::string>& op_categories() {
   static const std::vector<std::string> categories = {"math",    "nn",      "array",  "state",   "training", "sparse",
-                                                      "strings", "summary", "random", "control", "internal"};
+                                                      "strings", "summary", "io",     "random",  "control",  "internal"};
   return categories;
 }
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "common/error.h"
+#include "io/checkpoint_reader.h"
 #include "io/tensor_bundle.h"
 
 namespace flowlens::ui {
@@ -28,25 +29,12 @@ bool may_be_model(const std::string& path) {
   return name == "saved_model.pb" || name == "saved_model.pbtxt" || lower_extension(path) == ".meta";
 }
 
-// As LoadedModel::load finds it: PREFIX.meta beside PREFIX.index, else the
-// directory's latest checkpoint.
 void find_meta_checkpoint(const std::string& meta_file, ModelSource* source) {
-  const fs::path meta_path(meta_file);
-  const std::string sibling = (meta_path.parent_path() / meta_path.stem()).string();
-  if (is_bundle_prefix(sibling)) {
-    source->checkpoint_prefix = sibling;
-    return;
-  }
-  const std::string dir = meta_path.parent_path().empty() ? "." : meta_path.parent_path().string();
   try {
-    source->checkpoint_prefix = latest_checkpoint(dir);
+    source->checkpoint_prefix = checkpoint_for_meta_graph(meta_file);
   } catch (const std::exception& e) {
     source->checkpoint_problem = e.what();
-    return;
   }
-  if (source->checkpoint_prefix.empty())
-    source->checkpoint_problem = "no checkpoint for '" + meta_file + "': neither '" + bundle_index_path(sibling) +
-                                 "' nor a 'checkpoint' state file in '" + dir + "' exists";
 }
 
 }  // namespace

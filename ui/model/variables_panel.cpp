@@ -10,7 +10,7 @@
 #include <QVBoxLayout>
 #include <exception>
 
-#include "io/tensor_bundle.h"
+#include "io/checkpoint_reader.h"
 #include "ui/model/model_source.h"
 
 namespace flowlens::ui {
@@ -86,7 +86,7 @@ void VariablesPanel::set_checkpoint(const QString& prefix) {
   reader_.reset();
   table_->clear();
   try {
-    reader_ = std::make_unique<BundleReader>(prefix.toStdString());
+    reader_ = open_checkpoint(prefix.toStdString());
   } catch (const std::exception& e) {
     set_status(QString::fromStdString(e.what()), true);
     return;
@@ -94,7 +94,7 @@ void VariablesPanel::set_checkpoint(const QString& prefix) {
   table_->setSortingEnabled(false);
   int64_t total = 0;
   QList<QTreeWidgetItem*> items;
-  for (const BundleEntryInfo& entry : reader_->entries()) {
+  for (const CheckpointEntry& entry : reader_->entries()) {
     auto* item = new NumberItem(QStringList{q(entry.name), q(dtype_name(entry.dtype)), q(entry.shape.to_string()),
                                             QLocale().formattedDataSize(entry.size, 1, QLocale::DataSizeTraditionalFormat)});
     item->setData(3, Qt::UserRole, static_cast<qlonglong>(entry.size));

@@ -1,7 +1,7 @@
 #pragma once
 // The Variables dock: the tensors of the checkpoint an opened SavedModel
 // (variables/variables) or .meta file (its checkpoint) restores from, read
-// from the bundle's index with BundleReader: name, dtype, shape and bytes.
+// from the checkpoint's index (V2 or V1, io/checkpoint_reader.h): name, dtype, shape and bytes.
 // Double-clicking one reads it (its CRC checked) and hands it to the tensor
 // viewer. A missing or corrupt checkpoint shows its error here; nothing
 // throws out of the panel.
@@ -16,7 +16,7 @@ class QLineEdit;
 class QTreeWidget;
 
 namespace flowlens {
-class BundleReader;
+class CheckpointReader;
 }
 
 namespace flowlens::ui {
@@ -49,7 +49,7 @@ class VariablesPanel : public QWidget {
   void set_status(const QString& text, bool error);
   void apply_filter(const QString& text);
 
-  std::unique_ptr<BundleReader> reader_;
+  std::unique_ptr<CheckpointReader> reader_;
   QLabel* status_ = nullptr;
   QLineEdit* filter_ = nullptr;
   QTreeWidget* table_ = nullptr;
