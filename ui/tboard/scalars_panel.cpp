@@ -76,12 +76,16 @@ ScalarsPanel::ScalarsPanel(QWidget* parent) : QWidget(parent) {
   split->addWidget(view_);
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 4);
+  split->setCollapsible(1, false);
+  side->setMinimumWidth(160);
+  view_->setMinimumWidth(320);
+  split->setSizes({240, 760});
 
   problems_label_ = new QLabel(this);
   problems_label_->setStyleSheet(QStringLiteral("color: #c62828;"));
   problems_ = new QListWidget(this);
   problems_->setObjectName(QStringLiteral("logProblems"));
-  problems_->setMaximumHeight(90);
+  problems_->setMaximumHeight(72);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
@@ -152,7 +156,10 @@ void ScalarsPanel::set_log(std::shared_ptr<const EventLog> log, const QString& p
     item->setToolTip(QStringLiteral("%1: %2 point(s) in %3 run(s)").arg(tag).arg(counts.second).arg(counts.first));
   }
 
-  for (const EventProblem& p : log_->all_problems()) problems_->addItem(QString::fromStdString(p.to_string()));
+  for (const EventProblem& p : log_->all_problems()) {
+    auto* item = new QListWidgetItem(QString::fromStdString(p.to_string()), problems_);
+    item->setToolTip(item->text());
+  }
   problems_label_->setText(QStringLiteral("%1 problem(s) in the log; what could be read is shown").arg(problems_->count()));
   problems_label_->setVisible(problems_->count() > 0);
   problems_->setVisible(problems_->count() > 0);
@@ -247,6 +254,7 @@ void ScalarsPanel::chart_tag(const QString& tag) {
   x_axis_->setRange(first, std::max(first + 1, last));
   const double pad = (high - low) * 0.05 + 1e-9;
   y_axis_->setRange(low - pad, high + pad);
+  if (any) y_axis_->applyNiceNumbers();
 }
 
 QString ScalarsPanel::hover_text(const QString& run, double step) const {

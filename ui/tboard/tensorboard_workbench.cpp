@@ -43,7 +43,6 @@ TensorBoardWorkbench::TensorBoardWorkbench(WorkbenchHost* window, DebugWorkbench
   w_->add_view_dock(dock_, Qt::BottomDockWidgetArea);
   if (QDockWidget* summaries = debug_->dock(DebugWorkbench::Dock::Summaries)) w_->tabifyDockWidget(summaries, dock_);
   w_->diagnostics_dock()->raise();
-  dock_->hide();  // until a log is opened
 
   connect(w_, &WorkbenchHost::document_changed, this, &TensorBoardWorkbench::on_document_changed);
   connect(panel_, &ScalarsPanel::run_metadata_activated, this, [this](int run, int index) {
@@ -65,7 +64,6 @@ void TensorBoardWorkbench::on_document_changed() {
   } else if (log_) {
     log_.reset();
     panel_->clear();
-    dock_->hide();
   }
 }
 
@@ -90,7 +88,7 @@ bool TensorBoardWorkbench::open_log(const QString& path, QString* error) {
   for (const EventRun& run : log->runs) has_graph = has_graph || !run.graphs.empty() || !run.meta_graphs.empty();
   log_ = log;
   panel_->set_log(std::move(log), canonical(path));
-  dock_->show();
+  dock_->show();  // if the user closed it
   dock_->raise();
   if (!has_graph)
     w_->statusBar()->showMessage(

@@ -30,7 +30,7 @@ class TensorBoardWorkbench : public QObject {
   ~TensorBoardWorkbench() override;
 
   // Reads `path` when it is a TensorBoard log and shows it in the Scalars
-  // dock (shown and raised). False, with `error`, when it is not a log or
+  // dock (shown and raised; opening anything else empties it). False, with `error`, when it is not a log or
   // cannot be read; the dock is left as it was then.
   bool open_log(const QString& path, QString* error = nullptr);
   // Shows run `run`'s run metadata `index` in the Profiler dock (raised).
