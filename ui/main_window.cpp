@@ -33,6 +33,7 @@
 #include "ui/node_table_model.h"
 #include "ui/recent_files.h"
 #include "ui/replicate_dialog.h"
+#include "ui/tboard/tensorboard_workbench.h"  // tboard
 #include "ui/welcome_page.h"
 #include "ui/window_settings.h"
 
@@ -76,6 +77,7 @@ MainWindow::MainWindow(QWidget* parent) : WorkbenchHost(parent) {
   editor_ = new EditorWorkbench(this);
   cluster_ = new ClusterWorkbench(this, debug_);
   model_workbench_ = new ModelWorkbench(this, debug_);
+  new TensorBoardWorkbench(this, debug_);  // tboard: the Scalars dock for TensorBoard logs
 
   summary_label_ = new QLabel(QStringLiteral("No graph loaded"), this);
   summary_label_->setObjectName(QStringLiteral("summaryLabel"));
@@ -200,6 +202,8 @@ bool MainWindow::open_file(const QString& path, QString* error) {
     doc = load_graph_document(path, &message);
   }
   if (!doc) {
+    // tboard: a TensorBoard log without a graph still opens, in the Scalars dock only.
+    if (auto* tb = findChild<TensorBoardWorkbench*>(); tb && tb->open_log(path)) return true;
     if (error) *error = message;
     statusBar()->showMessage(QStringLiteral("Could not open %1").arg(QFileInfo(path).fileName()), 5000);
     return false;

@@ -55,7 +55,8 @@ QDockWidget* dock_named(const MainWindow& window, const QString& name) {
       {"clusterCharts", cluster->charts_dock()}};
   for (const auto& [text, dock] : docks)
     if (name == QLatin1String(text)) return dock;
-  return nullptr;
+  // Docks of other workbenches by object name: "scalars" is scalarsDock.
+  return window.findChild<QDockWidget*>(name + QStringLiteral("Dock"));
 }
 
 // Let the status polls (10 Hz) fill the Cluster dock and draw a few seconds
@@ -96,11 +97,14 @@ StartupOutcome run_startup_script(MainWindow& window, const StartupOptions& o) {
     return fail(QStringLiteral("no node named '%1' in the editor's graph").arg(o.select), 2);
   if (editing && o.run) editor->run_graph();
 
-  bool loaded = false;
+  bool loaded = false, log_only = false;
   QString load_error;
   if (!o.graph_path.isEmpty() && !editing) {
     loaded = window.open_file(o.graph_path, &load_error);
-    if (!loaded && screenshot) return fail(load_error);
+    // A TensorBoard log without a graph opens in the Scalars dock only.
+    log_only = loaded && !window.document();
+    loaded = loaded && !log_only;
+    if (!loaded && !log_only && screenshot) return fail(load_error);
   }
   bool ask_replicate = false;
   if (loaded && o.replicas > 0) {
@@ -174,7 +178,7 @@ StartupOutcome run_startup_script(MainWindow& window, const StartupOptions& o) {
   window.show();
   MainWindow* w = &window;
   if (ask_replicate) QTimer::singleShot(0, w, [w, replicas = o.replicas] { w->replicate_dialog(replicas); });
-  if (!o.graph_path.isEmpty() && !editing && !loaded)
+  if (!o.graph_path.isEmpty() && !editing && !loaded && !log_only)
     QTimer::singleShot(0, w, [w, load_error] { w->show_error(QStringLiteral("Could not open graph"), load_error); });
   return outcome;
 }

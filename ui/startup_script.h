@@ -27,7 +27,7 @@ struct StartupOptions {
   std::vector<std::string> breakpoints;   // --break
   bool check_numerics = false;            // --check-numerics
   bool time_overlay = false;              // --time-overlay
-  std::optional<QString> dock;            // --dock breakpoints|watches|tensor|profiler|log|summaries
+  std::optional<QString> dock;            // --dock breakpoints|watches|tensor|profiler|log|summaries|scalars
   bool edit = false;                      // --edit
   std::optional<QString> template_name;   // --template
   std::optional<QString> attach;          // --attach cluster.json

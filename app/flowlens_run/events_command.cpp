@@ -7,9 +7,40 @@
 #include "commands.h"
 #include "common/error.h"
 #include "io/event_log.h"
+#include "observe/profiler.h"
+#include "observe/run_metadata_profile.h"
 
 namespace flowlens::cli {
 namespace {
+
+constexpr int kTopOps = 5;
+
+// "      4 node execution(s) on 2 device(s), 0.085 ms; top ops: MatMul 0.040 ms (47.1%), ..."
+void print_step_stats(const EventRunMetadata& m, std::vector<EventProblem>& problems) {
+  Profiler profiler;
+  RunMetadataImport imported;
+  try {
+    imported = add_run_metadata(profiler, m.bytes, m.file + "@" + std::to_string(m.offset), {.run_id = m.step});
+  } catch (const Error& e) {
+    std::cout << "      unreadable RunMetadata\n";
+    problems.push_back({m.file, m.offset, "tagged_run_metadata '" + m.tag + "': not a RunMetadata"});
+    return;
+  }
+  if (imported.node_stats == 0) {
+    std::cout << "      no step stats\n";
+    return;
+  }
+  double total_ms = 0;
+  const std::vector<OpTiming> ops = profiler.op_summary();
+  for (const OpTiming& t : ops) total_ms += t.total_ms;
+  std::cout << "      " << imported.node_stats << " node execution(s) on " << imported.devices << " device(s), "
+            << std::fixed << std::setprecision(3) << total_ms << " ms; top ops:";
+  for (std::size_t i = 0; i < ops.size() && i < kTopOps; ++i)
+    std::cout << (i ? ", " : " ") << ops[i].op << " " << ops[i].total_ms << " ms (" << std::setprecision(1)
+              << ops[i].percent << "%)" << std::setprecision(3);
+  std::cout << std::defaultfloat << "\n";
+  for (const std::string& note : imported.notes) std::cout << "      note: " << note << "\n";
+}
 
 struct EventsOptions {
   std::string path;
@@ -58,8 +89,10 @@ void print_run(const EventRun& run, std::vector<EventProblem>& problems) {
   }
   if (!run.run_metadata.empty()) {
     std::cout << "  run metadata: " << run.run_metadata.size() << "\n";
-    for (const EventRunMetadata& m : run.run_metadata)
+    for (const EventRunMetadata& m : run.run_metadata) {
       std::cout << "    " << m.tag << " at step " << m.step << ": " << m.bytes.size() << " bytes\n";
+      print_step_stats(m, problems);
+    }
   }
   if (run.scalars.empty() && run.other_tags.empty() && run.graphs.empty() && run.meta_graphs.empty() &&
       run.run_metadata.empty())

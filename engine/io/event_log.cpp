@@ -178,7 +178,7 @@ class RunReader {
         break;
       case proto::Event::kTaggedRunMetadata:
         run_.run_metadata.push_back({event.tagged_run_metadata().tag(), event.step(), event.wall_time(),
-                                     event.tagged_run_metadata().run_metadata()});
+                                     event.tagged_run_metadata().run_metadata(), file, offset});
         break;
       case proto::Event::kSummary:
         for (const proto::Summary::Value& value : event.summary().value()) add_value(value, event, file, offset);

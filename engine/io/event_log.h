@@ -52,7 +52,9 @@ struct EventRunMetadata {
   std::string tag;
   int64_t step = 0;
   double wall_time = 0;
-  std::string bytes;  // a serialized RunMetadata
+  std::string bytes;  // a serialized RunMetadata (observe/run_metadata_profile.h reads it)
+  std::string file;   // where it was found
+  uint64_t offset = 0;  // of its record
 };
 
 // Summary values of kinds other than scalars, per tag.

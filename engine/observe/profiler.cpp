@@ -60,8 +60,43 @@ int Profiler::intern_device(const Device& device) {
 }
 
 int Profiler::thread_index() {
-  auto [it, inserted] = threads_.try_emplace(std::this_thread::get_id(), static_cast<int>(threads_.size()));
+  auto [it, inserted] = threads_.try_emplace(std::this_thread::get_id(), thread_count_);
+  if (inserted) ++thread_count_;
   return it->second;
+}
+
+int Profiler::recorded_thread_index(int64_t thread) {
+  auto [it, inserted] = recorded_threads_.try_emplace(thread, thread_count_);
+  if (inserted) ++thread_count_;
+  return it->second;
+}
+
+int Profiler::intern_device_name(const std::string& name) {
+  auto same = std::find(devices_.begin(), devices_.end(), name);
+  const int index = static_cast<int>(same - devices_.begin());
+  if (same == devices_.end()) devices_.push_back(name);
+  return index;
+}
+
+void Profiler::add_recorded(const RecordedNode& node) {
+  ProfiledNode rec;
+  rec.run_id = node.run_id;
+  rec.start_ns = node.start_ns;
+  rec.end_ns = std::max(node.start_ns, node.end_ns);
+  rec.bytes = node.bytes;
+  rec.shapes = node.shapes;
+  std::lock_guard lock(mu_);
+  auto [it, inserted] = recorded_nodes_.try_emplace({node.node, node.op}, static_cast<int>(nodes_.size()));
+  if (inserted) nodes_.push_back({node.node, node.op, node.producers});
+  rec.node = it->second;
+  rec.device = intern_device_name(node.device);
+  rec.thread = recorded_thread_index(node.thread);
+  events_.push_back(std::move(rec));
+}
+
+void Profiler::name_recorded_thread(int64_t thread, const std::string& name) {
+  std::lock_guard lock(mu_);
+  thread_names_[recorded_thread_index(thread)] = name;
 }
 
 void Profiler::on_node_end(int64_t run_id, const NodeEvent& event, std::span<const Tensor> outputs) {
@@ -202,7 +237,7 @@ void Profiler::write_chrome_trace(const std::string& path) const {
   ChromeTraceWriter writer(path);
   for (size_t d = 0; d < devices_.size(); ++d) writer.process_name(static_cast<int>(d), devices_[d]);
   // Thread names per device that used them, so Perfetto labels each track.
-  std::vector<std::vector<char>> used(devices_.size(), std::vector<char>(threads_.size(), 0));
+  std::vector<std::vector<char>> used(devices_.size(), std::vector<char>(static_cast<size_t>(thread_count_), 0));
   int64_t origin = std::numeric_limits<int64_t>::max();
   for (const ProfiledNode& e : events_) {
     used[static_cast<size_t>(e.device)][static_cast<size_t>(e.thread)] = 1;
@@ -210,7 +245,11 @@ void Profiler::write_chrome_trace(const std::string& path) const {
   }
   for (size_t d = 0; d < used.size(); ++d)
     for (size_t t = 0; t < used[d].size(); ++t)
-      if (used[d][t]) writer.thread_name(static_cast<int>(d), static_cast<int>(t), "worker " + std::to_string(t));
+      if (used[d][t]) {
+        auto name = thread_names_.find(static_cast<int>(t));
+        writer.thread_name(static_cast<int>(d), static_cast<int>(t),
+                           name != thread_names_.end() ? name->second : "worker " + std::to_string(t));
+      }
   for (const ProfiledNode& e : events_) {
     const NodeInfo& n = nodes_[static_cast<size_t>(e.node)];
     writer.slice({n.name, n.op, e.shapes, e.device, e.thread, e.start_ns - origin, e.end_ns - e.start_ns, e.bytes,

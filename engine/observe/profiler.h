@@ -32,6 +32,18 @@ struct ProfiledNode {
   std::string shapes;                // "[64,16];[64]"
 };
 
+// A node execution recorded elsewhere, by name: a step TensorFlow traced
+// into a RunMetadata (observe/run_metadata_profile.h).
+struct RecordedNode {
+  std::string node, op, device;
+  std::vector<std::string> producers;  // node names of the data inputs
+  int64_t thread = 0;                  // any id; numbered in order of first appearance
+  int64_t start_ns = 0, end_ns = 0;
+  int64_t bytes = 0;
+  std::string shapes;
+  int64_t run_id = 0;
+};
+
 struct OpTiming {
   std::string op;
   int64_t count = 0;
@@ -49,6 +61,12 @@ struct DeviceMemory {
 class Profiler : public ExecutionObserver {
  public:
   void on_node_end(int64_t run_id, const NodeEvent& event, std::span<const Tensor> outputs) override;
+
+  // Adds an execution recorded elsewhere; nodes and devices are matched by name.
+  void add_recorded(const RecordedNode& node);
+  // Names a worker track of the Chrome trace (default "worker N"); `thread` as
+  // given to add_recorded.
+  void name_recorded_thread(int64_t thread, const std::string& name);
 
   void clear();
   std::vector<ProfiledNode> events() const;
@@ -73,6 +91,8 @@ class Profiler : public ExecutionObserver {
   int intern_node(const Node& node);    // with mu_ held
   int intern_device(const Device& device);
   int thread_index();
+  int recorded_thread_index(int64_t thread);
+  int intern_device_name(const std::string& name);
 
   mutable std::mutex mu_;
   std::vector<ProfiledNode> events_;
@@ -81,6 +101,10 @@ class Profiler : public ExecutionObserver {
   std::vector<std::string> devices_;
   std::unordered_map<const Device*, int> device_index_;
   std::unordered_map<std::thread::id, int> threads_;
+  std::map<int64_t, int> recorded_threads_;
+  std::map<std::pair<std::string, std::string>, int> recorded_nodes_;  // (name, op) -> node
+  std::map<int, std::string> thread_names_;
+  int thread_count_ = 0;  // live and recorded threads share the numbering
 };
 
 }  // namespace flowlens

@@ -66,6 +66,30 @@ class TestEventsCommand : public QObject {
     QVERIFY2(r.out.contains(file + "@40: graph_def:"), qPrintable(r.out));
   }
 
+  void summarizes_the_step_stats_of_run_metadata() {
+    QTemporaryDir dir;
+    const QString file = dir.filePath("events.out.tfevents.9.host");
+    // RunMetadata{step_stats = 1 {dev_stats = 1 {device = 1, node_stats = 2
+    // {node_name = 1, all_start_micros = 2, all_end_rel_micros = 5, timeline_label = 8}}}}.
+    auto node = [](const char* name, int start, int rel, const char* label) {
+      return field_bytes(2, field_bytes(1, name) + field_varint(2, start) + field_varint(5, rel) + field_bytes(8, label));
+    };
+    const std::string dev = field_bytes(1, "/device:CPU:0") + node("a", 10, 30, "a = MatMul(x, y)") +
+                            node("b", 45, 10, "b = Add(a, a)") + node("c", 60, 10, "c = Add(b, a)");
+    const std::string metadata = field_bytes(1, field_bytes(1, dev));
+    const std::string first = framed_file_version_event() + frame_tfrecord(run_metadata_event(2.0, 7, "step_7", metadata));
+    write_file(file.toStdString(), first + frame_tfrecord(run_metadata_event(3.0, 8, "bad", hex_bytes("ff ff"))));
+    const CliResult r = flowlens_run({"events", file});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.out.contains("step_7 at step 7: "), qPrintable(r.out));
+    QVERIFY2(r.out.contains("3 node execution(s) on 1 device(s), 0.050 ms; top ops: MatMul 0.030 ms (60.0%), Add "
+                            "0.020 ms (40.0%)"),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains("unreadable RunMetadata"), qPrintable(r.out));
+    QVERIFY2(r.out.contains(file + QStringLiteral("@%1: tagged_run_metadata 'bad': not a RunMetadata").arg(first.size())),
+             qPrintable(r.out));
+  }
+
   void empty_directory_and_missing_path() {
     QTemporaryDir dir;
     CliResult r = flowlens_run({"events", dir.path()});

@@ -77,11 +77,25 @@ ProfilerPanel::ProfilerPanel(const Profiler* profiler, QWidget* parent) : QWidge
 }
 
 void ProfilerPanel::refresh() {
-  const std::vector<ProfiledNode> recorded = profiler_->events();
-  const std::vector<std::string> names = profiler_->node_names();
-  const std::vector<std::string> ops = profiler_->node_ops();
+  recorded_.reset();
+  recorded_source_.clear();
+  show_profile(*profiler_);
+}
+
+void ProfilerPanel::show_recorded(std::shared_ptr<const Profiler> recorded, const QString& source) {
+  if (!recorded) return refresh();
+  recorded_ = std::move(recorded);
+  recorded_source_ = source;
+  show_profile(*recorded_);
+  timeline_->fit();
+}
+
+void ProfilerPanel::show_profile(const Profiler& profiler) {
+  const std::vector<ProfiledNode> recorded = profiler.events();
+  const std::vector<std::string> names = profiler.node_names();
+  const std::vector<std::string> ops = profiler.node_ops();
   QStringList devices;
-  for (const std::string& d : profiler_->device_names()) devices << QString::fromStdString(d);
+  for (const std::string& d : profiler.device_names()) devices << QString::fromStdString(d);
 
   std::vector<TimelineEvent> events;
   events.reserve(recorded.size());
@@ -94,7 +108,7 @@ void ProfilerPanel::refresh() {
   }
   timeline_->set_events(devices, std::move(events));
 
-  const std::vector<OpTiming> timings = profiler_->op_summary();
+  const std::vector<OpTiming> timings = profiler.op_summary();
   const int rows = std::min<int>(kTopOps, static_cast<int>(timings.size()));
   summary_->setRowCount(rows);
   for (int row = 0; row < rows; ++row) {
@@ -106,14 +120,20 @@ void ProfilerPanel::refresh() {
     summary_->setItem(row, 4, number_item(t.percent, 1));
   }
   QStringList memory;
-  for (const DeviceMemory& m : profiler_->memory())
+  for (const DeviceMemory& m : profiler.memory())
     memory << QStringLiteral("%1: %2 produced, peak \u2248 %3")
                   .arg(QString::fromStdString(m.device), bytes_text(m.produced_bytes), bytes_text(m.peak_live_bytes));
   memory_->setText(memory.join(QLatin1Char('\n')));
-  info_->setText(recorded.empty() ? QStringLiteral("No run profiled yet")
-                                  : QStringLiteral("%1 node executions on %2 device(s) \u2014 wheel zooms, click selects")
-                                        .arg(recorded.size())
-                                        .arg(devices.size()));
+  if (recorded_)
+    info_->setText(QStringLiteral("%1 \u2014 %2 node executions on %3 device(s) recorded by TensorFlow")
+                       .arg(recorded_source_)
+                       .arg(recorded.size())
+                       .arg(devices.size()));
+  else
+    info_->setText(recorded.empty() ? QStringLiteral("No run profiled yet")
+                                    : QStringLiteral("%1 node executions on %2 device(s) \u2014 wheel zooms, click selects")
+                                          .arg(recorded.size())
+                                          .arg(devices.size()));
   export_button_->setEnabled(!recorded.empty());
 }
 
@@ -121,7 +141,7 @@ QString ProfilerPanel::info_text() const { return info_->text(); }
 
 bool ProfilerPanel::export_trace(const QString& path, QString* error) const {
   try {
-    profiler_->write_chrome_trace(path.toStdString());
+    shown().write_chrome_trace(path.toStdString());
     return true;
   } catch (const std::exception& e) {
     if (error) *error = QStringLiteral("%1: %2").arg(path, QString::fromStdString(e.what()));

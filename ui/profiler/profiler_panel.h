@@ -7,6 +7,7 @@
 #include <QString>
 #include <QWidget>
 #include <map>
+#include <memory>
 
 class QLabel;
 class QPushButton;
@@ -26,8 +27,14 @@ class ProfilerPanel : public QWidget {
  public:
   explicit ProfilerPanel(const Profiler* profiler, QWidget* parent = nullptr);
 
-  // Rereads the profiler (call when a run has finished).
+  // Rereads the profiler (call when a run has finished); shows it again in
+  // place of a recorded profile.
   void refresh();
+  // Shows a profile recorded elsewhere (a TensorFlow RunMetadata step of a
+  // TensorBoard log) until the next refresh(); `source` names it in the
+  // info line.
+  void show_recorded(std::shared_ptr<const Profiler> recorded, const QString& source);
+  bool showing_recorded() const { return recorded_ != nullptr; }
   // Milliseconds per node name over the recorded run.
   const std::map<QString, double>& node_times_ms() const { return node_ms_; }
   bool export_trace(const QString& path, QString* error = nullptr) const;
@@ -43,7 +50,12 @@ class ProfilerPanel : public QWidget {
   void node_clicked(const QString& node);
 
  private:
+  void show_profile(const Profiler& profiler);
+  const Profiler& shown() const { return recorded_ ? *recorded_ : *profiler_; }
+
   const Profiler* profiler_;
+  std::shared_ptr<const Profiler> recorded_;
+  QString recorded_source_;
   std::map<QString, double> node_ms_;
   TimelineView* timeline_ = nullptr;
   QTableWidget* summary_ = nullptr;
