@@ -26,7 +26,6 @@ namespace {
 namespace fs = std::filesystem;
 namespace gp = google::protobuf;
 
-constexpr int kMetaGraphObjectGraphField = 7;  // MetaGraphDef.object_graph_def (TF2)
 
 class CollectErrors : public gp::io::ErrorCollector {
  public:
@@ -248,9 +247,7 @@ MetaGraph meta_graph_from_proto(const proto::MetaGraphDef& def, const std::strin
   std::sort(m.collections.begin(), m.collections.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   for (const auto& asset : def.asset_file_def())
     m.assets.push_back(AssetFile{asset.tensor_info().name(), asset.filename()});
-  const auto& unknown = def.GetReflection()->GetUnknownFields(def);
-  for (int k = 0; k < unknown.field_count(); ++k)
-    m.has_object_graph |= unknown.field(k).number() == kMetaGraphObjectGraphField;
+  m.has_object_graph = def.has_object_graph_def();
   m.graph.source_path = source;
   return m;
 }

@@ -153,6 +153,20 @@ class TestSavedModel : public QObject {
     QCOMPARE(parse_meta_graph(text, true, "t.meta").tags, std::vector<std::string>{"serve"});
   }
 
+  void tf2_saved_model_opens_and_lists_signatures() {
+    const SavedModel model = load_saved_model(fixture("tf2_module"));
+    const MetaGraph& meta = model.default_meta_graph();
+    QVERIFY(meta.has_object_graph);
+    QCOMPARE(meta.graph.function_names, std::vector<std::string>{"__inference_signature_wrapper_21"});
+    const Signature* sig = meta.find_signature("serving_default");
+    QVERIFY(sig);
+    QCOMPARE(sig->input("x")->tensor_name, std::string("serving_default_x:0"));
+    QCOMPARE(sig->output("output_0")->tensor_name, std::string("StatefulPartitionedCall:0"));
+    QCOMPARE(load_graph(fixture("tf2_module")).size(), meta.graph.size());
+    const QString message = error_of([] { LoadedModel::load(fixture("tf2_module")); });
+    QVERIFY2(message.contains("TF2 SavedModel") && message.contains("StatefulPartitionedCall"), qPrintable(message));
+  }
+
   void bad_files_name_themselves() {
     QString message = error_of([] { parse_saved_model("saved_model_schema_version: 1\nmeta_graphs { graph_def { node { name: 3 } } }", true, "bad.pbtxt"); });
     QVERIFY2(message.startsWith("bad.pbtxt:2:"), qPrintable(message));

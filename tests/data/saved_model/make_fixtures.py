@@ -441,6 +441,59 @@ def session_bundle_meta():
     return "\n".join(text) + "\n"
 
 
+# ---- a TF2 SavedModel (tf.saved_model.save of a tf.Module) --------------------
+
+def tf2_saved_model_text():
+    """Its signature and restore run through functions (StatefulPartitionedCall):
+    FlowLens opens it and lists its signatures but does not run it."""
+    w = node("w", "VarHandleOp", dtype=FLOAT, shape=SCALAR, shared_name=("s", "w"), container=("s", ""))
+    x = node("serving_default_x", "Placeholder", dtype=FLOAT, shape=("shape", [-1, 1]))
+    def call(name, inputs, tin, tout, f):
+        return node(name, "StatefulPartitionedCall", inputs, Tin=("types", tin), Tout=("types", tout),
+                    config=("s", ""), config_proto=("s", ""), executor_type=("s", "")) .replace(
+            "    }", '      attr { key: "f" value { func { name: %s } } }\n    }' % q(f))
+    graph = [w, x,
+             call("StatefulPartitionedCall", ["serving_default_x", "w"], ["DT_FLOAT", "DT_RESOURCE"], ["DT_FLOAT"],
+                  "__inference_signature_wrapper_21"),
+             node("saver_filename", "Placeholder", dtype=("type", "DT_STRING"), shape=SCALAR),
+             call("StatefulPartitionedCall_1", ["saver_filename", "w"], ["DT_STRING", "DT_RESOURCE"], ["DT_STRING"],
+                  "__inference__traced_save_40"),
+             call("StatefulPartitionedCall_2", ["saver_filename", "w"], ["DT_STRING", "DT_RESOURCE"], ["DT_STRING"],
+                  "__inference__traced_restore_50"),
+             node("NoOp", "NoOp")]
+    library = """    library {
+      function {
+        signature {
+          name: "__inference_signature_wrapper_21"
+          input_arg { name: "x" type: DT_FLOAT }
+          input_arg { name: "unknown" type: DT_RESOURCE }
+          output_arg { name: "identity" type: DT_FLOAT }
+          is_stateful: true
+        }
+        node_def { name: "ReadVariableOp" op: "ReadVariableOp" input: "unknown" attr { key: "dtype" value { type: DT_FLOAT } } }
+        node_def { name: "mul" op: "Mul" input: "ReadVariableOp:value:0" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+        ret { key: "identity" value: "mul:z:0" }
+      }
+    }"""
+    x_info = tensor_info("serving_default_x:0", "DT_FLOAT", [-1, 1])
+    out_info = tensor_info("StatefulPartitionedCall:0", "DT_FLOAT", [-1, 1])
+    text = ["# A TF2 SavedModel as tf.saved_model.save writes it (text format here), by make_fixtures.py.",
+            "saved_model_schema_version: 1", "meta_graphs {",
+            '  meta_info_def { tags: "serve" tensorflow_version: "2.15.0" tensorflow_git_version: "v2.15.0-2-g0b15fdfcb3f" stripped_default_attrs: true }',
+            "  graph_def {"] + graph + [library, "    versions { producer: 1645 min_consumer: 12 }", "  }",
+            '  saver_def { filename_tensor_name: "saver_filename:0" save_tensor_name: "StatefulPartitionedCall_1:0" '
+            'restore_op_name: "StatefulPartitionedCall_2" version: V2 }',
+            '  signature_def { key: "serving_default" value { inputs { key: "x" value { %s } } '
+            'outputs { key: "output_0" value { %s } } method_name: "tensorflow/serving/predict" } }' % (x_info, out_info),
+            '  signature_def { key: "__saved_model_init_op" value { outputs { key: "__saved_model_init_op" '
+            'value { name: "NoOp" tensor_shape { unknown_rank: true } } } } }',
+            '  object_graph_def { nodes { children { node_id: 1 local_name: "w" } user_object { identifier: '
+            '"_generic_user_object" version { producer: 1 min_consumer: 1 } } } nodes { variable { dtype: DT_FLOAT '
+            'shape { } name: "w" } } }',
+            "}"]
+    return "\n".join(text) + "\n"
+
+
 if __name__ == "__main__":
     here = os.path.dirname(os.path.abspath(__file__))
     # y = a*x + b, y2 = a*x + c, with the values half_plus_two trains to.
@@ -459,3 +512,7 @@ if __name__ == "__main__":
                         [("a", [0.5], []), ("b", [2.0], []), ("c", [3.0], [])])
     with open(os.path.join(bundle, "export.meta"), "w") as f:
         f.write(session_bundle_meta())
+    tf2 = os.path.join(here, "tf2_module")
+    write_variables(os.path.join(tf2, "variables"), [("w/.ATTRIBUTES/VARIABLE_VALUE", [0.5], [])])
+    with open(os.path.join(tf2, "saved_model.pbtxt"), "w") as f:
+        f.write(tf2_saved_model_text())
