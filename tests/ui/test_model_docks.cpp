@@ -194,6 +194,13 @@ class ModelDocksTest : public QObject {
     QVERIFY_THROWS_EXCEPTION(flowlens::Error, flowlens::ui::parse_signature_input(QStringLiteral("300"), in));
     QVERIFY_THROWS_EXCEPTION(flowlens::Error,
                              flowlens::ui::parse_signature_input(dir_.filePath(QStringLiteral("missing.npy")), in));
+    // A string input takes tf.Examples as JSON (serialized, one per object).
+    in.dtype = flowlens::DType::String;
+    in.shape = flowlens::Shape::unknown_rank();
+    t = flowlens::ui::parse_signature_input(QStringLiteral(R"([{"x": [1.0]}, {"x": [2.0]}])"), in);
+    QCOMPARE(t.shape(), flowlens::Shape{2});
+    QVERIFY(!t.strings()[0].empty());
+    QVERIFY_THROWS_EXCEPTION(flowlens::Error, flowlens::ui::parse_signature_input(QStringLiteral("[{\"x\": "), in));
   }
 
   void meta_file_uses_the_checkpoint_beside_it() {

@@ -19,6 +19,7 @@
 #include <exception>
 
 #include "common/error.h"
+#include "io/example_json.h"
 #include "tensor/npy.h"
 #include "tensor/tensor_format.h"
 #include "tensor/tensor_parse.h"
@@ -74,6 +75,16 @@ Tensor parse_signature_input(const QString& text, const SignatureTensor& input, 
     if (input.dtype != DType::Invalid && tensor.dtype() != input.dtype)
       throw Error(name + " expects " + dtype_name(input.dtype) + ", but '" + path.toStdString() + "' holds " +
                   dtype_name(tensor.dtype()));
+  } else if (input.dtype == DType::String && (value.startsWith(QLatin1Char('{')) || value.startsWith(QLatin1String("[{")))) {
+    // Serialized tf.Examples (regress/classify signatures), typed as JSON like
+    // saved_model_cli's --input_examples: [{"x": [1.0]}, {"x": [2.0]}].
+    try {
+      std::vector<std::string> examples = examples_from_json(value.toStdString());
+      const auto count = static_cast<int64_t>(examples.size());
+      tensor = Tensor::from_strings(Shape{count}, std::move(examples));
+    } catch (const std::exception& e) {
+      throw Error(name + ": " + e.what());
+    }
   } else {
     if (input.dtype == DType::Invalid)
       throw Error(name + ": the signature gives no dtype to read the value as; use a .npy file");
@@ -251,7 +262,9 @@ void ModelPanel::rebuild_inputs() {
     h->setContentsMargins(0, 0, 0, 0);
     auto* edit = new QLineEdit;
     edit->setObjectName(QStringLiteral("input_") + q(in.key));
-    edit->setPlaceholderText(QStringLiteral("%1, e.g. [1, 2, 3], or a .npy file").arg(describe_input(in)));
+    edit->setPlaceholderText(in.dtype == DType::String
+                                 ? QStringLiteral("%1: text, or tf.Examples as [{\"x\": [1.0]}]").arg(describe_input(in))
+                                 : QStringLiteral("%1, e.g. [1, 2, 3], or a .npy file").arg(describe_input(in)));
     edit->setToolTip(QStringLiteral("%1 (%2): a value read as %3 and fitted to the shape, or a .npy path")
                          .arg(q(in.key), q(in.tensor_name), describe_input(in)));
     connect(edit, &QLineEdit::returnPressed, this, [this] { run(); });
