@@ -22,6 +22,7 @@
 #include "common/crc32c.h"
 #include "io/meta_graph.pb.h"
 #include "io/tensor_bundle.pb.h"
+#include "io/table_guard.h"
 #include "io/tensor_proto.h"
 
 namespace flowlens {
@@ -56,6 +57,8 @@ IndexTable open_index(const std::string& path) {
     throw Error("cannot open checkpoint index '" + path + "': " + status_text(s));
   IndexTable index;
   index.file.reset(raw_file);
+  if (const std::string problem = io_detail::table_layout_problem(path); !problem.empty())
+    throw ParseError(path, 0, 0, "corrupt checkpoint index: " + problem);
   leveldb::Options options;
   options.paranoid_checks = true;  // verify the index and metaindex blocks' CRCs on open
   leveldb::Table* raw_table = nullptr;

@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "io/tensor_bundle.pb.h"
+#include "io/table_guard.h"
 #include "io/tensor_proto.h"
 
 namespace flowlens {
@@ -95,6 +96,10 @@ std::unique_ptr<Table> open_table(const std::string& path, std::string* why) {
   }
   auto table = std::make_unique<Table>();
   table->file.reset(raw);
+  if (std::string problem = io_detail::table_layout_problem(path); !problem.empty()) {
+    *why = "corrupt table: " + problem;
+    return nullptr;
+  }
   leveldb::Options options;
   options.paranoid_checks = true;
   leveldb::Table* opened = nullptr;

@@ -268,6 +268,30 @@ class TestTensorBundle : public QObject {
     QVERIFY(error_of([&] { BundleReader r(prefix); }).contains("data shards"));
   }
 
+  void block_handles_outside_the_file_are_refused_before_reading() {
+    // LevelDB allocates a block's buffer from its handle before reading:
+    // a handle naming a terabyte must be refused first.
+    QTemporaryDir dir;
+    const std::string prefix = dir.filePath("huge").toStdString();
+    std::string file;
+    const std::string data_handle = append_block(&file, block({{"", header_proto(1)}}));
+    const std::string meta_handle = append_block(&file, block({}));
+    const std::string bad_data = varint(0) + varint(uint64_t{1} << 40);  // a terabyte at offset 0
+    const std::string index_handle = append_block(&file, block({{"", bad_data}}));
+    std::string footer = meta_handle + index_handle;
+    footer.resize(40, '\0');
+    write_file(bundle_index_path(prefix), file + footer + fixed64(0xdb4775248b80fb57ull));
+    QString message = error_of([&] { BundleReader reader(prefix); });
+    QVERIFY2(message.contains("huge.index") && message.contains("outside the file"), qPrintable(message));
+    // The footer's own index handle.
+    footer = meta_handle + varint(0) + varint(uint64_t{1} << 41);
+    footer.resize(40, '\0');
+    write_file(bundle_index_path(prefix), file + footer + fixed64(0xdb4775248b80fb57ull));
+    message = error_of([&] { BundleReader reader(prefix); });
+    QVERIFY2(message.contains("footer names a block outside the file"), qPrintable(message));
+    (void)data_handle;
+  }
+
   void writer_round_trips_every_dtype() {
     QTemporaryDir dir;
     const std::string prefix = dir.filePath("sub/dir/ckpt").toStdString();
