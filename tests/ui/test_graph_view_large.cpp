@@ -38,8 +38,8 @@ class GraphViewLargeTest : public QObject {
   void layered_layout_keeps_order_gaps_and_direction() {
     // A diamond with a long edge and a cycle: a -> b -> c -> d, a -> d, d -> b.
     LayoutInput in;
-    for (int i = 0; i < 4; ++i) in.boxes.push_back({80, 30, -1});
-    in.edges = {{0, 1, true}, {1, 2, true}, {2, 3, true}, {0, 3, true}, {3, 1, true}};
+    for (int i = 0; i < 4; ++i) in.boxes.push_back({80, 30, -1, false});
+    in.edges = {{0, 1, true, false}, {1, 2, true, false}, {2, 3, true, false}, {0, 3, true, false}, {3, 1, true, false}};
     const LayoutResult r = run_layered_layout(in);
     QCOMPARE(r.box_centers.size(), size_t(4));
     QVERIFY(r.box_centers[0].y() < r.box_centers[1].y());  // top to bottom

@@ -22,6 +22,7 @@ struct LayoutInput {
   struct Box {
     double width = 0, height = 0;  // points
     int cluster = -1;              // index into clusters, -1 = top level
+    bool side = false;             // placed in its cluster's side area (side_areas.h), not by the layout
   };
   struct Cluster {
     QString label;
@@ -30,10 +31,14 @@ struct LayoutInput {
   struct Edge {
     int from = 0, to = 0;  // indices into boxes
     bool constraint = true;  // control edges still rank, data edges always do
+    bool stub = false;       // touches a side box: drawn as a short stub (side_areas.h), not routed
   };
   std::vector<Box> boxes;
   std::vector<Cluster> clusters;
   std::vector<Edge> edges;
+  // Width over height of the screen area the view fits into: a tall chain
+  // is wrapped into columns to about this aspect (wrap_layout.h).
+  double target_aspect = 1.5;
 };
 
 struct LayoutResult {

@@ -1,5 +1,7 @@
 #include "ui/graphview/incremental_layout.h"
 
+#include "ui/graphview/cross_shift.h"
+
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -19,25 +21,6 @@ std::string key_of(const VisibleGraph::Unit& u) { return u.is_group() ? "g" + u.
 QRectF box_rect(QPointF centre, QSizeF size) {
   return {centre.x() - size.width() / 2, centre.y() - size.height() / 2, size.width(), size.height()};
 }
-
-// The cross shift: right of the group moves right, below it moves down.
-struct CrossShift {
-  double right = 0, bottom = 0;  // the group box's right and bottom edges
-  double dx = 0, dy = 0;         // width and height gained
-  QPointF operator()(QPointF p) const { return {p.x() + (p.x() >= right ? dx : 0), p.y() + (p.y() >= bottom ? dy : 0)}; }
-  QRectF operator()(const QRectF& r) const {
-    if (r.isNull()) return r;
-    return QRectF(QPointF(r.left() + (r.left() >= right ? dx : 0), r.top() + (r.top() >= bottom ? dy : 0)),
-                  QPointF(r.right() + (r.right() >= right ? dx : 0), r.bottom() + (r.bottom() >= bottom ? dy : 0)));
-  }
-  QPainterPath operator()(QPainterPath path) const {
-    for (int i = 0; i < path.elementCount(); ++i) {
-      const QPointF p = (*this)(QPointF(path.elementAt(i)));
-      path.setElementPositionAt(i, p.x(), p.y());
-    }
-    return path;
-  }
-};
 
 }  // namespace
 
@@ -70,6 +53,10 @@ std::optional<ExpansionPlan> ExpansionPlan::make(const VisibleGraph& before, con
     }
   }
   if (kept + 1 != before.units.size() || kept == after.units.size()) return std::nullopt;
+  // A kept box that moved into or out of its side area needs a new place.
+  for (std::size_t i = 0; i < after.units.size(); ++i)
+    if (plan.old_unit_[i] >= 0 && after.units[i].side != before.units[static_cast<std::size_t>(plan.old_unit_[i])].side)
+      return std::nullopt;
 
   // Clusters: the expanded scope's frame is new, and so may be frames
   // nested in it; the others were there before.
@@ -130,8 +117,10 @@ std::optional<ExpansionPlan> ExpansionPlan::make(const VisibleGraph& before, con
     const std::string to = key_of(after.units[static_cast<std::size_t>(edge.to)]);
     if (from_new && to_new) {
       plan.sub_edge_.push_back(e);
-      plan.sub_input_.edges.push_back({sub_box[static_cast<std::size_t>(edge.from)],
-                                       sub_box[static_cast<std::size_t>(edge.to)], true});
+      LayoutInput::Edge sub_edge = after_input.edges[static_cast<std::size_t>(e)];
+      sub_edge.from = sub_box[static_cast<std::size_t>(edge.from)];
+      sub_edge.to = sub_box[static_cast<std::size_t>(edge.to)];
+      plan.sub_input_.edges.push_back(sub_edge);
     } else if (!from_new && !to_new) {
       const auto it = before_edge.find(EdgeKey{from, to, edge.control});
       if (it == before_edge.end()) return std::nullopt;

@@ -1,5 +1,7 @@
 #include "ui/graphview/layered_layout.h"
 
+#include "ui/graphview/side_areas.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -389,8 +391,10 @@ LayoutResult run_layered_layout(const LayoutInput& input) {
 }
 
 LayoutResult run_layout(const LayoutInput& input) {
-  if (static_cast<int>(input.boxes.size()) >= kLayeredLayoutMinBoxes) return run_layered_layout(input);
-  return run_graphviz_layout(input);
+  return layout_with_side_areas(input, [](const LayoutInput& core) {
+    if (static_cast<int>(core.boxes.size()) >= kLayeredLayoutMinBoxes) return run_layered_layout(core);
+    return run_graphviz_layout(core);
+  });
 }
 
 }  // namespace flowlens::ui

@@ -32,7 +32,8 @@ inline constexpr int kLayeredLayoutMinBoxes = 300;
 LayoutResult run_layered_layout(const LayoutInput& input);
 
 // Graphviz for small views (its splines and cluster packing read better),
-// the layered layout above kLayeredLayoutMinBoxes.
+// the layered layout above kLayeredLayoutMinBoxes; side boxes go into their
+// frames' side areas (side_areas.h) either way.
 LayoutResult run_layout(const LayoutInput& input);
 
 }  // namespace flowlens::ui

@@ -4,6 +4,7 @@
 
 #include "ui/graph_document.h"
 #include "ui/graphview/graph_scene.h"
+#include "ui/graphview/side_areas.h"
 
 namespace flowlens::ui {
 
@@ -47,6 +48,7 @@ std::size_t LayoutSession::request_layout(const std::string& expanded_scope) {
     return 0;
   }
   LayoutInput input = GraphScene::layout_input(next, *graph());
+  input.target_aspect = target_aspect_;
   if (!expanded_scope.empty() && has_shown_ && !job_.running()) {
     // Null when not a single group opened (e.g. lone sub-scopes opened too):
     // then the whole view is laid out anew.
@@ -74,6 +76,9 @@ void LayoutSession::cancel() {
 void LayoutSession::on_finished(const LayoutResult& result) {
   const bool expansion = pending_expansion_.has_value();
   pending_.layout = expansion ? pending_expansion_->merge(result) : result;
+  // The merge routes edges between the outside and the new members as
+  // curves; those that touch a side box are stubs.
+  if (expansion) draw_stub_edges(pending_.input, pending_.layout);
   pending_expansion_.reset();
   shown_ = std::move(pending_);
   pending_ = {};

@@ -59,6 +59,9 @@ class LayoutSession : public QObject {
   // into the shown layout, which keeps everything else in place.
   std::size_t request_layout(const std::string& expanded_scope = {});
   bool running() const { return job_.running(); }
+  // The aspect (width over height) of the screen area layouts are fitted
+  // into; LayoutInput::target_aspect of the next layouts.
+  void set_target_aspect(double aspect) { target_aspect_ = aspect; }
   // Obsoletes the running layout (neither finished() nor failed() follows)
   // and forgets the pending selection.
   void cancel();
@@ -96,6 +99,7 @@ class LayoutSession : public QObject {
   ViewLayout shown_;
   bool has_shown_ = false;
   int pending_select_ = -1;
+  double target_aspect_ = 1.5;
   bool first_layout_ = false;  // the document's first layout is still to land
   const ShapeInferenceResult* shapes_ = nullptr;  // the document's analysis's
   std::future<const ShapeInferenceResult*> shapes_future_;  // inference running beside the first layout

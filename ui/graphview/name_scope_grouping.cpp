@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <utility>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace flowlens::ui {
@@ -41,6 +44,86 @@ std::string range_text(const std::vector<long long>& numbers) {
 
 }  // namespace
 
+std::vector<bool> NameScopeGrouping::runs_are_parallel(const SeriesRuns& runs) const {
+  // Towers are parallel copies: each reads and feeds the same neighbours
+  // (the input, the shared variables, the gradients). Numbered Keras layers
+  // (activation_1 ... activation_49) have one structure too, but each sits
+  // between different layers of a chain; folded, the chain would become one
+  // hub. A run folds when its consecutive members share at least half their
+  // neighbours (Jaccard), a neighbour being the sibling-level scope or node
+  // at the other end of an edge.
+  constexpr double kMinSharedNeighbours = 0.5;
+  struct Member {
+    std::size_t run;
+    std::string_view parent;
+  };
+  ScopeMap<Member> member_of;
+  std::vector<std::vector<std::string_view>> member_scopes;  // per run, in order
+  std::size_t r = 0;
+  for (const auto& [key, members] : runs) {
+    auto sorted = members;
+    std::sort(sorted.begin(), sorted.end());
+    auto& scopes = member_scopes.emplace_back();
+    for (const auto& m : sorted) {
+      member_of.emplace(m.second, Member{r, std::get<0>(key)});
+      scopes.push_back(member_of.find(m.second)->first);
+    }
+    ++r;
+  }
+  // The member scope holding `name`, or an empty view.
+  auto member_holding = [&](std::string_view name) -> std::string_view {
+    for (auto slash = name.find('/');; slash = name.find('/', slash + 1)) {
+      const std::string_view prefix = name.substr(0, slash);
+      if (auto it = member_of.find(prefix); it != member_of.end()) return it->first;
+      if (slash == std::string_view::npos) return {};
+    }
+  };
+  // The neighbour `name` is, seen from a member under `parent`.
+  auto neighbour_key = [](std::string_view name, std::string_view parent) -> std::string {
+    std::string_view rest = name;
+    std::string prefix = "/";  // outside the parent
+    if (parent.empty() || (name.size() > parent.size() && name.substr(0, parent.size()) == parent && name[parent.size()] == '/')) {
+      rest = parent.empty() ? name : name.substr(parent.size() + 1);
+      prefix.clear();
+    }
+    return prefix + std::string(rest.substr(0, rest.find('/')));
+  };
+  ScopeMap<std::set<std::string>> neighbours;
+  const auto& nodes = graph_->nodes();
+  const EdgeIndex& edges = graph_->edges();
+  for (int node = 0; node < static_cast<int>(nodes.size()); ++node) {
+    const std::string_view consumer = nodes[static_cast<std::size_t>(node)].name;
+    const std::string_view to = member_holding(consumer);
+    for (const InputEdge& in : edges.inputs(node)) {
+      if (!in.resolved()) continue;
+      const std::string_view producer = nodes[static_cast<std::size_t>(in.producer)].name;
+      const std::string_view from = member_holding(producer);
+      if (from == to) continue;
+      if (!from.empty()) neighbours[std::string(from)].insert(neighbour_key(consumer, member_of.find(from)->second.parent));
+      if (!to.empty()) neighbours[std::string(to)].insert(neighbour_key(producer, member_of.find(to)->second.parent));
+    }
+  }
+  std::vector<bool> parallel(member_scopes.size(), true);
+  for (std::size_t k = 0; k < member_scopes.size(); ++k) {
+    const auto& scopes = member_scopes[k];
+    if (scopes.size() < 2) continue;
+    double shared = 0;
+    for (std::size_t i = 1; i < scopes.size(); ++i) {
+      const auto a = neighbours.find(scopes[i - 1]), b = neighbours.find(scopes[i]);
+      if (a == neighbours.end() || b == neighbours.end()) {
+        shared += a == b ? 1 : 0;  // both isolated: alike
+        continue;
+      }
+      std::size_t common = 0;
+      for (const std::string& x : a->second) common += b->second.count(x);
+      const std::size_t total = a->second.size() + b->second.size() - common;
+      shared += total ? static_cast<double>(common) / static_cast<double>(total) : 1;
+    }
+    parallel[k] = shared / static_cast<double>(scopes.size() - 1) >= kMinSharedNeighbours;
+  }
+  return parallel;
+}
+
 void NameScopeGrouping::find_series() {
   // A scope's structure: the multiset of ops of every node inside it (a node
   // named like the scope sits inside its group, so it counts too), kept as
@@ -67,7 +150,7 @@ void NameScopeGrouping::find_series() {
   }
   // Siblings keyed by (parent, base name, structure); std::map keeps the
   // result independent of hash order.
-  std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::pair<long long, std::string>>> runs;
+  SeriesRuns runs;
   // Op ids in name order: the signature must not depend on which op came first.
   std::vector<int> by_name(op_names.size());
   for (std::size_t i = 0; i < by_name.size(); ++i) by_name[i] = static_cast<int>(i);
@@ -83,8 +166,10 @@ void NameScopeGrouping::find_series() {
         ((signature += op_names[static_cast<std::size_t>(op)]) += '*') += std::to_string(counts[static_cast<std::size_t>(op)]) + '\n';
     runs[{parent_of(scope), base, signature}].push_back({number, scope});
   }
+  const std::vector<bool> parallel = runs_are_parallel(runs);
+  std::size_t run_index = 0;
   for (auto& [key, members] : runs) {
-    if (members.size() < 2) continue;
+    if (members.size() < 2 || !parallel[run_index++]) continue;
     std::sort(members.begin(), members.end());
     std::vector<long long> numbers;
     for (const auto& m : members) numbers.push_back(m.first);
@@ -128,6 +213,9 @@ void NameScopeGrouping::set_graph(std::shared_ptr<const Graph> graph) {
   expanded_.clear();
   series_.clear();
   series_of_.clear();
+  flipped_nodes_.clear();
+  flipped_groups_.clear();
+  folded_bundles_.clear();
   if (!graph_) return;
   for (const Node& n : graph_->nodes()) {
     const std::string_view name = n.name;
@@ -164,6 +252,7 @@ bool NameScopeGrouping::collapse_all() {
 }
 
 bool NameScopeGrouping::expand(const std::string& scope) {
+  if (is_side_bundle(scope)) return expanded_.insert(scope).second;
   if (!is_scope(scope)) return false;
   bool changed = open(scope);
   // Its ancestors (and their series) must be open too, or the scope would
@@ -184,6 +273,12 @@ bool NameScopeGrouping::reveal(int node) {
   // A node named like a scope ("input_data" beside "input_data/read") sits
   // inside that scope's group.
   if (scope_sizes_.count(name)) changed |= open(name);
+  // And it may be folded into its frame's side bundle.
+  const auto slash = name.rfind('/');
+  const std::string frame = slash == std::string::npos ? std::string() : name.substr(0, slash);
+  if (const std::string bundle = side_bundle_path(frame, graph_->nodes()[static_cast<std::size_t>(node)].op);
+      folded_bundles_.contains(bundle))
+    changed |= expanded_.insert(bundle).second;
   return changed;
 }
 
@@ -191,6 +286,7 @@ VisibleGraph NameScopeGrouping::visible() const {
   VisibleGraph v;
   if (!graph_) return v;
   const auto& nodes = graph_->nodes();
+  const EdgeIndex& graph_edges = graph_->edges();
   v.unit_of_node.assign(nodes.size(), -1);
   ScopeMap<int> group_units, cluster_index;
 
@@ -205,51 +301,164 @@ VisibleGraph NameScopeGrouping::visible() const {
     return index;
   };
 
+  // Where each node goes: into the first collapsed scope on its path (a
+  // group), else its own box inside the deepest expanded scope.
+  struct Placement {
+    std::string_view open_scope, group;
+  };
+  std::vector<Placement> placement(nodes.size());
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const std::string_view name = nodes[i].name;
-    std::string_view open_scope;  // deepest expanded scope on the way down
-    std::string_view group;       // first collapsed scope, if any
+    Placement& p = placement[i];
     for (std::size_t end = name.find('/');; end = name.find('/', end + 1)) {
       const std::string_view prefix = name.substr(0, end);
       if (scope_sizes_.contains(prefix)) {
         // A folded series hides its members; an open one frames them.
         if (auto series = series_of_.find(prefix); series != series_of_.end()) {
           if (!is_expanded(series->second)) {
-            group = series->second;
+            p.group = series->second;
             break;
           }
-          open_scope = series->second;
+          p.open_scope = series->second;
         }
         if (!is_expanded(prefix)) {
-          group = prefix;
+          p.group = prefix;
           break;
         }
-        open_scope = prefix;
+        p.open_scope = prefix;
       }
       if (end == std::string::npos) break;
     }
+  }
+
+  // Weights inside ops: nodes drawn inside their one consumer's box.
+  // absorbed_into[i]: the consumer node, or -1. Only between boxes of the
+  // same scope frame, so no scope loses a member to another.
+  std::vector<int> absorbed_into(weights_inside_ ? nodes.size() : 0, -1);
+  std::vector<VisibleGraph::Unit::Weight> weight_of(absorbed_into.size());
+  if (weights_inside_) {
+    // The one consumer of `node` (a single data edge out, nothing else), or -1.
+    auto sole_consumer = [&](int node) {
+      const auto out = graph_edges.outputs(node);
+      return out.size() == 1 && !out[0].is_control() && out[0].port == 0 ? out[0].consumer : -1;
+    };
+    auto own_box_beside = [&](int node, int consumer) {
+      const Placement &a = placement[static_cast<std::size_t>(node)], &b = placement[static_cast<std::size_t>(consumer)];
+      return a.group.empty() && b.group.empty() && a.open_scope == b.open_scope;
+    };
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const Node& n = nodes[i];
+      const int node = static_cast<int>(i);
+      if ((n.op == "Const" || n.op == "HostConst") && n.inputs.empty()) {
+        const int consumer = sole_consumer(node);
+        if (consumer >= 0 && own_box_beside(node, consumer)) {
+          absorbed_into[i] = consumer;
+          weight_of[i] = {node, node};
+        }
+      } else if (n.op == "ReadVariableOp" && n.inputs.size() == 1) {
+        const InputEdge in = graph_edges.inputs(node)[0];
+        if (!in.resolved() || in.is_control()) continue;
+        const Node& handle = nodes[static_cast<std::size_t>(in.producer)];
+        if (handle.op != "VarHandleOp" || !handle.inputs.empty() || sole_consumer(in.producer) != node) continue;
+        const int consumer = sole_consumer(node);
+        if (consumer < 0 || !own_box_beside(node, consumer) || !own_box_beside(in.producer, consumer)) continue;
+        absorbed_into[i] = consumer;
+        absorbed_into[static_cast<std::size_t>(in.producer)] = consumer;
+        weight_of[static_cast<std::size_t>(in.producer)] = {in.producer, node};
+      }
+    }
+    // A consumer that is itself drawn inside another box keeps its own box
+    // (chains of constants are rare and must not vanish).
+    for (std::size_t i = 0; i < absorbed_into.size(); ++i)
+      if (absorbed_into[i] >= 0 && absorbed_into[static_cast<std::size_t>(absorbed_into[i])] >= 0) {
+        absorbed_into[i] = -1;
+        weight_of[i] = {};
+      }
+  }
+
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (!absorbed_into.empty() && absorbed_into[i] >= 0) continue;
+    const Placement& p = placement[i];
     int unit;
-    if (group.empty()) {
+    if (p.group.empty()) {
       unit = static_cast<int>(v.units.size());
-      v.units.push_back({static_cast<int>(i), std::string(), nodes[i].device, false, 1, -1});
-      v.units.back().cluster = cluster_of(open_scope, cluster_of);
-    } else if (auto it = group_units.find(group); it != group_units.end()) {
+      v.units.push_back({static_cast<int>(i), std::string(), nodes[i].device, false, 1, -1, 0, false, {}});
+      v.units.back().cluster = cluster_of(p.open_scope, cluster_of);
+    } else if (auto it = group_units.find(p.group); it != group_units.end()) {
       unit = it->second;
       VisibleGraph::Unit& u = v.units[static_cast<std::size_t>(unit)];
       ++u.member_count;
       if (u.device != nodes[i].device) u.mixed_devices = true;
     } else {
       unit = static_cast<int>(v.units.size());
-      group_units.emplace(std::string(group), unit);
-      v.units.push_back({-1, std::string(group), nodes[i].device, false, 1, -1});
-      v.units.back().cluster = cluster_of(open_scope, cluster_of);
-      if (const auto s = series_.find(group); s != series_.end()) v.units.back().series = static_cast<int>(s->second.size());
+      group_units.emplace(std::string(p.group), unit);
+      v.units.push_back({-1, std::string(p.group), nodes[i].device, false, 1, -1, 0, false, {}});
+      v.units.back().cluster = cluster_of(p.open_scope, cluster_of);
+      if (const auto s = series_.find(p.group); s != series_.end()) v.units.back().series = static_cast<int>(s->second.size());
     }
     v.unit_of_node[i] = unit;
   }
+  for (std::size_t i = 0; i < absorbed_into.size(); ++i) {
+    if (absorbed_into[i] < 0) continue;
+    const int unit = v.unit_of_node[static_cast<std::size_t>(absorbed_into[i])];
+    v.unit_of_node[i] = unit;
+    if (weight_of[i].node >= 0) v.units[static_cast<std::size_t>(unit)].weights.push_back(weight_of[i]);
+  }
+  dissolve_lone_frames(v);
 
-  std::unordered_map<std::uint64_t, int> edge_index;
+  build_edges(v);
+  if (extract_auxiliary_) mark_side_units(v);
+  return v;
+}
+
+void NameScopeGrouping::dissolve_lone_frames(VisibleGraph& v) const {
+  // "accuracy/summary" is a node and a scope ("accuracy/summary/tags"); with
+  // its tag drawn inside it, its frame would hold it alone. Such a frame is
+  // dropped and the node drawn in the enclosing one (repeated: dropping a
+  // frame may leave its parent alike).
+  const auto& nodes = graph_->nodes();
+  std::vector<bool> dropped(v.clusters.size(), false);
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::vector<int> direct(v.clusters.size(), 0), last(v.clusters.size(), -1), children(v.clusters.size(), 0);
+    for (std::size_t u = 0; u < v.units.size(); ++u)
+      if (const int c = v.units[u].cluster; c >= 0) {
+        ++direct[static_cast<std::size_t>(c)];
+        last[static_cast<std::size_t>(c)] = static_cast<int>(u);
+      }
+    for (std::size_t c = 0; c < v.clusters.size(); ++c)
+      if (!dropped[c] && v.clusters[c].parent >= 0) ++children[static_cast<std::size_t>(v.clusters[c].parent)];
+    for (std::size_t c = 0; c < v.clusters.size(); ++c) {
+      if (dropped[c] || direct[c] != 1 || children[c] != 0) continue;
+      VisibleGraph::Unit& only = v.units[static_cast<std::size_t>(last[c])];
+      if (only.is_group() || nodes[static_cast<std::size_t>(only.node)].name != v.clusters[c].scope) continue;
+      only.cluster = v.clusters[c].parent;
+      dropped[c] = true;
+      changed = true;
+    }
+  }
+  if (std::none_of(dropped.begin(), dropped.end(), [](bool d) { return d; })) return;
+  std::vector<int> renumber(v.clusters.size(), -1);
+  std::vector<VisibleGraph::Cluster> kept;
+  for (std::size_t c = 0; c < v.clusters.size(); ++c) {
+    if (dropped[c]) continue;
+    renumber[c] = static_cast<int>(kept.size());
+    VisibleGraph::Cluster cluster = std::move(v.clusters[c]);
+    if (cluster.parent >= 0) cluster.parent = renumber[static_cast<std::size_t>(cluster.parent)];  // parents come first, never dropped
+    kept.push_back(std::move(cluster));
+  }
+  v.clusters = std::move(kept);
+  for (auto& u : v.units)
+    if (u.cluster >= 0) u.cluster = renumber[static_cast<std::size_t>(u.cluster)];
+}
+
+void NameScopeGrouping::build_edges(VisibleGraph& v) const {
+  // One edge per ordered pair of units: data and control edges between two
+  // groups are one bundle, whose width shows how many it carries.
+  v.edges.clear();
+  const auto& nodes = graph_->nodes();
   const EdgeIndex& graph_edges = graph_->edges();
+  std::unordered_map<std::uint64_t, int> edge_index;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     for (const InputEdge& e : graph_edges.inputs(static_cast<int>(i))) {
       if (!e.resolved()) continue;  // validation reports dangling and malformed inputs
@@ -257,17 +466,168 @@ VisibleGraph NameScopeGrouping::visible() const {
       const int from = v.unit_of_node[static_cast<std::size_t>(producer)];
       const int to = v.unit_of_node[i];
       if (from == to) continue;
-      const std::uint64_t key = (static_cast<std::uint64_t>(from) << 33) | (static_cast<std::uint64_t>(to) << 1) |
-                                (e.is_control() ? 1u : 0u);
+      const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to);
       if (auto it = edge_index.find(key); it != edge_index.end()) {
-        ++v.edges[static_cast<std::size_t>(it->second)].count;
+        VisibleGraph::Edge& merged = v.edges[static_cast<std::size_t>(it->second)];
+        ++merged.count;
+        if (e.is_control()) {
+          ++merged.control_count;
+        } else if (merged.control) {  // the first tensor names the bundle
+          merged.control = false;
+          merged.producer = producer;
+          merged.port = e.port;
+        }
         continue;
       }
       edge_index[key] = static_cast<int>(v.edges.size());
-      v.edges.push_back({from, to, e.is_control(), 1, producer, e.is_control() ? 0 : e.port});
+      v.edges.push_back({from, to, e.is_control(), 1, e.is_control() ? 1 : 0, producer, e.is_control() ? 0 : e.port, false});
     }
   }
-  return v;
+}
+
+bool is_side_bundle(std::string_view path) {
+  const auto slash = path.rfind('/');
+  const std::string_view last = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  return last.size() > 2 && last.front() == '(' && last.back() == ')';
+}
+
+std::string side_bundle_path(const std::string& frame_scope, std::string_view op) {
+  return (frame_scope.empty() ? std::string() : frame_scope + "/") + "(" + std::string(op) + ")";
+}
+
+bool is_auxiliary_op(std::string_view op) {
+  if (op == "_Arg" || op == "MergeSummary" || op == "MergeV2Checkpoints") return true;
+  // ScalarSummary, HistogramSummary, TensorSummaryV2, WriteScalarSummary, ...
+  return op.find("Summary") != std::string_view::npos;
+}
+
+bool NameScopeGrouping::side_flipped(const VisibleGraph::Unit& u) const {
+  return u.is_group() ? flipped_groups_.contains(u.scope) : flipped_nodes_.contains(u.node);
+}
+
+void NameScopeGrouping::toggle_side(int node, const std::string& group_scope) {
+  if (!group_scope.empty()) {
+    if (!flipped_groups_.erase(group_scope)) flipped_groups_.insert(group_scope);
+  } else if (node >= 0) {
+    if (!flipped_nodes_.erase(node)) flipped_nodes_.insert(node);
+  }
+}
+
+bool NameScopeGrouping::set_weights_inside(bool on) { return std::exchange(weights_inside_, on) != on; }
+bool NameScopeGrouping::set_extract_auxiliary(bool on) { return std::exchange(extract_auxiliary_, on) != on; }
+
+void NameScopeGrouping::mark_side_units(VisibleGraph& v) const {
+  // TensorBoard's rules, per scope frame (and the top level): a unit is
+  // auxiliary by its op, as a NoOp hub of control edges (init, group_deps),
+  // or when its degree is an outlier among its frame's other units (above
+  // the upper quartile plus four interquartile ranges, and at least
+  // kMinHubDegree), in frames of at least kMinFrameUnits units. Degrees
+  // leave auxiliary units out: 700 `_Arg`s would make every layer a hub.
+  constexpr int kMinHubDegree = 6, kMinFrameUnits = 12, kMinControlHub = 4;
+  const auto& nodes = graph_->nodes();
+  const std::size_t n = v.units.size();
+  std::vector<int> control(n, 0);
+  for (const auto& e : v.edges)
+    if (e.control) {
+      ++control[static_cast<std::size_t>(e.from)];
+      ++control[static_cast<std::size_t>(e.to)];
+    }
+  std::vector<bool> by_op(n, false);
+  for (std::size_t i = 0; i < n; ++i) {
+    const VisibleGraph::Unit& unit = v.units[i];
+    if (unit.is_group()) continue;
+    const std::string& op = nodes[static_cast<std::size_t>(unit.node)].op;
+    by_op[i] = is_auxiliary_op(op) || (op == "NoOp" && control[i] >= kMinControlHub);
+  }
+  std::vector<int> degree(n, 0);
+  for (const auto& e : v.edges) {
+    const std::size_t from = static_cast<std::size_t>(e.from), to = static_cast<std::size_t>(e.to);
+    if (by_op[from] || by_op[to]) continue;
+    ++degree[from];
+    ++degree[to];
+  }
+  std::vector<bool> connected(n, false);
+  for (const auto& e : v.edges) connected[static_cast<std::size_t>(e.from)] = connected[static_cast<std::size_t>(e.to)] = true;
+  std::map<int, std::vector<int>> frames;  // cluster → its units
+  for (std::size_t i = 0; i < n; ++i) frames[v.units[i].cluster].push_back(static_cast<int>(i));
+  std::set<int> parents;  // frames holding frames: they have a layout without any box of their own
+  for (const auto& c : v.clusters) parents.insert(c.parent);
+  for (const auto& [cluster, members] : frames) {
+    int threshold = std::numeric_limits<int>::max();
+    std::vector<int> d;
+    for (int u : members)
+      if (!by_op[static_cast<std::size_t>(u)]) d.push_back(degree[static_cast<std::size_t>(u)]);
+    if (static_cast<int>(d.size()) >= kMinFrameUnits) {
+      std::sort(d.begin(), d.end());
+      const int q1 = d[d.size() / 4], q3 = d[d.size() * 3 / 4];
+      threshold = std::max(kMinHubDegree, q3 + 4 * (q3 - q1) + 1);
+    }
+    std::vector<int> side;
+    for (int u : members) {
+      const std::size_t i = static_cast<std::size_t>(u);
+      const bool aux = connected[i] && (by_op[i] || degree[i] >= threshold);
+      if (aux != side_flipped(v.units[i])) side.push_back(u);
+    }
+    // A frame keeps something in its main layout for its side area to hang
+    // beside: a frame inside it, or at least two boxes (one if it has one).
+    if (!parents.contains(cluster) && members.size() - side.size() < std::min<std::size_t>(2, members.size())) continue;
+    for (int u : side) v.units[static_cast<std::size_t>(u)].side = true;
+  }
+  fold_side_bundles(v);
+  for (auto& e : v.edges) e.stub = v.units[static_cast<std::size_t>(e.from)].side || v.units[static_cast<std::size_t>(e.to)].side;
+}
+
+void NameScopeGrouping::fold_side_bundles(VisibleGraph& v) const {
+  // Many side nodes of one op in one frame (a function's 700 `_Arg`s) fold
+  // into one box, "(_Arg)": a side area of hundreds of boxes would be the
+  // biggest thing on screen. Double-click unfolds it (expand()).
+  const auto& nodes = graph_->nodes();
+  std::map<std::string, std::vector<int>> by_bundle;  // bundle path → its side units
+  folded_bundles_.clear();
+  for (std::size_t i = 0; i < v.units.size(); ++i) {
+    const VisibleGraph::Unit& u = v.units[i];
+    if (!u.side || u.is_group()) continue;
+    const std::string frame = u.cluster >= 0 ? v.clusters[static_cast<std::size_t>(u.cluster)].scope : std::string();
+    by_bundle[side_bundle_path(frame, nodes[static_cast<std::size_t>(u.node)].op)].push_back(static_cast<int>(i));
+  }
+  std::vector<int> new_unit(v.units.size(), -2);  // -2: kept (renumbered below)
+  std::vector<VisibleGraph::Unit> bundles;
+  for (auto& [path, members] : by_bundle) {
+    if (static_cast<int>(members.size()) <= kMaxSideBoxesPerOp || is_expanded(path)) continue;
+    folded_bundles_.insert(path);
+    VisibleGraph::Unit bundle;
+    bundle.scope = path;
+    bundle.side = true;
+    bundle.member_count = 0;
+    for (int m : members) {
+      const VisibleGraph::Unit& u = v.units[static_cast<std::size_t>(m)];
+      if (bundle.member_count == 0) {
+        bundle.cluster = u.cluster;
+        bundle.device = u.device;
+      } else if (u.device != bundle.device) {
+        bundle.mixed_devices = true;
+      }
+      bundle.member_count += u.member_count;
+      new_unit[static_cast<std::size_t>(m)] = -1 - 2 - static_cast<int>(bundles.size());  // marks bundle b as -3 - b
+    }
+    bundles.push_back(std::move(bundle));
+  }
+  if (bundles.empty()) return;
+  std::vector<VisibleGraph::Unit> units;
+  units.reserve(v.units.size());
+  for (std::size_t i = 0; i < v.units.size(); ++i)
+    if (new_unit[i] == -2) {
+      new_unit[i] = static_cast<int>(units.size());
+      units.push_back(std::move(v.units[i]));
+    }
+  const int first_bundle = static_cast<int>(units.size());
+  for (auto& b : bundles) units.push_back(std::move(b));
+  for (int& unit : new_unit)
+    if (unit <= -3) unit = first_bundle + (-3 - unit);
+  for (int& unit : v.unit_of_node)
+    if (unit >= 0) unit = new_unit[static_cast<std::size_t>(unit)];
+  v.units = std::move(units);
+  build_edges(v);
 }
 
 }  // namespace flowlens::ui

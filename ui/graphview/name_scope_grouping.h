@@ -6,15 +6,31 @@
 // graph quick to open: graphs over kMaxVisible nodes start collapsed.
 //
 // Series folding: sibling scopes that differ only by a trailing number
-// ("tower_0" ... "tower_7") and hold the same op multiset fold into one
+// ("tower_0" ... "tower_7"), hold the same op multiset and are parallel
+// copies (alike neighbours, not a chain of numbered layers) fold into one
 // collapsible series "tower_[0-7]" (×8), since eight identical boxes only
 // cost layout time and screen room. Expanding a series shows its members,
 // each collapsed. A series path behaves like a scope in expand/collapse.
 //
+// Two readability passes follow TensorBoard and Netron (both can be turned
+// off, and a side unit put back one by one):
+// - Weights inside ops: a Const (an ONNX initializer is one) that feeds one
+//   op and nothing else, or a resource variable read once (VarHandleOp ->
+//   ReadVariableOp -> op), is drawn inside its consumer's box, not as a box
+//   of its own with an edge.
+// - Side units: auxiliary nodes and hubs (function `_Arg`s, summaries,
+//   init/group_deps NoOps collecting control edges, and boxes whose degree is
+//   an outlier in their scope, e.g. a `training/` group every layer feeds)
+//   move to a side area of their scope; their edges become short stubs
+//   instead of lines across the canvas. Many of one op in one frame (a
+//   function's hundreds of `_Arg`s) fold into one bundle box, "(_Arg)".
+//
 // Qt-free (plain std types), so it is cheap to compute and to test.
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -33,18 +49,30 @@ struct VisibleGraph {
     int member_count = 1;      // graph nodes inside (1 for a node)
     int cluster = -1;          // enclosing expanded scope, index into clusters
     int series = 0;            // for a folded series: how many scopes it holds
+    bool side = false;         // extracted to its cluster's side area
+    // Constants and variables drawn inside this box: `node` is what is named,
+    // `value` the node whose output 0 is the weight (a variable's read).
+    struct Weight {
+      int node = -1, value = -1;
+    };
+    std::vector<Weight> weights;
     bool is_group() const { return node < 0; }
   };
   struct Cluster {
     std::string scope;
     int parent = -1;  // parents come before children
   };
+  // All graph edges from one unit to another merge into one edge (a bundle):
+  // solid while it carries a tensor, dashed when only control dependencies.
   struct Edge {
     int from = 0, to = 0;  // unit indices
-    bool control = false;
+    bool control = false;  // every merged edge is a control dependency
     int count = 1;         // graph edges merged into this one
-    int producer = -1;     // first merged tensor: graph node and output port
+    int control_count = 0; // of which control dependencies
+    int producer = -1;     // first merged tensor (else control edge): graph node and output port
     int port = 0;
+    bool stub = false;     // touches a side unit: drawn as a short stub, not laid out
+    int tensor_count() const { return count - control_count; }
   };
   std::vector<Unit> units;
   std::vector<Cluster> clusters;
@@ -70,6 +98,9 @@ class NameScopeGrouping {
   // (descending through scopes that are the only thing visible).
   void set_graph(std::shared_ptr<const Graph> graph);
 
+  // More side nodes of one op than this in one frame fold into one bundle box.
+  static constexpr int kMaxSideBoxesPerOp = 12;
+
   bool is_scope(std::string_view path) const { return scope_sizes_.contains(path) || is_series(path); }
   bool is_series(std::string_view path) const { return series_.contains(path); }
   // The member scopes of a series path, in numeric order (empty if none).
@@ -88,8 +119,29 @@ class NameScopeGrouping {
 
   VisibleGraph visible() const;
 
+  // Weights inside ops (on by default); returns whether anything changed.
+  bool set_weights_inside(bool on);
+  bool weights_inside() const { return weights_inside_; }
+  // Side areas for auxiliary units (on by default).
+  bool set_extract_auxiliary(bool on);
+  bool extract_auxiliary() const { return extract_auxiliary_; }
+  // Flips one unit between its side area and the main layout (a graph node
+  // by index, a group by scope path); the choice sticks across expansions.
+  void toggle_side(int node, const std::string& group_scope);
+
  private:
+  void mark_side_units(VisibleGraph& v) const;
+  void fold_side_bundles(VisibleGraph& v) const;
+  // Drops frames that would hold only the node named like them.
+  void dissolve_lone_frames(VisibleGraph& v) const;
+  // Merges the graph's edges between v's units (v.unit_of_node) into v.edges.
+  void build_edges(VisibleGraph& v) const;
+  bool side_flipped(const VisibleGraph::Unit& u) const;
   void find_series();
+  // Candidate series: (parent, base name, structure) → (number, scope) members.
+  using SeriesRuns = std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::pair<long long, std::string>>>;
+  // Per run, in order: whether its members are parallel copies (towers), not a chain.
+  std::vector<bool> runs_are_parallel(const SeriesRuns& runs) const;
   // Expands `path` and the series holding it. Returns whether anything changed.
   bool open(const std::string& path);
   // The enclosing cluster's path as drawn: a member's series, else its parent scope.
@@ -103,7 +155,23 @@ class NameScopeGrouping {
   ScopeMap<std::string> series_of_;            // member scope → series path
   ScopeMap<int> scope_sizes_;                  // scope → nodes under it
   ScopeSet expanded_;                          // scopes and series paths
+  bool weights_inside_ = true;
+  bool extract_auxiliary_ = true;
+  std::unordered_set<int> flipped_nodes_;      // toggle_side() on graph nodes
+  ScopeSet flipped_groups_;                    // and on groups
+  // The bundles the latest visible() folded: reveal() opens the one hiding a
+  // node (a cache of visible()'s result, hence mutable).
+  mutable ScopeSet folded_bundles_;
 };
+
+// A side bundle: the side nodes of one op in one frame, folded into one box
+// named "frame/(op)" (no TensorFlow name has parentheses); expand() unfolds it.
+bool is_side_bundle(std::string_view path);
+std::string side_bundle_path(const std::string& frame_scope, std::string_view op);
+
+// Whether a node of op `op` is auxiliary by its kind (function arguments,
+// summaries), whatever its degree.
+bool is_auxiliary_op(std::string_view op);
 
 // "a/b/c" → "c".
 std::string last_name_component(const std::string& path);
