@@ -73,6 +73,8 @@ MainWindow::MainWindow(QWidget* parent) : WorkbenchHost(parent) {
   actions_->view_menu()->addAction(graph_view_->expand_all_action());
   actions_->view_menu()->addAction(graph_view_->collapse_all_action());
   actions_->view_menu()->addAction(graph_view_->relayout_action());
+  actions_->view_menu()->addAction(graph_view_->weights_action());
+  actions_->view_menu()->addAction(graph_view_->side_areas_action());
   debug_ = new DebugWorkbench(this);
   editor_ = new EditorWorkbench(this);
   cluster_ = new ClusterWorkbench(this, debug_);
@@ -292,6 +294,8 @@ void MainWindow::set_document(std::shared_ptr<const GraphDocument> doc) {
   graph_view_->set_document(doc_);
   compare_->set_comparison(nullptr);
   stack_->setCurrentIndex(kGraphPage);
+  // The view's own keys (F fits, Z zooms to the selection, arrows) work at once.
+  graph_view_->setFocus(Qt::OtherFocusReason);
   emit comparison_changed();
   update_match_label();
   node_list_->fit_columns();

@@ -21,7 +21,8 @@ DeviceLegend::DeviceLegend(QWidget* parent) : QWidget(parent) {
 
 void DeviceLegend::set_entries(std::vector<DevicePalette::Entry> entries) {
   entries_ = std::move(entries);
-  setVisible(!entries_.empty());
+  // One colour explains nothing, and the legend costs the fit a column.
+  setVisible(entries_.size() > 1);
   resize(sizeHint());
   update();
 }

@@ -5,7 +5,10 @@
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 #include <algorithm>
+#include <cstdint>
+#include <unordered_map>
 
+#include "graph/edge_index.h"
 #include "tensor/dtype.h"
 #include "ui/graphview/device_palette.h"
 #include "ui/graphview/edge_item.h"
@@ -20,6 +23,7 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 struct Labels {
   QString title, subtitle;
   NodeItem::Style style;
+  QStringList weights;  // names of the weights drawn inside
 };
 
 QString node_count_text(int n) {
@@ -47,13 +51,31 @@ QString transfer_subtitle(const Node& n) {
 }
 
 Labels labels_of(const VisibleGraph::Unit& u, const Graph& graph) {
+  if (u.is_group() && is_side_bundle(u.scope)) {  // "(_Arg)" → "_Arg ×748"
+    const std::string last = last_name_component(u.scope);
+    return {QStringLiteral("%1 \u00D7%2").arg(qs(last.substr(1, last.size() - 2))).arg(u.member_count),
+            QStringLiteral("side nodes \u00B7 double-click"), NodeItem::Style::Group, {}};
+  }
   if (u.is_group())
     return {qs(last_name_component(u.scope)),
             u.series > 0 ? QStringLiteral("\u00D7%1 \u00B7 %2").arg(u.series).arg(node_count_text(u.member_count))
                          : node_count_text(u.member_count),
-            NodeItem::Style::Group};
+            NodeItem::Style::Group, {}};
   const Node& n = graph.nodes()[static_cast<std::size_t>(u.node)];
-  return {qs(last_name_component(n.name)), transfer_subtitle(n), NodeItem::style_for_op(n.op)};
+  QStringList weights;
+  for (const auto& w : u.weights) weights << qs(last_name_component(graph.nodes()[static_cast<std::size_t>(w.node)].name));
+  return {qs(last_name_component(n.name)), transfer_subtitle(n), NodeItem::style_for_op(n.op), weights};
+}
+
+// "⟨3×3×64×64⟩" for a weight's value, "" when inference knows nothing.
+QString weight_shape_text(const ShapeInferenceResult* shapes, int value) {
+  if (!shapes || value < 0 || value >= static_cast<int>(shapes->outputs.size())) return {};
+  const auto& outs = shapes->outputs[static_cast<std::size_t>(value)];
+  if (outs.empty() || outs[0].dtype == DType::Invalid) return {};
+  QString dims = qs(outs[0].shape.to_string());
+  if (dims.startsWith(QLatin1Char('[')) && dims.endsWith(QLatin1Char(']'))) dims = dims.mid(1, dims.size() - 2);
+  dims.replace(QLatin1Char(','), QChar(0x00D7));
+  return QStringLiteral("\u27E8%1\u27E9").arg(dims);
 }
 
 // "float32 [4,3]"-style text for one tensor, or "" when inference knows nothing.
@@ -70,7 +92,8 @@ QString tensor_text(const ShapeInferenceResult* shapes, int producer, int port) 
   return QStringLiteral("%1 %2").arg(dtype, qs(t.shape.to_string()));
 }
 
-QString edge_tooltip(const VisibleGraph::Edge& e, const Graph& graph, const ShapeInferenceResult* shapes) {
+QString edge_tooltip(const VisibleGraph::Edge& e, const Graph& graph, const ShapeInferenceResult* shapes,
+                     int64_t bytes) {
   if (e.producer < 0) return {};
   const Node& producer = graph.nodes()[static_cast<std::size_t>(e.producer)];
   if (e.control) {
@@ -81,8 +104,43 @@ QString edge_tooltip(const VisibleGraph::Edge& e, const Graph& graph, const Shap
   QString text = e.port == 0 ? qs(producer.name) : QStringLiteral("%1:%2").arg(qs(producer.name)).arg(e.port);
   const QString tensor = tensor_text(shapes, e.producer, e.port);
   if (!tensor.isEmpty()) text += QStringLiteral("\n") + tensor;
-  if (e.count > 1) text += QStringLiteral("\n(%1 tensors)").arg(e.count);
+  if (e.tensor_count() > 1) {
+    text += QStringLiteral("\n(%1 tensors").arg(e.tensor_count());
+    if (bytes > 0)
+      text += QStringLiteral(", %1").arg(QLocale::system().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat));
+    text += QLatin1Char(')');
+  }
+  if (e.control_count > 0) text += QStringLiteral("\n(+%1 control dependencies)").arg(e.control_count);
   return text;
+}
+
+// Bytes each visible edge carries, summed over its merged tensors whose
+// shapes are fully known (0 when none are).
+std::vector<int64_t> edge_bytes(const VisibleGraph& visible, const Graph& graph, const ShapeInferenceResult* shapes) {
+  std::vector<int64_t> bytes(visible.edges.size(), 0);
+  if (!shapes) return bytes;
+  std::unordered_map<std::uint64_t, std::size_t> index;
+  for (std::size_t i = 0; i < visible.edges.size(); ++i)
+    if (visible.edges[i].tensor_count() > 1)
+      index.emplace((static_cast<std::uint64_t>(visible.edges[i].from) << 32) | static_cast<std::uint32_t>(visible.edges[i].to), i);
+  if (index.empty()) return bytes;
+  const EdgeIndex& edges = graph.edges();
+  for (int node = 0; node < static_cast<int>(graph.size()); ++node) {
+    const int to = visible.unit_of_node[static_cast<std::size_t>(node)];
+    for (const InputEdge& in : edges.inputs(node)) {
+      if (!in.resolved() || in.is_control()) continue;
+      const int from = visible.unit_of_node[static_cast<std::size_t>(in.producer)];
+      const auto it = index.find((static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to));
+      if (it == index.end() || static_cast<std::size_t>(in.producer) >= shapes->outputs.size()) continue;
+      const auto& outs = shapes->outputs[static_cast<std::size_t>(in.producer)];
+      if (in.port < 0 || static_cast<std::size_t>(in.port) >= outs.size()) continue;
+      const TensorInfo& t = outs[static_cast<std::size_t>(in.port)];
+      const int64_t elements = t.shape.num_elements();
+      const std::size_t size = dtype_size(t.dtype);
+      if (elements > 0 && size > 0 && elements < (int64_t{1} << 50)) bytes[it->second] += elements * static_cast<int64_t>(size);
+    }
+  }
+  return bytes;
 }
 
 int depth_of(const std::vector<VisibleGraph::Cluster>& clusters, int i) {
@@ -109,17 +167,18 @@ LayoutInput GraphScene::layout_input(const VisibleGraph& visible, const Graph& g
   in.boxes.reserve(visible.units.size());
   for (const auto& u : visible.units) {
     const Labels l = labels_of(u, graph);
-    const QSizeF size = NodeItem::size_for(l.title, l.subtitle, l.style);
-    in.boxes.push_back({size.width(), size.height(), u.cluster});
+    const QSizeF size = NodeItem::size_for(l.title, l.subtitle, l.style, l.weights);
+    in.boxes.push_back({size.width(), size.height(), u.cluster, u.side});
   }
   for (const auto& c : visible.clusters) in.clusters.push_back({qs(last_name_component(c.scope)), c.parent});
-  for (const auto& e : visible.edges) in.edges.push_back({e.from, e.to, true});
+  for (const auto& e : visible.edges) in.edges.push_back({e.from, e.to, true, e.stub});
   return in;
 }
 
 void GraphScene::clear_graph() {
   clear();
   units_.clear();
+  edges_.clear();
   unit_of_node_.clear();
   overview_.clear();
   node_items_ = edge_items_ = frame_items_ = 0;
@@ -150,11 +209,17 @@ void GraphScene::populate(const VisibleGraph& visible, const LayoutResult& layou
     QString name, tip;
     if (u.is_group()) {
       name = qs(u.scope);
-      tip = QStringLiteral("%1/\n%2%3%4\nDouble-click to expand")
-                .arg(name,
-                     u.series > 0 ? QStringLiteral("%1 scopes of the same structure, ").arg(u.series) : QString(),
-                     node_count_text(u.member_count),
-                     u.mixed_devices ? QStringLiteral(" on several devices") : QString());
+      if (is_side_bundle(u.scope)) {
+        tip = QStringLiteral("%1 auxiliary nodes of op %2, folded into one box\nDouble-click to show each")
+                  .arg(u.member_count)
+                  .arg(l.title.section(QLatin1Char(' '), 0, 0));
+      } else {
+        tip = QStringLiteral("%1/\n%2%3%4\nDouble-click to expand")
+                  .arg(name,
+                       u.series > 0 ? QStringLiteral("%1 scopes of the same structure, ").arg(u.series) : QString(),
+                       node_count_text(u.member_count),
+                       u.mixed_devices ? QStringLiteral(" on several devices") : QString());
+      }
     } else {
       const Node& n = graph.nodes()[static_cast<std::size_t>(u.node)];
       name = qs(n.name);
@@ -162,24 +227,35 @@ void GraphScene::populate(const VisibleGraph& visible, const LayoutResult& layou
                 .arg(name, qs(n.op), n.device.empty() ? QStringLiteral("(unassigned)") : qs(n.device));
       ++node_items_;
     }
-    auto* item = new NodeItem(name, l.title, l.subtitle, fill, l.style);
+    QStringList weight_shapes;
+    for (std::size_t k = 0; k < u.weights.size(); ++k) {
+      weight_shapes << weight_shape_text(shapes, u.weights[k].value);
+      tip += QStringLiteral("\nWeight: %1 %2")
+                 .arg(qs(graph.nodes()[static_cast<std::size_t>(u.weights[k].node)].name), weight_shapes.back());
+    }
+    if (u.side) tip += QStringLiteral("\n(In its scope's side area: auxiliary or a hub)");
+    auto* item = new NodeItem(name, l.title, l.subtitle, fill, l.style, l.weights);
+    if (!weight_shapes.isEmpty()) item->set_weight_shapes(weight_shapes);
     item->setToolTip(tip);
     if (i < layout.box_centers.size()) item->setPos(layout.box_centers[i]);
     addItem(item);
     units_.push_back(item);
     overview_.add_box(item->footprint().translated(item->pos()), item->shown_fill());  // box index == unit index
   }
+  const std::vector<int64_t> bytes = edge_bytes(visible, graph, shapes);
   for (std::size_t i = 0; i < visible.edges.size() && i < layout.edges.size(); ++i) {
     const auto& e = visible.edges[i];
     auto* item = new EdgeItem(layout.edges[i], e.control, e.count);
-    item->setToolTip(edge_tooltip(e, graph, shapes));
+    item->setToolTip(edge_tooltip(e, graph, shapes, bytes[i]));
     // The label repeats the tooltip's dtype and shape (of the first tensor
     // for merged edges); control edges carry no tensor.
     if (!e.control) {
       const QString tensor = tensor_text(shapes, e.producer, e.port);
-      item->set_label(e.count > 1 && !tensor.isEmpty() ? QStringLiteral("%1 (+%2)").arg(tensor).arg(e.count - 1) : tensor);
+      item->set_label(e.tensor_count() > 1 && !tensor.isEmpty() ? QStringLiteral("%1 (+%2)").arg(tensor).arg(e.tensor_count() - 1)
+                                                                 : tensor);
     }
     addItem(item);
+    edges_.push_back(item);
     overview_.add_edge(item->path(), item->arrow(), e.control);
     ++edge_items_;
   }
@@ -243,6 +319,14 @@ void GraphScene::paint_overview(QPainter* painter, const QRectF& exposed, double
     if (auto* node = qgraphicsitem_cast<NodeItem*>(item)) marked.push_back(node);
   for (NodeItem* node : units_)
     if (node->is_current() || node->has_breakpoint()) marked.push_back(node);
+  // Labels of the boxes tall enough on screen to hold one (see NodeItem::label_mode).
+  for (NodeItem* node : units_) {
+    if (node->label_mode(scale) != NodeItem::LabelMode::Compact || !node->sceneBoundingRect().intersects(exposed)) continue;
+    painter->save();
+    painter->translate(node->pos());
+    node->paint_compact_label(painter, scale);
+    painter->restore();
+  }
   QStyleOptionGraphicsItem option;
   for (NodeItem* node : marked) {
     if (!node->sceneBoundingRect().intersects(exposed)) continue;
@@ -253,6 +337,13 @@ void GraphScene::paint_overview(QPainter* painter, const QRectF& exposed, double
     node->paint(painter, &option, widget);
     painter->restore();
   }
+}
+
+int GraphScene::labelled_boxes_at(double scale, const QRectF& area) const {
+  int n = 0;
+  for (const NodeItem* node : units_)
+    n += node->label_mode(scale) != NodeItem::LabelMode::None && node->sceneBoundingRect().intersects(area);
+  return n;
 }
 
 NodeItem* GraphScene::item_for_node(int node) const {

@@ -18,6 +18,7 @@
 namespace flowlens::ui {
 
 class DevicePalette;
+class EdgeItem;
 class NodeItem;
 
 class GraphScene : public QGraphicsScene {
@@ -54,6 +55,12 @@ class GraphScene : public QGraphicsScene {
   // Boxes, edges and frames intersecting `exposed`, then the marked boxes
   // (selected, current, breakpoints) painted by their items on top.
   void paint_overview(QPainter* painter, const QRectF& exposed, double scale, QWidget* widget) const;
+  // How many boxes intersecting `area` show a label at zoom `scale`.
+  int labelled_boxes_at(double scale, const QRectF& area) const;
+  // The unit drawn by each box, in box order (see VisibleGraph::units).
+  const std::vector<NodeItem*>& unit_items() const { return units_; }
+  // The edge item of each visible edge, in VisibleGraph::edges order.
+  const std::vector<EdgeItem*>& edge_items() const { return edges_; }
   // Changes whenever the picture does (rebuild, marks, selection): lets a
   // view keep a cached rendering (the minimap) until then.
   quint64 generation() const { return generation_; }
@@ -78,6 +85,7 @@ class GraphScene : public QGraphicsScene {
   void apply_marks();
 
   std::vector<NodeItem*> units_;
+  std::vector<EdgeItem*> edges_;
   std::vector<int> unit_of_node_;
   int current_node_ = -1;
   std::set<int> breakpoint_nodes_;

@@ -26,7 +26,11 @@
 namespace flowlens::ui {
 namespace {
 
+// The zoom range; a graph too big to fit at kMinScale may zoom out further,
+// to half its fitted scale (GraphView::min_scale_).
 constexpr double kMinScale = 0.03, kMaxScale = 4.0;
+// Zoom to Selection shows the box at least this large.
+constexpr double kSelectionScale = 1.0;
 // Fitting never magnifies beyond this: a three-node graph should not fill
 // the screen with giant boxes.
 constexpr double kMaxFitScale = 1.4;
@@ -113,6 +117,8 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
                                 &GraphView::zoom_in);
   zoom_out_action_ = make_action(QStringLiteral("Zoom &Out"), {QKeySequence(Qt::CTRL | Qt::Key_Minus)},
                                  &GraphView::zoom_out);
+  zoom_selection_action_ = make_action(QStringLiteral("Zoom to &Selection"), {QKeySequence(Qt::Key_Z)},
+                                       &GraphView::zoom_to_selection);
   minimap_action_ = new QAction(QStringLiteral("Show &Minimap"), this);
   minimap_action_->setObjectName(QStringLiteral("actionMinimap"));
   minimap_action_->setCheckable(true);
@@ -124,6 +130,23 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
   collapse_all_action_ = new QAction(QStringLiteral("&Collapse All Scopes"), this);
   collapse_all_action_->setObjectName(QStringLiteral("actionCollapseAll"));
   connect(collapse_all_action_, &QAction::triggered, this, &GraphView::collapse_all_scopes);
+  weights_action_ = new QAction(QStringLiteral("&Weights Inside Ops"), this);
+  weights_action_->setObjectName(QStringLiteral("actionWeightsInside"));
+  weights_action_->setCheckable(true);
+  weights_action_->setChecked(true);
+  weights_action_->setToolTip(QStringLiteral("List constants and variables read by one op inside its box, as Netron does"));
+  connect(weights_action_, &QAction::toggled, this, [this](bool on) {
+    if (session_.grouping().set_weights_inside(on)) relayout();
+  });
+  side_areas_action_ = new QAction(QStringLiteral("&Side Areas for Auxiliary Nodes"), this);
+  side_areas_action_->setObjectName(QStringLiteral("actionSideAreas"));
+  side_areas_action_->setCheckable(true);
+  side_areas_action_->setChecked(true);
+  side_areas_action_->setToolTip(
+      QStringLiteral("Move arguments, summaries, init ops and hubs beside their scope, with stubs for their edges"));
+  connect(side_areas_action_, &QAction::toggled, this, [this](bool on) {
+    if (session_.grouping().set_extract_auxiliary(on)) relayout();
+  });
   relayout_action_ = new QAction(QStringLiteral("&Re-layout"), this);
   relayout_action_->setObjectName(QStringLiteral("actionRelayout"));
   relayout_action_->setToolTip(QStringLiteral("Lay the whole view out anew (expanding a scope only makes room for it)"));
@@ -137,7 +160,23 @@ GraphView::~GraphView() {
   disconnect(scene_, nullptr, this, nullptr);
 }
 
-QList<QAction*> GraphView::view_actions() const { return {fit_action_, zoom_in_action_, zoom_out_action_}; }
+QList<QAction*> GraphView::view_actions() const {
+  return {fit_action_, zoom_in_action_, zoom_out_action_, zoom_selection_action_};
+}
+
+bool GraphView::zoom_to_selection() {
+  NodeItem* item = nullptr;
+  for (QGraphicsItem* selected : scene_->selectedItems())
+    if ((item = qgraphicsitem_cast<NodeItem*>(selected))) break;
+  if (!item) return false;
+  const double current = transform().m11();
+  if (current > 0 && current < kSelectionScale) zoom_by(kSelectionScale / current);
+  centerOn(item);
+  auto_fit_ = false;
+  minimap_->update_frame();
+  place_overlays();
+  return true;
+}
 
 void GraphView::set_document(std::shared_ptr<const GraphDocument> doc) {
   scene_->clear_graph();
@@ -158,6 +197,8 @@ void GraphView::set_document(std::shared_ptr<const GraphDocument> doc) {
 // expanded) only that scope's contents where the session can.
 void GraphView::relayout(const std::string& expanded_scope) {
   if (!session_.graph()) return;
+  if (const QRect area = viewport()->rect(); area.width() > 100 && area.height() > 100)
+    session_.set_target_aspect(static_cast<double>(area.width()) / area.height());
   const std::size_t boxes = session_.request_layout(expanded_scope);
   if (boxes == 0) {
     scene_->clear_graph();
@@ -228,6 +269,18 @@ bool GraphView::expand_all_scopes() {
   return changed;
 }
 
+bool GraphView::toggle_side_area(const QString& node_or_scope) {
+  const Graph* graph = session_.graph();
+  if (!graph) return false;
+  const std::string name = node_or_scope.toStdString();
+  const int node = graph->index_of(name);
+  if (node >= 0) session_.grouping().toggle_side(node, {});
+  else if (session_.grouping().is_scope(name)) session_.grouping().toggle_side(-1, name);
+  else return false;
+  relayout();
+  return true;
+}
+
 bool GraphView::collapse_all_scopes() {
   if (!session_.grouping().collapse_all()) return false;
   relayout();
@@ -286,6 +339,7 @@ QString GraphView::selected_node() const {
 }
 
 void GraphView::on_scene_selection() {
+  place_overlays();  // keep the legend and minimap off the selection
   if (selecting_) return;
   const QString name = selected_node();
   if (!name.isEmpty()) emit node_selected(name);
@@ -311,7 +365,10 @@ void GraphView::fit_to_graph() {
     area = scale_for(column) >= scale_for(band) ? column : band;
   }
   if (scale_for(area) <= 0) area = viewport()->rect();
-  const double s = std::clamp(scale_for(area), kMinScale, kMaxFitScale);
+  // No lower bound but a tiny one: a 3,000-box export must fit as well as a
+  // ten-box sample (clamping here left the view on a quarter of the graph).
+  const double s = std::clamp(scale_for(area), 1e-4, kMaxFitScale);
+  min_scale_ = std::min(kMinScale, s / 2);
   setTransform(QTransform::fromScale(s, s));
   const QPointF shift = (QRectF(viewport()->rect()).center() - area.center()) / s;
   centerOn(bounds.center() + shift);
@@ -331,7 +388,7 @@ bool GraphView::focus_node(const QString& name) {
 
 void GraphView::zoom_by(double factor) {
   const double current = transform().m11();
-  const double target = std::clamp(current * factor, kMinScale, kMaxScale);
+  const double target = std::clamp(current * factor, min_scale_, kMaxScale);
   if (current <= 0) return;
   scale(target / current, target / current);
   auto_fit_ = false;
@@ -341,6 +398,7 @@ void GraphView::zoom_by(double factor) {
 void GraphView::scrollContentsBy(int dx, int dy) {
   QGraphicsView::scrollContentsBy(dx, dy);
   minimap_->update_frame();
+  place_overlays();
 }
 
 void GraphView::paintEvent(QPaintEvent* event) {
@@ -398,11 +456,21 @@ void GraphView::show_status(const QString& text, bool busy) {
 
 void GraphView::place_overlays() {
   const QRect area = viewport()->geometry();
+  // The selected box, in this widget's coordinates: an overlay that would
+  // cover it goes to the left-hand corner instead.
+  QRect selection;
+  for (QGraphicsItem* item : scene_->selectedItems())
+    selection |= mapFromScene(item->sceneBoundingRect()).boundingRect().translated(area.topLeft());
+  auto place = [&](QWidget* overlay, bool top) {
+    const int y = top ? area.top() + kOverlayMargin : area.bottom() - overlay->height() - kOverlayMargin;
+    QRect right(area.right() - overlay->width() - kOverlayMargin, y, overlay->width(), overlay->height());
+    if (!selection.isEmpty() && right.intersects(selection)) right.moveLeft(area.left() + kOverlayMargin);
+    overlay->move(right.topLeft());
+  };
   legend_->resize(legend_->sizeHint());
-  legend_->move(area.right() - legend_->width() - kOverlayMargin, area.top() + kOverlayMargin);
+  place(legend_, true);
   status_card_->move(area.center().x() - status_card_->width() / 2, area.top() + kOverlayMargin);
-  minimap_->move(area.right() - minimap_->width() - kOverlayMargin,
-                 area.bottom() - minimap_->height() - kOverlayMargin);
+  place(minimap_, false);
   legend_->raise();
   minimap_->raise();
   status_card_->raise();

@@ -9,7 +9,8 @@
 // forwards the user's requests.
 //
 // Navigation: the wheel and Ctrl+=/Ctrl+- zoom, dragging pans, F fits (and
-// the view keeps fitting on resize until the user zooms or pans). A minimap
+// the view keeps fitting on resize until the user zooms or pans), Z zooms to
+// the selection. The legend and minimap step aside from the selection. A minimap
 // in the bottom-right corner shows the whole graph and the visible part;
 // clicking or dragging there moves the view (toggled by minimap_action()).
 #include <QGraphicsView>
@@ -63,6 +64,13 @@ class GraphView : public QGraphicsView {
   bool collapse_all_scopes();
   QAction* expand_all_action() const { return expand_all_action_; }
   QAction* collapse_all_action() const { return collapse_all_action_; }
+  // Netron's weights inside ops and TensorBoard's side areas (both on by
+  // default; see NameScopeGrouping), as checkable View actions.
+  QAction* weights_action() const { return weights_action_; }
+  QAction* side_areas_action() const { return side_areas_action_; }
+  // Moves a node (by name) or a group (by scope) into or out of its side
+  // area, and lays out anew. False when there is no such node or scope.
+  bool toggle_side_area(const QString& node_or_scope);
   // Lays the current view out anew (after expansions have crowded it).
   void relayout_all();
   QAction* relayout_action() const { return relayout_action_; }
@@ -85,6 +93,9 @@ class GraphView : public QGraphicsView {
   void fit_to_graph();
   void zoom_in() { zoom_by(1.25); }
   void zoom_out() { zoom_by(0.8); }
+  // Centres the selected box and zooms in (never out) until its labels are
+  // full size (key Z). False without a selection.
+  bool zoom_to_selection();
 
  signals:
   void node_selected(const QString& name);  // by the user, in the view
@@ -119,6 +130,8 @@ class GraphView : public QGraphicsView {
   QAction* expand_all_action_ = nullptr;
   QAction* collapse_all_action_ = nullptr;
   QAction* relayout_action_ = nullptr;
+  QAction* weights_action_ = nullptr;
+  QAction* side_areas_action_ = nullptr;
   QWidget* status_card_ = nullptr;
   QLabel* status_label_ = nullptr;
   QWidget* busy_bar_ = nullptr;
@@ -126,6 +139,8 @@ class GraphView : public QGraphicsView {
   QAction* fit_action_ = nullptr;
   QAction* zoom_in_action_ = nullptr;
   QAction* zoom_out_action_ = nullptr;
+  QAction* zoom_selection_action_ = nullptr;
+  double min_scale_ = 0.03;  // kMinScale, or less for a graph fitted below it
   bool auto_fit_ = true;
   bool selecting_ = false;   // programmatic selection: stay quiet
 };

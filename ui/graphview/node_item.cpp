@@ -30,11 +30,33 @@ QFont subtitle_font() {
   return f;
 }
 
+QFont compact_font() {
+  QFont f = title_font();
+  f.setPixelSize(static_cast<int>(NodeItem::kCompactLabelPixels));
+  return f;
+}
+
+QFont weight_font() {
+  QFont f;
+  f.setPixelSize(9);
+  return f;
+}
+
+constexpr double kWeightLine = 12;
+// Room kept for a weight's shape beside its name (shapes arrive after layout).
+constexpr double kWeightShapeRoom = 64;
+
+int weight_lines(const QStringList& weights) {
+  const int n = static_cast<int>(weights.size());
+  return n <= NodeItem::kMaxWeightLines ? n : NodeItem::kMaxWeightLines;  // the last says "+k more"
+}
+
 }  // namespace
 
-NodeItem::NodeItem(QString name, QString title, QString subtitle, QColor fill, Style style)
-    : name_(std::move(name)), title_(std::move(title)), subtitle_(std::move(subtitle)), fill_(fill), style_(style),
-      size_(size_for(title_, subtitle_, style)) {
+NodeItem::NodeItem(QString name, QString title, QString subtitle, QColor fill, Style style, QStringList weights)
+    : name_(std::move(name)), title_(std::move(title)), subtitle_(std::move(subtitle)), weights_(std::move(weights)),
+      fill_(fill), style_(style), size_(size_for(title_, subtitle_, style, weights_)),
+      compact_title_pixels_(QFontMetricsF(compact_font()).horizontalAdvance(title_)) {
   setFlag(ItemIsSelectable);
   setAcceptHoverEvents(true);
   setCursor(Qt::PointingHandCursor);
@@ -49,11 +71,57 @@ NodeItem::Style NodeItem::style_for_op(const std::string& op) {
   return Style::Op;
 }
 
-QSizeF NodeItem::size_for(const QString& title, const QString& subtitle, Style style) {
-  const double text = std::max(QFontMetricsF(title_font()).horizontalAdvance(title),
-                               QFontMetricsF(subtitle_font()).horizontalAdvance(subtitle));
+QSizeF NodeItem::size_for(const QString& title, const QString& subtitle, Style style, const QStringList& weights) {
+  double text = std::max(QFontMetricsF(title_font()).horizontalAdvance(title),
+                         QFontMetricsF(subtitle_font()).horizontalAdvance(subtitle));
+  const QFontMetricsF weight_metrics(weight_font());
+  for (const QString& w : weights) text = std::max(text, weight_metrics.horizontalAdvance(w) + kWeightShapeRoom);
   const double width = std::clamp(text + 24, kMinWidth, kMaxWidth);
-  return style == Style::Group ? QSizeF(width + kStackOffset, kGroupHeight) : QSizeF(width, kHeight);
+  const double extra = weight_lines(weights) * kWeightLine + (weights.isEmpty() ? 0 : 4);
+  return style == Style::Group ? QSizeF(width + kStackOffset, kGroupHeight + extra) : QSizeF(width, kHeight + extra);
+}
+
+NodeItem::LabelMode NodeItem::label_mode(double scale, QSizeF size, bool group, double title_pixels) {
+  if (scale >= kTextLevelOfDetail) return LabelMode::Full;
+  const double room = title_pixels > 0 ? std::min(3 * kCompactLabelPixels, title_pixels + 4) : 3 * kCompactLabelPixels;
+  if (std::min(kHeight, size.height()) * scale >= kCompactMinBoxPixels && size.width() * scale * kCompactOverflow >= room)
+    return LabelMode::Compact;
+  // A group names itself as long as its box is a visible card.
+  if (group && size.width() * scale >= kCompactMinGroupPixels) return LabelMode::Compact;
+  return LabelMode::None;
+}
+
+void NodeItem::set_weight_shapes(QStringList shapes) {
+  weight_shapes_ = std::move(shapes);
+  update();
+}
+
+void NodeItem::paint_compact_label(QPainter* painter, double scale) const {
+  if (scale <= 0) return;
+  const QRectF r = box();
+  // In device pixels around the box's centre: the text keeps its size
+  // whatever the zoom.
+  const QTransform saved = painter->worldTransform();
+  painter->translate(r.center());
+  painter->scale(1 / scale, 1 / scale);
+  const double width = std::max(r.width() * scale * kCompactOverflow - 4, 3 * kCompactLabelPixels);
+  const QFont f = compact_font();
+  const QFontMetricsF metrics(f);
+  QString text = title_;
+  if (is_group()) text = QStringLiteral("%1 (%2)").arg(title_, subtitle_.section(QLatin1Char(' '), 0, 0));
+  text = metrics.elidedText(text, Qt::ElideRight, width);
+  const QRectF area(-width / 2, -metrics.height() / 2, width, metrics.height());
+  const double text_width = metrics.horizontalAdvance(text);
+  if (r.height() * scale < metrics.height() || text_width > r.width() * scale - 2) {  // beyond the box: a halo keeps it legible over edges
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(QColor(255, 255, 255, 200));
+    const double w = text_width + 4;
+    painter->drawRoundedRect(QRectF(-w / 2, area.top(), w, area.height()), 2, 2);
+  }
+  painter->setFont(f);
+  painter->setPen(kText);
+  painter->drawText(area, Qt::AlignCenter, text);
+  painter->setWorldTransform(saved);
 }
 
 QRectF NodeItem::box() const {
@@ -143,8 +211,14 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     painter->drawEllipse(QPointF(r.left() + 1, r.top() + 1), 5.5, 5.5);
   }
 
-  if (option->levelOfDetailFromTransform(painter->worldTransform()) < kTextLevelOfDetail) return;
-  const QRectF text_rect = r.adjusted(8, 3, -8, -3);
+  const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
+  switch (label_mode(lod)) {
+    case LabelMode::None: return;
+    case LabelMode::Compact: paint_compact_label(painter, lod); return;
+    case LabelMode::Full: break;
+  }
+  const double weights_height = weight_lines(weights_) * kWeightLine + (weights_.isEmpty() ? 0 : 4);
+  const QRectF text_rect = r.adjusted(8, 3, -8, -3 - weights_height);
   const QRectF top(text_rect.left(), text_rect.top(), text_rect.width(), text_rect.height() * 0.55);
   const QRectF bottom(text_rect.left(), top.bottom(), text_rect.width(), text_rect.height() * 0.45);
   painter->setFont(title_font());
@@ -156,6 +230,31 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
   painter->setPen(kSubtext);
   painter->drawText(bottom, Qt::AlignHCenter | Qt::AlignTop,
                     QFontMetricsF(subtitle_font()).elidedText(subtitle_, Qt::ElideRight, text_rect.width()));
+  if (weights_.isEmpty()) return;
+  // The weights: a hairline, then one line each, name left and shape right.
+  const double top_of_weights = r.bottom() - 3 - weights_height;
+  painter->setPen(QPen(fill_.darker(140), 0.6));
+  painter->drawLine(QPointF(r.left() + 6, top_of_weights + 2), QPointF(r.right() - 6, top_of_weights + 2));
+  painter->setFont(weight_font());
+  const QFontMetricsF metrics(weight_font());
+  const int lines = weight_lines(weights_);
+  for (int i = 0; i < lines; ++i) {
+    const QRectF line(text_rect.left(), top_of_weights + 4 + i * kWeightLine, text_rect.width(), kWeightLine);
+    const bool more = i == lines - 1 && weights_.size() > kMaxWeightLines;
+    if (more) {
+      painter->setPen(kSubtext);
+      painter->drawText(line, Qt::AlignLeft | Qt::AlignVCenter,
+                        QStringLiteral("+%1 more").arg(weights_.size() - kMaxWeightLines + 1));
+      break;
+    }
+    const QString shape = i < weight_shapes_.size() ? weight_shapes_[i] : QString();
+    const double shape_width = std::min(metrics.horizontalAdvance(shape), line.width() * 0.6);
+    painter->setPen(kSubtext);
+    painter->drawText(line, Qt::AlignRight | Qt::AlignVCenter, metrics.elidedText(shape, Qt::ElideLeft, shape_width));
+    painter->setPen(kText);
+    painter->drawText(line.adjusted(0, 0, -shape_width - 4, 0), Qt::AlignLeft | Qt::AlignVCenter,
+                      metrics.elidedText(weights_[i], Qt::ElideMiddle, line.width() - shape_width - 4));
+  }
 }
 
 }  // namespace flowlens::ui

@@ -1,0 +1,292 @@
+// Real-model shapes at first sight: a Keras ResNet-50 training step (resource
+// `_Arg`s, mixed precision), TensorBoard's MNIST graph with input queues, and
+// an ONNX SqueezeNet-style CNN whose weights are initializers. Each opens in
+// a 1280x800 main window; the test reads the scene as a user would read the
+// screen: the fitted view holds the whole graph, boxes carry labels at that
+// zoom, extracted auxiliary nodes have stubs instead of long edges, group
+// pairs are joined by one bundle each, and weights sit inside their ops.
+//
+// Set FLOWLENS_SCREENSHOT_DIR to keep the screenshots (the README's come
+// from here).
+#include <QtTest>
+
+#include <QTemporaryDir>
+#include <fstream>
+#include <set>
+#include <utility>
+
+#include <onnx/onnx_pb.h>
+
+#include "graph/edge_index.h"
+#include "ui/graph_document.h"
+#include "ui/graphview/edge_item.h"
+#include "ui/graphview/graph_scene.h"
+#include "ui/graphview/graph_view.h"
+#include "ui/graphview/node_item.h"
+#include "ui/graphview/side_areas.h"
+#include "ui/main_window.h"
+#include "ui/screenshot.h"
+#include "ui/real_model_shapes.h"
+#include "ui/ui_test_util.h"
+
+using namespace flowlens;
+using namespace flowlens::ui;
+
+namespace {
+
+// What the first frame shows, read off the scene.
+struct FirstFrame {
+  bool whole_graph_in_view = false;
+  double scale = 0;
+  int boxes = 0;
+  int labelled = 0;
+  int side_units = 0;
+  int stub_edges = 0;
+  double longest_stub = 0;
+  int group_bundles = 0;  // drawn edges between two groups
+  int group_pairs = 0;    // ordered pairs of groups some graph edge joins
+};
+
+FirstFrame read_first_frame(GraphView* view, const Graph& graph) {
+  FirstFrame f;
+  GraphScene* scene = view->graph_scene();
+  const QRectF whole = scene->itemsBoundingRect();
+  const QRectF shown = view->mapToScene(view->viewport()->rect()).boundingRect();
+  f.whole_graph_in_view = shown.contains(whole);
+  f.scale = view->transform().m11();
+  f.boxes = static_cast<int>(scene->unit_items().size());
+  f.labelled = scene->labelled_boxes_at(f.scale, whole);
+  const VisibleGraph visible = view->grouping().visible();
+  for (const auto& u : visible.units) f.side_units += u.side;
+  const auto& edges = scene->edge_items();
+  for (std::size_t i = 0; i < visible.edges.size() && i < edges.size(); ++i) {
+    const auto& e = visible.edges[i];
+    const auto& from = visible.units[static_cast<std::size_t>(e.from)];
+    const auto& to = visible.units[static_cast<std::size_t>(e.to)];
+    if (from.side || to.side) {
+      ++f.stub_edges;
+      f.longest_stub = std::max(f.longest_stub, edges[i]->path().length() + QLineF(edges[i]->path().currentPosition(), edges[i]->arrow().value(0)).length());
+    }
+    if (from.is_group() && to.is_group()) ++f.group_bundles;
+  }
+  // The pairs from the graph's own edges, not from the view's merging.
+  std::set<std::pair<int, int>> pairs;
+  for (int node = 0; node < static_cast<int>(graph.size()); ++node)
+    for (const InputEdge& in : graph.edges().inputs(node)) {
+      if (!in.resolved()) continue;
+      const int from = visible.unit_of_node[static_cast<std::size_t>(in.producer)];
+      const int to = visible.unit_of_node[static_cast<std::size_t>(node)];
+      if (from != to && visible.units[static_cast<std::size_t>(from)].is_group() &&
+          visible.units[static_cast<std::size_t>(to)].is_group())
+        pairs.insert({from, to});
+    }
+  f.group_pairs = static_cast<int>(pairs.size());
+  return f;
+}
+
+void keep_screenshot(QWidget* window, const QString& name) {
+  const QString dir = qEnvironmentVariable("FLOWLENS_SCREENSHOT_DIR");
+  if (dir.isEmpty()) return;
+  QString error;
+  QVERIFY2(save_window_screenshot(window, dir + QLatin1Char('/') + name, &error), qPrintable(error));
+}
+
+void add_value(onnx::ValueInfoProto* v, const std::string& name, std::vector<int64_t> dims) {
+  v->set_name(name);
+  auto* tt = v->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+void add_initializer(onnx::GraphProto* g, const std::string& name, std::vector<int64_t> dims) {
+  auto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    t->add_dims(d);
+    n *= d;
+  }
+  t->set_raw_data(std::string(static_cast<std::size_t>(n) * sizeof(float), '\0'));
+}
+
+// SqueezeNet 1.1's shape: conv, then fire modules (squeeze 1x1, expand 1x1
+// and 3x3, concat), max pools, a final conv and global pooling; every Conv
+// reads its W and B initializers. Returns the number of initializers.
+int write_squeezenet(const std::string& path) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("squeezenet");
+  add_value(g->add_input(), "data", {1, 3, 224, 224});
+  int initializers = 0;
+  auto node = [&](const std::string& op, std::vector<std::string> in, const std::string& out, const std::string& name) {
+    auto* n = g->add_node();
+    n->set_op_type(op);
+    n->set_name(name);
+    for (auto& s : in) n->add_input(s);
+    n->add_output(out);
+    return out;
+  };
+  int64_t channels = 3;
+  auto conv = [&](const std::string& name, const std::string& in, int64_t out_channels, int64_t k) {
+    add_initializer(g, name + "_w", {out_channels, channels, k, k});
+    add_initializer(g, name + "_b", {out_channels});
+    initializers += 2;
+    const std::string c = node("Conv", {in, name + "_w", name + "_b"}, name, name);
+    return node("Relu", {c}, name + "_relu", name + "_relu");
+  };
+  std::string x = conv("conv1", "data", 64, 3);
+  channels = 64;
+  x = node("MaxPool", {x}, "pool1", "pool1");
+  int fire = 2;
+  for (int64_t squeeze : {16, 16, 32, 32, 48, 48, 64, 64}) {
+    const std::string f = "fire" + std::to_string(fire++);
+    const std::string s = conv(f + "_squeeze1x1", x, squeeze, 1);
+    channels = squeeze;
+    const std::string e1 = conv(f + "_expand1x1", s, squeeze * 4, 1);
+    const std::string e3 = conv(f + "_expand3x3", s, squeeze * 4, 3);
+    x = node("Concat", {e1, e3}, f + "_concat", f + "_concat");
+    channels = squeeze * 8;
+    if (fire == 4 || fire == 6) x = node("MaxPool", {x}, "pool" + std::to_string(fire - 1), "pool" + std::to_string(fire - 1));
+  }
+  x = node("Dropout", {x}, "drop9", "drop9");
+  x = conv("conv10", x, 1000, 1);
+  x = node("GlobalAveragePool", {x}, "pool10", "pool10");
+  node("Softmax", {x}, "prob", "prob");
+  add_value(g->add_output(), "prob", {1, 1000, 1, 1});
+  std::ofstream(path, std::ios::binary) << m.SerializeAsString();
+  return initializers;
+}
+
+}  // namespace
+
+class RealGraphViewsTest : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir dir_;
+
+  // Opens `path` in a 1280x800 window (deleted by the caller).
+  MainWindow* open(const QString& path) {
+    auto* w = new MainWindow;
+    w->resize(1280, 800);
+    w->show();
+    if (!QTest::qWaitForWindowExposed(w)) return w;
+    QString error;
+    if (!w->open_file(path, &error)) qWarning("%s", qPrintable(error));
+    flowlens::testing::wait_for_layout(w->graph_view());
+    QCoreApplication::processEvents();
+    return w;
+  }
+
+ private slots:
+  void keras_resnet_training_step_reads_as_a_chain() {
+    const auto model = flowlens::testing::keras_resnet_training_step();
+    QVERIFY2(model.nodes > 2000, qPrintable(QString::number(model.nodes)));
+    const QString path = flowlens::testing::write_file(dir_, QStringLiteral("resnet_step.pbtxt"), QByteArray::fromStdString(model.text));
+    std::unique_ptr<MainWindow> w(open(path));
+    GraphView* view = w->graph_view();
+    QVERIFY(!view->layout_pending());
+    const Graph& graph = *w->document()->graph;
+    const FirstFrame f = read_first_frame(view, graph);
+    keep_screenshot(w.get(), QStringLiteral("resnet_step.png"));
+    qInfo("ResNet step: %d nodes, %d boxes, scale %.3f, %d labelled, %d side, %d stubs (longest %.1f), %d bundles",
+          model.nodes, f.boxes, f.scale, f.labelled, f.side_units, f.stub_edges, f.longest_stub, f.group_bundles);
+    if (qEnvironmentVariableIsSet("FLOWLENS_DEBUG_VIEW")) {
+      const VisibleGraph v = view->grouping().visible();
+      for (const auto& u : v.units)
+        qInfo("unit %s side=%d cluster=%d members=%d", u.is_group() ? u.scope.c_str() : graph.nodes()[u.node].name.c_str(), u.side, u.cluster, u.member_count);
+    }
+    QVERIFY(f.whole_graph_in_view);
+    // The layer chain's boxes are read at the first frame.
+    QVERIFY2(f.labelled >= 40, qPrintable(QString::number(f.labelled)));
+    // Every `_Arg` (top-level, read by a layer and by Adam) is in the side area.
+    const VisibleGraph visible = view->grouping().visible();
+    int arguments_aside = 0;
+    for (int node = 0; node < static_cast<int>(graph.size()); ++node)
+      arguments_aside += graph.nodes()[static_cast<std::size_t>(node)].op == "_Arg" &&
+                         visible.units[static_cast<std::size_t>(visible.unit_of_node[static_cast<std::size_t>(node)])].side;
+    QCOMPARE(arguments_aside, model.arguments);
+    QVERIFY(f.stub_edges > 0);
+    QVERIFY2(f.longest_stub <= kStubLength + 1, qPrintable(QString::number(f.longest_stub)));
+    QCOMPARE(f.group_bundles, f.group_pairs);
+    // Dataflow runs down the chain: conv1 above res2a, above res5c, above fc1000.
+    GraphScene* scene = view->graph_scene();
+    auto y_of = [&](const char* node) { return scene->item_for_node(graph.index_of(node))->pos().y(); };
+    QVERIFY(y_of("conv1/Conv2D") < y_of("res2a_branch2a/Conv2D"));
+    QVERIFY(y_of("res2a_branch2a/Conv2D") < y_of("res3a_branch2a/Conv2D"));
+
+    // Putting the side units back gives the long edges back.
+    view->side_areas_action()->setChecked(false);
+    QVERIFY(flowlens::testing::wait_for_layout(view));
+    QCOMPARE(read_first_frame(view, graph).side_units, 0);
+  }
+
+  void mnist_training_graph_is_labelled_and_tidy() {
+    const auto model = flowlens::testing::mnist_training_graph();
+    const QString path = flowlens::testing::write_file(dir_, QStringLiteral("mnist.pbtxt"), QByteArray::fromStdString(model.text));
+    std::unique_ptr<MainWindow> w(open(path));
+    GraphView* view = w->graph_view();
+    const Graph& graph = *w->document()->graph;
+    const FirstFrame f = read_first_frame(view, graph);
+    keep_screenshot(w.get(), QStringLiteral("mnist.png"));
+    qInfo("MNIST: %d nodes, %d boxes, scale %.3f, %d labelled, %d side, %d stubs, %d bundles", model.nodes, f.boxes,
+          f.scale, f.labelled, f.side_units, f.stub_edges, f.group_bundles);
+    QVERIFY(f.whole_graph_in_view);
+    // Every box at the first frame carries its label.
+    QCOMPARE(f.labelled, f.boxes);
+    QVERIFY2(f.longest_stub <= kStubLength + 1, qPrintable(QString::number(f.longest_stub)));
+    QCOMPARE(f.group_bundles, f.group_pairs);
+
+    // Fully expanded, init and the summaries leave the canvas for the side
+    // areas (MergeSummary stays: it is alone in its scope), and constants
+    // read once sit inside their ops.
+    QVERIFY(view->expand_all_scopes());
+    QVERIFY(flowlens::testing::wait_for_layout(view));
+    const VisibleGraph visible = view->grouping().visible();
+    auto unit_of = [&](const char* node) { return visible.units[static_cast<std::size_t>(visible.unit_of_node[static_cast<std::size_t>(graph.index_of(node))])]; };
+    QVERIFY(unit_of("init").side);
+    QVERIFY(!unit_of("Merge/MergeSummary").side);
+    QVERIFY(unit_of("accuracy/summary").side);
+    QVERIFY(unit_of("cross_entropy/summary").side);
+    QVERIFY(!unit_of("conv1/Conv2D").side);
+    QCOMPARE(unit_of("cross_entropy/Const").node, graph.index_of("cross_entropy/Mean"));
+    const FirstFrame expanded = read_first_frame(view, graph);
+    QVERIFY2(expanded.longest_stub <= kStubLength + 1, qPrintable(QString::number(expanded.longest_stub)));
+  }
+
+  void onnx_cnn_keeps_weights_inside_ops() {
+    const std::string path = dir_.filePath(QStringLiteral("squeezenet.onnx")).toStdString();
+    const int initializers = write_squeezenet(path);
+    std::unique_ptr<MainWindow> w(open(QString::fromStdString(path)));
+    GraphView* view = w->graph_view();
+    const Graph& graph = *w->document()->graph;
+    const FirstFrame f = read_first_frame(view, graph);
+    keep_screenshot(w.get(), QStringLiteral("squeezenet.png"));
+    for (const NodeItem* item : view->graph_scene()->unit_items())
+      if (item->label_mode(f.scale) == NodeItem::LabelMode::None)
+        qInfo("unlabelled: '%s' '%s' %.0fx%.0f", qPrintable(item->name()), qPrintable(item->title()), item->footprint().width(), item->footprint().height());
+    QVERIFY(f.whole_graph_in_view);
+    QCOMPARE(f.labelled, f.boxes);
+    // No initializer has a box of its own: each is listed inside its Conv.
+    int constant_boxes = 0, weights = 0, convs = 0;
+    for (const NodeItem* item : view->graph_scene()->unit_items()) {
+      constant_boxes += item->style() == NodeItem::Style::Constant;
+      weights += static_cast<int>(item->weights().size());
+      convs += item->subtitle() == QLatin1String("Conv2D") || item->subtitle() == QLatin1String("Conv");
+    }
+    qInfo("SqueezeNet: %d boxes, %d weights inside, %d convs, scale %.3f", f.boxes, weights, convs, f.scale);
+    QCOMPARE(constant_boxes, 0);
+    QCOMPARE(weights, initializers);
+
+    // The View toggle gives every initializer its box back.
+    const int boxes = f.boxes;
+    view->weights_action()->setChecked(false);
+    QVERIFY(flowlens::testing::wait_for_layout(view));
+    QCOMPARE(static_cast<int>(view->graph_scene()->unit_items().size()), boxes + initializers);
+  }
+};
+
+QTEST_MAIN(RealGraphViewsTest)
+#include "test_real_graph_views.moc"
