@@ -103,9 +103,14 @@ class CompareViewTest : public QObject {
     QVERIFY2(right.contains(QStringLiteral("tower_0/output")), qPrintable(right.join(QLatin1Char(','))));
     QVERIFY(right.contains(QStringLiteral("tower_1/output")));
     QVERIFY(c->linked_marker_count() >= 2);
+    // The hint line says what the selection maps to.
+    QVERIFY2(c->hint().startsWith(QStringLiteral("output \u2194 %1 copies in the replicated graph").arg(right.size())),
+             qPrintable(c->hint()));
+    QVERIFY(c->hint().contains(QStringLiteral("tower_0/output")));
     // A tower copy -> its original, outlined on the left.
     QVERIFY(c->select_replicated(QStringLiteral("tower_1/output")));
     QCOMPARE(c->linked_in_original(), QStringList{QStringLiteral("output")});
+    QCOMPARE(c->hint(), QStringLiteral("tower_1/output \u2194 output in the original"));
     QCOMPARE(c->linked_marker_count(), 1);
     QVERIFY(c->linked_in_replicated().isEmpty());
     // Shared nodes link to themselves.

@@ -67,12 +67,22 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   key->setTextFormat(Qt::RichText);
   key->setText(swatch(CompareMarkerItem::linked_color(), false, QStringLiteral("\u25A2")) +
                QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp;") +
-               swatch(CompareMarkerItem::added_color(), true, QStringLiteral("\u2295")) +
-               QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp;<span style=\"color:#6b7280;\">Select a node on either side "
-                              "to find its copies on the other.</span>"));
+               swatch(CompareMarkerItem::added_color(), true, QStringLiteral("\u2295")));
   key->setContentsMargins(10, 5, 10, 5);
-  key->setAutoFillBackground(true);
-  layout->addWidget(key);
+  // The hint line beside the key: what the selection maps to on the other side.
+  hint_ = new QLabel(this);
+  hint_->setObjectName(QStringLiteral("compareHint"));
+  hint_->setStyleSheet(QStringLiteral("color:#4b5563;"));
+  hint_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  hint_->setContentsMargins(10, 5, 10, 5);
+  auto* key_row = new QWidget(this);
+  key_row->setAutoFillBackground(true);
+  auto* key_layout = new QHBoxLayout(key_row);
+  key_layout->setContentsMargins(0, 0, 0, 0);
+  key_layout->addWidget(key);
+  key_layout->addWidget(hint_, 1);
+  layout->addWidget(key_row);
+  update_hint(QString(), false);
 
   connect(left_, &GraphView::node_selected, this, &CompareView::on_left_selected);
   connect(right_, &GraphView::node_selected, this, &CompareView::on_right_selected);
@@ -117,6 +127,7 @@ void CompareView::set_comparison(std::shared_ptr<const ReplicaComparison> compar
   right_subtitle_->setText(cmp_ ? cmp_->summary() : QString());
   left_subtitle_->setToolTip(left_subtitle_->text());
   right_subtitle_->setToolTip(right_subtitle_->text());
+  update_hint(QString(), false);
 }
 
 bool CompareView::select_original(const QString& name) {
@@ -125,6 +136,7 @@ bool CompareView::select_original(const QString& name) {
   linked_right_.clear();
   for (const std::string& r : cmp_->replicated_of(name.toStdString())) linked_right_ << qs(r);
   right_->graph_scene()->clearSelection();
+  update_hint(name, true);
   mark(left_, linked_left_, false);
   mark(right_, linked_right_, true);
   return true;
@@ -137,9 +149,29 @@ bool CompareView::select_replicated(const QString& name) {
   const std::string original = cmp_->original_of(name.toStdString());
   if (!original.empty()) linked_left_ << qs(original);
   left_->graph_scene()->clearSelection();
+  update_hint(name, false);
   mark(left_, linked_left_, false);
   mark(right_, linked_right_, true);
   return true;
+}
+
+QString CompareView::hint_text(const QString& selected, bool in_original) const {
+  if (selected.isEmpty() || !cmp_) return QStringLiteral("Select a node on either side to find its copies on the other.");
+  const QStringList& other = in_original ? linked_right_ : linked_left_;
+  if (other.isEmpty())
+    return in_original ? QStringLiteral("%1 has no copy in the replicated graph.").arg(selected)
+                       : QStringLiteral("%1 was added by replication: it has no original.").arg(selected);
+  const QString where = in_original ? QStringLiteral("in the replicated graph") : QStringLiteral("in the original");
+  if (other.size() == 1) return QStringLiteral("%1 \u2194 %2 %3").arg(selected, other.front(), where);
+  constexpr int kNamed = 4;
+  QStringList shown = other.mid(0, kNamed);
+  if (other.size() > kNamed) shown << QStringLiteral("\u2026");
+  return QStringLiteral("%1 \u2194 %2 copies %3: %4").arg(selected).arg(other.size()).arg(where, shown.join(QStringLiteral(", ")));
+}
+
+void CompareView::update_hint(const QString& selected, bool in_original) {
+  hint_->setText(hint_text(selected, in_original));
+  hint_->setToolTip(hint_->text());
 }
 
 void CompareView::on_left_selected(const QString& name) {
@@ -179,6 +211,8 @@ void CompareView::mark(GraphView* view, const QStringList& linked, bool with_add
     if (NodeItem* item = box_of(name.toStdString()))
       scene->addItem(new CompareMarkerItem(CompareMarkerItem::Kind::Linked, item->mapRectToScene(item->shape().boundingRect())));
 }
+
+QString CompareView::hint() const { return hint_->text(); }
 
 int CompareView::added_marker_count() const {
   int n = 0;

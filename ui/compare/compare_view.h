@@ -36,6 +36,8 @@ class CompareView : public QWidget {
   // What is outlined now, and how many '+' badges are drawn (tests, status).
   QStringList linked_in_original() const { return linked_left_; }
   QStringList linked_in_replicated() const { return linked_right_; }
+  // The hint line under the panes: what the selection maps to.
+  QString hint() const;
   int added_marker_count() const;
   int linked_marker_count() const;
 
@@ -60,6 +62,8 @@ class CompareView : public QWidget {
   // Drops `view`'s markers and draws new ones; found by item type, not kept
   // as pointers, because a relayout deletes them with the scene's items.
   void mark(GraphView* view, const QStringList& linked, bool with_added) const;
+  QString hint_text(const QString& selected, bool in_original) const;
+  void update_hint(const QString& selected, bool in_original);
 
   std::shared_ptr<const ReplicaComparison> cmp_;
   QSplitter* splitter_ = nullptr;
@@ -67,6 +71,7 @@ class CompareView : public QWidget {
   GraphView* right_ = nullptr;
   QLabel* left_subtitle_ = nullptr;
   QLabel* right_subtitle_ = nullptr;
+  QLabel* hint_ = nullptr;
   QStringList linked_left_, linked_right_;
 };
 
