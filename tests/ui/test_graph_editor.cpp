@@ -521,6 +521,26 @@ class TestGraphEditor : public QObject {
     model()->undo_stack()->setClean();
   }
 
+  // The status bar said "No graph loaded" while a graph was being edited.
+  void status_bar_describes_the_edited_graph() {
+    editor_->new_graph();
+    QVERIFY(editor_->active());
+    QVERIFY(!window_->summary_text().contains(QLatin1String("No graph loaded")));
+    QVERIFY2(window_->summary_text().contains(QLatin1String("0 nodes")), qPrintable(window_->summary_text()));
+    QVERIFY(!drop_op(QStringLiteral("Const"), at(0, 0)).isEmpty());
+    QVERIFY(!drop_op(QStringLiteral("Neg"), at(250, 0)).isEmpty());
+    QVERIFY2(window_->summary_text().startsWith(QLatin1String("Editing untitled")), qPrintable(window_->summary_text()));
+    QVERIFY2(window_->summary_text().contains(QLatin1String("2 nodes")), qPrintable(window_->summary_text()));
+    QVERIFY2(window_->summary_text().contains(model()->check().summary()), qPrintable(window_->summary_text()));
+    // Back in the viewer: the viewer's graph again.
+    editor_->show_viewer();
+    QCOMPARE(window_->summary_text(),
+             window_->document() ? window_->document()->summary() : QStringLiteral("No graph loaded"));
+    editor_->show_editor();
+    QVERIFY2(window_->summary_text().contains(QLatin1String("2 nodes")), qPrintable(window_->summary_text()));
+    model()->undo_stack()->setClean();
+  }
+
   void closing_with_unsaved_edits_asks() {
     editor_->new_graph();
     QVERIFY(!drop_op(QStringLiteral("Const"), at(0, 0)).isEmpty());
