@@ -237,6 +237,17 @@ void Worker::finish() {
   }
 }
 
+void Worker::linger_until_done_seen() {
+  std::unique_lock lock(mu_);
+  const auto now = std::chrono::steady_clock::now();
+  // Polled recently: a viewer is watching and would otherwise see the
+  // worker go silent, like a crash.
+  const bool watched = status_asked_ != std::chrono::steady_clock::time_point{} &&
+                       now - status_asked_ < std::chrono::seconds(2);
+  if (!watched || options_.done_linger <= std::chrono::milliseconds(0)) return;
+  cv_.wait_until(lock, now + options_.done_linger, [&] { return done_answered_; });
+}
+
 int Worker::run(const std::atomic<bool>* interrupted) {
   interrupted_ = interrupted;
   control_running_ = true;
@@ -311,6 +322,7 @@ int Worker::run(const std::atomic<bool>* interrupted) {
   }
   set_state("done", stop_reason);
   finish();
+  linger_until_done_seen();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   char line[512];
   int n = std::snprintf(line, sizeof line, "worker %d: %d steps in %.2f s (%.1f examples/s)", options_.task, done_steps,

@@ -69,6 +69,12 @@ struct WorkerOptions {
   // are CURVE clients presenting this worker's key.
   std::optional<Credentials> credentials;
   bool insecure = false;  // allow a non-loopback control address without credentials
+  // After its last step, while someone polls its status (asked within the
+  // last couple of seconds: a GUI's cluster view), the worker keeps
+  // answering "done" until one such answer went out or this long passed,
+  // so a finished worker is not mistaken for one that died. Nobody
+  // polling: it exits at once.
+  std::chrono::milliseconds done_linger{2000};
 };
 
 class Worker {
@@ -111,6 +117,8 @@ class Worker {
   FeedList draw_batch();
   void push(int ps_index, const std::vector<NamedTensor>& grads, int64_t step);
   void finish();
+  // See WorkerOptions::done_linger.
+  void linger_until_done_seen();
   // Between steps: pause/step/stop and fetch requests. Returns false to stop.
   bool between_steps(const std::atomic<bool>* interrupted);
   void serve_fetches();
@@ -157,6 +165,8 @@ class Worker {
   std::deque<std::shared_ptr<FetchRequest>> fetches_;
   std::deque<StepEvent> events_;
   NodeStatus status_;
+  std::chrono::steady_clock::time_point status_asked_{};  // the last STATUS request
+  bool done_answered_ = false;                            // a STATUS answer said "done"
   StepRate rate_;
   std::vector<NamedTensor> last_pulled_;
   FeedList last_feeds_;

@@ -153,9 +153,17 @@ void Worker::handle_control_message(zmq::socket_t& router, WireMessage& m) {
     traffic_.bytes_out += send_message(router, m.identity, std::move(h), tensors);
   };
   switch (m.header.kind()) {
-    case wire::STATUS:
-      answer(reply_header(m.header, wire::OK, status_to_json(snapshot_status())));
+    case wire::STATUS: {
+      const NodeStatus status = snapshot_status();
+      answer(reply_header(m.header, wire::OK, status_to_json(status)));
+      {
+        std::lock_guard lock(mu_);
+        status_asked_ = std::chrono::steady_clock::now();
+        if (status.state == "done") done_answered_ = true;
+      }
+      cv_.notify_all();
       return;
+    }
     case wire::FETCH: {
       if (m.header.names_size() == 0) return answer(reply_header(m.header, wire::BAD_REQUEST, "FETCH names nothing"));
       auto request = std::make_shared<FetchRequest>();

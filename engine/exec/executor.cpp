@@ -104,6 +104,11 @@ void run_node(RunState* st, const PlanNode& pn) {
     if (observed) {
       NodeEvent ev{*pn.node, pn.graph_index, *pn.device, start, 0, observed_inputs};
       for (auto* o : st->observers) o->on_node_start(st->run_id, ev);
+      // The node's time starts when its kernel does, so on_node_end's
+      // start_ns is after every on_node_start returned: a worker an observer
+      // held (the debugger's pause, its gate while another node is stopped)
+      // was waiting, not computing, and profilers must not charge the node.
+      start = now_ns();
     }
     pn.kernel(ctx);
     // Memory-agnostic kernels shared with the CPU (Const, a Variable restored

@@ -50,6 +50,11 @@ std::vector<Tensor> stop_inputs(int64_t run_id, const NodeEvent& event) {
   return out;
 }
 
+int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 constexpr const char* kStopped = "stopped by the debugger";
 
 std::string output_name(const std::string& node, size_t port) {
@@ -196,9 +201,15 @@ std::vector<int64_t> Debugger::watched_runs() const {
   return runs;
 }
 
+void Debugger::end_stop() {
+  if (!stop_active_) return;
+  stop_active_ = false;
+  paused_ns_ += steady_ns() - stop_began_ns_;
+}
+
 void Debugger::resume(std::unique_lock<std::mutex>&) {
   if (stop_active_) {
-    stop_active_ = false;
+    end_stop();
     resumed_sequence_ = stop_sequence_;
   }
   update_armed();
@@ -252,6 +263,11 @@ bool Debugger::is_stopped() const {
   return stop_active_;
 }
 
+int64_t Debugger::paused_ns() const {
+  std::lock_guard lock(mu_);
+  return paused_ns_ + (stop_active_ ? steady_ns() - stop_began_ns_ : 0);
+}
+
 std::optional<DebugStop> Debugger::current_stop() const {
   std::lock_guard lock(mu_);
   if (!stop_active_) return std::nullopt;
@@ -275,7 +291,7 @@ void Debugger::on_run_end(int64_t, bool) {
   std::lock_guard lock(mu_);
   if (--active_runs_ > 0) return;
   abort_ = false;
-  stop_active_ = false;
+  end_stop();
   step_token_taken_ = false;  // a stepped node that failed never reached its stop
   pause_requested_ = false;   // a pause that came as the run's last node ran must not stop the next run
   update_armed();
@@ -294,6 +310,7 @@ void Debugger::stop_here(std::unique_lock<std::mutex>& lock, DebugStop stop) {
   if (abort_) throw Error(kStopped);
   stop.sequence = ++stop_sequence_;
   stop_active_ = true;
+  stop_began_ns_ = steady_ns();
   current_ = stop;
   update_armed();
   StopCallback callback = on_stop_;

@@ -96,6 +96,10 @@ class Debugger : public ExecutionObserver {
   // --- state ---
   bool is_stopped() const;
   std::optional<DebugStop> current_stop() const;
+  // Wall time runs spent stopped here over the debugger's lifetime (a stop
+  // still active counts up to now), in steady-clock nanoseconds. A run's
+  // compute time is its wall time less the growth of this across the run.
+  int64_t paused_ns() const;
   // The next queued stop, waiting up to `timeout`; nullopt on timeout.
   std::optional<DebugStop> wait_for_stop(std::chrono::milliseconds timeout);
 
@@ -137,7 +141,11 @@ class Debugger : public ExecutionObserver {
   int active_runs_ = 0;
   int blocked_workers_ = 0;  // so the destructor can wait for them to leave
 
+  void end_stop();  // with mu_ held: stop_active_ goes false, its time is added to paused_ns_
+
   bool stop_active_ = false;
+  int64_t stop_began_ns_ = 0;  // steady clock, while stop_active_
+  int64_t paused_ns_ = 0;      // finished stops' time
   DebugStop current_;
   int64_t stop_sequence_ = 0;
   int64_t resumed_sequence_ = 0;

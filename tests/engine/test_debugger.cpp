@@ -14,6 +14,8 @@
 #include "graph/variable_initializers.h"
 #include "io/graph_io.h"
 #include "observe/debugger.h"
+#include "observe/node_timer.h"
+#include "observe/profiler.h"
 #include "observe/replica_compare.h"
 #include "ops/op_registry.h"
 #include "transform/replicate_in_graph.h"
@@ -174,6 +176,60 @@ class TestDebugger : public QObject {
     loop.get();
     // A pause asked for after the stop was already queued may still be pending.
     while (f.debugger.wait_for_stop(0ms)) f.debugger.continue_run();
+  }
+
+  // A node paused on (before it runs) or held at the gate while another is
+  // stopped used to be charged the whole stop: 24 s on a Variable.
+  void time_stopped_is_not_charged_to_nodes_or_the_run() {
+    Fixture f;
+    Profiler profiler;
+    NodeTimer timer;
+    f.session.add_observer(&profiler);  // after the debugger, as the GUI attaches them
+    f.session.add_observer(&timer);
+    struct Detach {
+      Fixture& f;
+      Profiler& p;
+      NodeTimer& t;
+      ~Detach() {
+        f.session.remove_observer(&p);
+        f.session.remove_observer(&t);
+      }
+    } detach{f, profiler, timer};
+    constexpr auto kHeld = 400ms;
+    const int64_t paused_before = f.debugger.paused_ns();
+    f.debugger.pause();         // stops before the first node
+    f.debugger.break_at("sum");  // the other root waits at the gate meanwhile; then after sum
+    auto& run = f.run_async({"out"});
+    auto first = f.debugger.wait_for_stop(10s);
+    QVERIFY(first);
+    QVERIFY(first->before_node);
+    std::this_thread::sleep_for(kHeld);
+    f.debugger.continue_run();
+    auto at_sum = f.debugger.wait_for_stop(10s);
+    QVERIFY(at_sum);
+    QCOMPARE(at_sum->node, std::string("sum"));
+    std::this_thread::sleep_for(kHeld);
+    f.debugger.continue_run();
+    QCOMPARE(floats(run.get()[0]), (std::vector<float>{0, 6, 24}));
+
+    const int64_t paused = f.debugger.paused_ns() - paused_before;
+    QVERIFY2(paused >= 2 * std::chrono::nanoseconds(kHeld).count(), qPrintable(QString::number(paused)));
+    QVERIFY(paused < 30'000'000'000);
+    const int64_t held_ns = std::chrono::nanoseconds(kHeld).count();
+    const std::vector<std::string> names = profiler.node_names();
+    QCOMPARE(profiler.events().size(), size_t(6));
+    for (const ProfiledNode& e : profiler.events())
+      QVERIFY2(e.end_ns - e.start_ns < held_ns / 2,
+               qPrintable(QString::fromStdString(names[static_cast<size_t>(e.node)]) + " took " +
+                          QString::number(e.end_ns - e.start_ns) + " ns"));
+    const auto totals = timer.take();
+    QVERIFY(totals.contains(first->node));
+    for (const auto& [node, t] : totals)
+      QVERIFY2(t.total_ns < held_ns / 2, qPrintable(QString::fromStdString(node)));
+    // No stop in progress: the total does not grow by itself.
+    const int64_t after = f.debugger.paused_ns();
+    std::this_thread::sleep_for(20ms);
+    QCOMPARE(f.debugger.paused_ns(), after);
   }
 
   void parallel_breakpoints_are_reported_one_at_a_time() {

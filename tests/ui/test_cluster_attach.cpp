@@ -5,6 +5,7 @@
 // with the first), opens a worker's partition and colours it with live
 // timings, stops a worker at a remote breakpoint, and marks a killed worker
 // down, then up again after a restart.
+#include <QAction>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QSignalSpy>
@@ -19,13 +20,17 @@
 #include "ui/cluster/cluster_session.h"
 #include "ui/cluster/cluster_tree_model.h"
 #include "ui/cluster/cluster_workbench.h"
+#include "ui/cluster/local_cluster_launcher.h"
 #include "ui/debugger/debug_workbench.h"
 #include "ui/graph_document.h"
 #include "ui/main_window.h"
 #include "ui/tensor/tensor_catalog.h"
 #include "ui/tensor/tensor_viewer.h"
 
+#include <QChart>
+#include <QChartView>
 #include <QLineSeries>
+#include <QValueAxis>
 
 using namespace flowlens;
 using namespace flowlens::testing;
@@ -138,6 +143,139 @@ class ClusterAttachTest : public QObject {
     QVERIFY2(code == 2 && err.contains("--attach:") && err.contains("missing.json"), qPrintable(err));
     std::tie(code, err) = gui({"--key", cluster_->file, "--screenshot", out});
     QVERIFY2(code == 2 && err.contains("--key needs --attach"), qPrintable(err));
+  }
+
+  // Attaching opens the Cluster and Cluster Charts docks: the window keeps
+  // its size (it grew by ~130 px), and at that default dock size the charts'
+  // axes keep few, compact, small labels that fit side by side.
+  void clusterDocksKeepTheWindowSizeAndChartsStayReadable() {
+    ui::MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTest::qWait(50);
+    const QRect before = w.geometry();
+    const QSize minimum_before = w.minimumSizeHint();
+    ui::ClusterWorkbench* cw = w.cluster_workbench();
+    // Nothing listens on these: the nodes stay "connecting", which is all
+    // the docks need to open.
+    const std::vector<int> ports = free_ports(3);
+    ClusterSpec spec;
+    QString error;
+    QVERIFY2(ui::cluster_from_addresses(QString("127.0.0.1:%1").arg(ports[0]),
+                                        QString("127.0.0.1:%1, 127.0.0.1:%2").arg(ports[1]).arg(ports[2]), &spec, &error),
+             qPrintable(error));
+    cw->attach(spec);
+    QVERIFY(cw->dock()->isVisible() && cw->charts_dock()->isVisible());
+    QTest::qWait(200);  // layouts settle, the charts redraw
+    QCOMPARE(w.geometry(), before);
+    QVERIFY2(w.minimumSizeHint().height() <= before.height(),
+             qPrintable(QString("minimum %1 (was %2), window %3")
+                            .arg(w.minimumSizeHint().height())
+                            .arg(minimum_before.height())
+                            .arg(before.height())));
+
+    for (int m = 0; m < ui::ClusterCharts::MetricCount; ++m) {
+      const auto metric = static_cast<ui::ClusterCharts::Metric>(m);
+      QValueAxis* x = cw->charts()->x_axis(metric);
+      QValueAxis* y = cw->charts()->y_axis(metric);
+      QCOMPARE(x->tickCount(), ui::ClusterCharts::kXTicks);
+      QCOMPARE(y->tickCount(), ui::ClusterCharts::kYTicks);
+      QCOMPARE(x->labelFormat(), QString("%.0f s"));
+      QCOMPARE(y->labelFormat(), QString("%.3g"));
+      QVERIFY(x->titleText().size() <= 5 && y->titleText().size() <= 5);
+      // Smaller than the window's text, still legible.
+      QVERIFY(x->labelsFont().pointSizeF() >= 7 && x->labelsFont().pointSizeF() < w.font().pointSizeF());
+      // The labels fit: the widest x label per tick across the plot, the
+      // label rows down it.
+      const QRectF plot = cw->charts()->view(metric)->chart()->plotArea();
+      const QFontMetricsF fm(x->labelsFont());
+      double widest = 0;
+      for (int t = 0; t < x->tickCount(); ++t) {
+        const double v = x->min() + (x->max() - x->min()) * t / (x->tickCount() - 1);
+        widest = std::max(widest, fm.horizontalAdvance(QString::asprintf("%.0f s", v)));
+      }
+      QVERIFY2(plot.width() > 0 && widest * x->tickCount() * 1.5 < plot.width(),
+               qPrintable(QString("metric %1: plot %2 px wide, labels %3 px").arg(m).arg(plot.width()).arg(widest)));
+      QVERIFY2(fm.height() * y->tickCount() * 1.5 < plot.height(),
+               qPrintable(QString("metric %1: plot %2 px high").arg(m).arg(plot.height())));
+    }
+    cw->detach();
+  }
+
+  // A worker that ran all its steps ends normally: "done", not red "down"
+  // like the one killed beside it.
+  void finishedWorkerShowsDoneNotDown() {
+    LocalCluster c(1, 2);
+    NodeProcess ps(c.ps_args(0));
+    QVERIFY(ps.wait_for_stderr("serving on"));
+    ui::MainWindow w;
+    ui::ClusterWorkbench* cw = w.cluster_workbench();
+    QString error;
+    QVERIFY2(cw->attach_file(c.file, &error), qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(node(cw, "ps 0")->liveness == ClusterNodeState::Liveness::Up, kWait);
+    NodeProcess finisher(c.worker_args(0, sample("mlp_train.pbtxt"), 300, {"--print-every", "0"}));
+    NodeProcess crasher(c.worker_args(1, sample("mlp_train.pbtxt"), 10000000, {"--print-every", "0"}));
+    QTRY_VERIFY_WITH_TIMEOUT(step_of(cw, "worker 0") > 0 && step_of(cw, "worker 1") > 0, kWait);
+    QTRY_VERIFY_WITH_TIMEOUT(!finisher.running(), kWait);
+    QCOMPARE(finisher.wait(kWait).code, 0);
+    crasher.kill9();
+    QTRY_COMPARE_WITH_TIMEOUT(node(cw, "worker 1")->liveness, ClusterNodeState::Liveness::Down, kWait);
+    QTRY_COMPARE_WITH_TIMEOUT(node(cw, "worker 0")->liveness, ClusterNodeState::Liveness::Done, kWait);
+    QCOMPARE(step_of(cw, "worker 0"), int64_t{300});
+    QCOMPARE(state_of(cw, "worker 0"), QString("done"));
+    QCOMPARE(state_of(cw, "worker 1"), QString("down"));
+    QCOMPARE(cw->model()->node_index("worker 0").siblingAtColumn(ui::ClusterTreeModel::State).data().toString(),
+             QString("done"));
+    QVERIFY(cw->panel()->message().contains("down") || cw->panel()->message().contains("finished"));
+    cw->detach();
+  }
+
+  // Cluster → Stop ends the cluster Launch Local Cluster started, and only
+  // while it runs; an attached cluster is stopped by its nodes' stop command.
+  void stopEndsTheLaunchedClusterAndStopsAnAttachedOne() {
+    ui::MainWindow w;
+    ui::ClusterWorkbench* cw = w.cluster_workbench();
+    QAction* stop = cw->action("actionClusterStop");
+    QVERIFY(stop);
+    QVERIFY(!stop->isEnabled());
+    ui::LocalClusterOptions options;
+    options.graph = sample("mlp_train.pbtxt");
+    options.workers = 1;
+    options.steps = 10000000;
+    options.node_binary = node_binary();
+    QString error;
+    QVERIFY2(cw->launch_local(options, &error), qPrintable(error));
+    struct Ender {  // whatever fails below, no cluster is left running
+      ui::LocalClusterLauncher* l;
+      ~Ender() { l->stop(); }
+    } ender{cw->launcher()};
+    QVERIFY(cw->launcher()->running());
+    QVERIFY(stop->isEnabled());
+    QTRY_VERIFY_WITH_TIMEOUT(step_of(cw, "worker 0") > 0, kWait);
+    QSignalSpy exited(cw->launcher(), &ui::LocalClusterLauncher::finished);
+    stop->trigger();
+    QVERIFY(!cw->launcher()->running());  // stop() waited for the processes
+    QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, kWait);
+    QVERIFY(!stop->isEnabled());  // still attached, but nothing of ours runs and nothing answers
+    // Nothing answers any more: the nodes go silent.
+    QTRY_VERIFY_WITH_TIMEOUT(node(cw, "worker 0")->liveness != ClusterNodeState::Liveness::Up &&
+                                 node(cw, "ps 0")->liveness != ClusterNodeState::Liveness::Up,
+                             kWait);
+    cw->detach();
+    QVERIFY(!stop->isEnabled());
+
+    // Attached, not launched here: the stop command reaches every node.
+    LocalCluster c(1, 1);
+    NodeProcess ps(c.ps_args(0));
+    QVERIFY(ps.wait_for_stderr("serving on"));
+    NodeProcess worker(c.worker_args(0, sample("mlp_train.pbtxt"), 10000000, {"--print-every", "0"}));
+    QVERIFY2(cw->attach_file(c.file, &error), qPrintable(error));
+    QVERIFY(stop->isEnabled());
+    QTRY_VERIFY_WITH_TIMEOUT(step_of(cw, "worker 0") > 0 && step_of(cw, "ps 0") >= 0, kWait);
+    cw->stop_cluster(/*confirm=*/false);
+    QTRY_VERIFY_WITH_TIMEOUT(!worker.running() && !ps.running(), kWait);
+    QCOMPARE(worker.wait().code, 0);
+    cw->detach();
   }
 
   void liveClusterEndToEnd() {

@@ -149,6 +149,29 @@ class DebuggerUiTest : public QObject {
     QVERIFY(!item("neg")->has_breakpoint());
   }
 
+  // Time paused at a breakpoint is the user's: the run log's time and the
+  // profile leave it out.
+  void time_paused_is_not_run_time() {
+    open(chain_);
+    bench()->breakpoints()->add(QStringLiteral("sq"));
+    flowlens::ui::RunOutcome outcome;
+    connect(controller(), &RunController::run_finished, this,
+            [&](const flowlens::ui::RunOutcome& o) { outcome = o; });
+    action("actionRunContinue")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(paused(), kRunTimeoutMs);
+    constexpr int kPausedMs = 600;
+    QTest::qWait(kPausedMs);
+    action("actionRunContinue")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(controller()->idle(), kRunTimeoutMs);
+    QVERIFY(outcome.ok);
+    QVERIFY2(outcome.paused_ms >= kPausedMs, qPrintable(QString::number(outcome.paused_ms)));
+    QVERIFY2(outcome.wall_ms < kPausedMs / 2, qPrintable(QString::number(outcome.wall_ms)));
+    QVERIFY(bench()->run_log()->toPlainText().contains(QStringLiteral("not counted")));
+    for (const flowlens::ProfiledNode& e : controller()->profiler().events())
+      QVERIFY(e.end_ns - e.start_ns < int64_t{kPausedMs} * 1000000 / 2);
+    QCOMPARE(controller()->profiler().events().size(), std::size_t{4});
+  }
+
   void step_advances_in_dataflow_order() {
     open(chain_);
     QStringList order;

@@ -480,6 +480,67 @@ class TestGraphEditor : public QObject {
     QCOMPARE(matmul_result(), QStringLiteral("output = %1").arg(QLatin1String(kExpected)));
   }
 
+  // Adding a node (the palette's double-click adds at the view's centre, a
+  // drop under the cursor) never covers another: it takes the spot asked
+  // for when free, else the nearest free one.
+  void added_nodes_do_not_land_on_others() {
+    editor_->new_graph();
+    auto box = [this](const QString& n) { return scene()->node_item(n)->sceneBoundingRect(); };
+    auto no_overlaps = [&] {
+      const std::vector<Node>& nodes = model()->graph().nodes();
+      for (std::size_t i = 0; i < nodes.size(); ++i)
+        for (std::size_t j = i + 1; j < nodes.size(); ++j)
+          if (box(QString::fromStdString(nodes[i].name)).intersects(box(QString::fromStdString(nodes[j].name))))
+            return nodes[i].name + " overlaps " + nodes[j].name;
+      return std::string();
+    };
+    const QPointF centre = view()->visible_center() - QPointF(90, 30);
+    emit editor_->palette()->op_activated(QStringLiteral("Const"));
+    const QString first = QString::fromStdString(model()->graph().nodes().back().name);
+    QCOMPARE(model()->position(first), centre);  // free: exactly where asked
+    emit editor_->palette()->op_activated(QStringLiteral("Add"));
+    emit editor_->palette()->op_activated(QStringLiteral("Const"));
+    QCOMPARE(model()->graph().size(), std::size_t{3});
+    QVERIFY2(no_overlaps().empty(), no_overlaps().c_str());
+    // Nearest: the second lands right beside the first, not far away.
+    const QString second = QString::fromStdString(model()->graph().nodes()[1].name);
+    QVERIFY(QLineF(model()->position(second), centre).length() < 200);
+
+    // Dropped onto the first node's title: moved off it, but nearby.
+    const QPointF on_first = model()->position(first) + QPointF(EditorNodeItem::kWidth / 2, 12);
+    const QString dropped = drop_op(QStringLiteral("Neg"), on_first);
+    QVERIFY(!dropped.isEmpty());
+    QVERIFY2(no_overlaps().empty(), no_overlaps().c_str());
+    QVERIFY(QLineF(model()->position(dropped), model()->position(first)).length() < 300);
+    // Dropped on free canvas: exactly under the cursor, as before.
+    const QPointF free_spot = at(-450, 260);
+    const QString free_node = drop_op(QStringLiteral("Neg"), free_spot);
+    QVERIFY(!free_node.isEmpty());
+    QVERIFY(QLineF(model()->position(free_node), free_spot - QPointF(EditorNodeItem::kWidth / 2, 12)).length() < 2);
+    QVERIFY2(no_overlaps().empty(), no_overlaps().c_str());
+    model()->undo_stack()->setClean();
+  }
+
+  // The status bar said "No graph loaded" while a graph was being edited.
+  void status_bar_describes_the_edited_graph() {
+    editor_->new_graph();
+    QVERIFY(editor_->active());
+    QVERIFY(!window_->summary_text().contains(QLatin1String("No graph loaded")));
+    QVERIFY2(window_->summary_text().contains(QLatin1String("0 nodes")), qPrintable(window_->summary_text()));
+    QVERIFY(!drop_op(QStringLiteral("Const"), at(0, 0)).isEmpty());
+    QVERIFY(!drop_op(QStringLiteral("Neg"), at(250, 0)).isEmpty());
+    QVERIFY2(window_->summary_text().startsWith(QLatin1String("Editing untitled")), qPrintable(window_->summary_text()));
+    QVERIFY2(window_->summary_text().contains(QLatin1String("2 nodes")), qPrintable(window_->summary_text()));
+    QVERIFY2(window_->summary_text().contains(model()->check().summary()), qPrintable(window_->summary_text()));
+    // Back in the viewer: the viewer's graph again.
+    editor_->show_viewer();
+    QCOMPARE(window_->summary_text(),
+             window_->document() ? window_->document()->summary() : QStringLiteral("No graph loaded"));
+    editor_->show_editor();
+    QVERIFY2(window_->summary_text().contains(QLatin1String("2 nodes")), qPrintable(window_->summary_text()));
+    model()->undo_stack()->setClean();
+  }
+
   void closing_with_unsaved_edits_asks() {
     editor_->new_graph();
     QVERIFY(!drop_op(QStringLiteral("Const"), at(0, 0)).isEmpty());

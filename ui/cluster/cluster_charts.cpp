@@ -2,7 +2,11 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QFont>
+#include <QGraphicsLayout>
+#include <QLegend>
 #include <QLineSeries>
+#include <QScrollArea>
 #include <QTimer>
 #include <QValueAxis>
 #include <QVBoxLayout>
@@ -14,7 +18,7 @@
 namespace flowlens::ui {
 namespace {
 
-const char* kTitles[] = {"Loss per worker", "Steps/s", "Bytes/s (in + out)"};
+const char* kTitles[] = {"Loss per worker", "Steps/s", "Traffic (in + out)"};
 
 double value_of(const ClusterSample& s, ClusterCharts::Metric m) {
   switch (m) {
@@ -27,22 +31,50 @@ double value_of(const ClusterSample& s, ClusterCharts::Metric m) {
 }  // namespace
 
 ClusterCharts::ClusterCharts(ClusterSession* session, QWidget* parent) : QWidget(parent), session_(session) {
-  auto* layout = new QVBoxLayout(this);
+  // The charts scroll when the dock is short: their minimum height must not
+  // become the dock's, or opening the dock makes the main window grow.
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(0, 0, 0, 0);
+  auto* scroll = new QScrollArea;
+  scroll->setObjectName(QStringLiteral("clusterChartsScroll"));
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  outer->addWidget(scroll);
+  auto* content = new QWidget;
+  scroll->setWidget(content);
+  auto* layout = new QVBoxLayout(content);
   layout->setContentsMargins(0, 0, 0, 0);
+  // Readable in a dock a few hundred pixels wide: a smaller font than the
+  // window's (not below 7 pt), few ticks, compact numbers, a short y title
+  // where a unit needs one ("KiB/s"); the x unit rides in its labels ("30 s").
+  QFont small = font();
+  small.setPointSizeF(std::max(7.0, small.pointSizeF() - 1.5));
+  QFont title = small;
+  title.setBold(true);
   for (int m = 0; m < MetricCount; ++m) {
     auto* chart = new QChart;
     chart->setTitle(tr(kTitles[m]));
+    chart->setTitleFont(title);
     chart->legend()->setAlignment(Qt::AlignRight);
-    chart->setMargins(QMargins(4, 4, 4, 4));
+    chart->legend()->setFont(small);
+    chart->setMargins(QMargins(2, 2, 2, 2));
+    chart->layout()->setContentsMargins(0, 0, 0, 0);
+    chart->setBackgroundRoundness(0);
     x_axes_[m] = new QValueAxis;
-    x_axes_[m]->setTitleText(tr("seconds"));
-    x_axes_[m]->setLabelFormat(QStringLiteral("%.0f"));
+    x_axes_[m]->setLabelsFont(small);
+    x_axes_[m]->setLabelFormat(QStringLiteral("%.0f s"));  // the unit in the label: no title row
+    x_axes_[m]->setTickCount(kXTicks);
     y_axes_[m] = new QValueAxis;
+    y_axes_[m]->setLabelsFont(small);
+    y_axes_[m]->setTitleFont(small);
+    y_axes_[m]->setLabelFormat(QStringLiteral("%.3g"));  // "0.25", "1.2e+03": never a long row of digits
+    y_axes_[m]->setTickCount(kYTicks);
     chart->addAxis(x_axes_[m], Qt::AlignBottom);
     chart->addAxis(y_axes_[m], Qt::AlignLeft);
     views_[m] = new QChartView(chart);
     views_[m]->setRenderHint(QPainter::Antialiasing);
-    views_[m]->setMinimumHeight(140);
+    views_[m]->setMinimumHeight(kMinimumChartHeight);
     views_[m]->setObjectName(QStringLiteral("clusterChart%1").arg(m));
     layout->addWidget(views_[m]);
   }
@@ -91,11 +123,21 @@ void ClusterCharts::redraw() {
   for (int m = 0; m < MetricCount; ++m) {
     double low = 0, high = 0;
     bool any = false;
+    // Traffic in B/s, KiB/s or MiB/s, whichever keeps the numbers short.
+    double scale = 1;
+    if (m == BytesPerSecond) {
+      double peak = 0;
+      for (const ClusterNodeState& n : session_->nodes())
+        for (const ClusterSample& s : n.history)
+          if (s.t >= from && std::isfinite(s.bytes_per_second)) peak = std::max(peak, s.bytes_per_second);
+      scale = peak >= 1024.0 * 1024 ? 1024.0 * 1024 : peak >= 1024 ? 1024 : 1;
+      y_axes_[m]->setTitleText(scale > 1024 ? tr("MiB/s") : scale > 1 ? tr("KiB/s") : tr("B/s"));
+    }
     for (const ClusterNodeState& n : session_->nodes()) {
       if (m == Loss && n.ref.job != "worker") continue;  // a ps has no loss
       QList<QPointF> points;
       for (const ClusterSample& s : n.history) {
-        const double v = value_of(s, static_cast<Metric>(m));
+        const double v = value_of(s, static_cast<Metric>(m)) / scale;
         if (s.t < from || !std::isfinite(v)) continue;
         points.append(QPointF(s.t, v));
         low = any ? std::min(low, v) : v;

@@ -24,6 +24,10 @@ class ClusterCharts : public QWidget {
 
  public:
   enum Metric { Loss, StepsPerSecond, BytesPerSecond, MetricCount };
+  // Few ticks, so labels stay apart in a narrow dock.
+  static constexpr int kXTicks = 4;
+  static constexpr int kYTicks = 4;
+  static constexpr int kMinimumChartHeight = 170;  // the dock scrolls below that
 
   explicit ClusterCharts(ClusterSession* session, QWidget* parent = nullptr);
 
@@ -32,6 +36,8 @@ class ClusterCharts : public QWidget {
   QLineSeries* series(Metric metric, const QString& node) const;
   int redraws() const { return redraws_; }
   QChartView* view(Metric metric) const { return views_[metric]; }
+  QValueAxis* x_axis(Metric metric) const { return x_axes_[metric]; }
+  QValueAxis* y_axis(Metric metric) const { return y_axes_[metric]; }
 
  public slots:
   void redraw();

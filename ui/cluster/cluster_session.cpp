@@ -35,10 +35,13 @@ QString ClusterNodeState::state_text() const {
   switch (liveness) {
     case Liveness::Connecting: return QStringLiteral("connecting");
     case Liveness::Down: return QStringLiteral("down");
+    case Liveness::Done: return QStringLiteral("done");
     case Liveness::Up: break;
   }
   return status ? qs(status->state) : QStringLiteral("up");
 }
+
+bool ClusterNodeState::finished() const { return status && status->state == "done"; }
 
 ClusterSession::ClusterSession(QObject* parent) : QObject(parent) {
   register_meta_types();
@@ -214,10 +217,10 @@ void ClusterSession::check_liveness() {
   const double now = seconds_since_attach();
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     ClusterNodeState& n = nodes_[i];
-    if (n.liveness == ClusterNodeState::Liveness::Down) continue;
+    if (n.liveness == ClusterNodeState::Liveness::Down || n.liveness == ClusterNodeState::Liveness::Done) continue;
     const double since = n.last_seen >= 0 ? n.last_seen : 0;
     if (now - since < kDownAfter) continue;
-    n.liveness = ClusterNodeState::Liveness::Down;
+    n.liveness = n.finished() ? ClusterNodeState::Liveness::Done : ClusterNodeState::Liveness::Down;
     n.bytes_per_second = 0;
     for (LinkRate& l : n.links) l.in_per_second = l.out_per_second = 0;
     emit node_updated(static_cast<int>(i));

@@ -8,7 +8,9 @@
 //
 // A node is "up" while its status arrives, "down" once none has for
 // kDownAfter (it died, hangs or is unreachable) and "up" again with the next
-// answer, e.g. after a restart: sockets reconnect by themselves.
+// answer, e.g. after a restart: sockets reconnect by themselves. A worker
+// whose last answer said "done" (it finished training) is "done" once it
+// goes silent, not down.
 #include <QElapsedTimer>
 #include <QObject>
 #include <QString>
@@ -44,7 +46,9 @@ struct LinkRate {
 struct ClusterNodeState {
   dist::NodeRef ref;
   QString label;  // "worker 1"
-  enum class Liveness { Connecting, Up, Down } liveness = Liveness::Connecting;
+  // Done: silent after its last answer said it finished ("done"): it ended
+  // normally; Down is kept for a node that went silent without saying so.
+  enum class Liveness { Connecting, Up, Down, Done } liveness = Liveness::Connecting;
   std::shared_ptr<const dist::NodeStatus> status;  // the latest; null before the first answer
   QString last_error;       // why the last poll failed
   double last_seen = -1;    // seconds since attach of the last answer; -1 never
@@ -52,7 +56,8 @@ struct ClusterNodeState {
   std::vector<LinkRate> links;
   std::deque<ClusterSample> history;  // the last kHistorySeconds
 
-  QString state_text() const;  // "up · training", "paused", "down", "connecting"
+  QString state_text() const;  // "training", "paused", "done", "down", "connecting"
+  bool finished() const;       // its last answer said "done"
 };
 
 class ClusterSession : public QObject {

@@ -18,9 +18,11 @@ QColor state_color(const ClusterNodeState& n) {
   switch (n.liveness) {
     case ClusterNodeState::Liveness::Down: return QColor(0xC6, 0x28, 0x28);
     case ClusterNodeState::Liveness::Connecting: return QColor(0x75, 0x75, 0x75);
+    case ClusterNodeState::Liveness::Done: return QColor(0x55, 0x8B, 0x2F);  // finished: a quieter green
     case ClusterNodeState::Liveness::Up: break;
   }
   if (n.status && n.status->state == "paused") return QColor(0xEF, 0x6C, 0x00);
+  if (n.status && n.status->state == "done") return QColor(0x55, 0x8B, 0x2F);
   return QColor(0x2E, 0x7D, 0x32);
 }
 
@@ -103,7 +105,10 @@ void ClusterTreeModel::update_node(int index) {
   set_text(task, LastSeen, age < 0 ? tr("never") : tr("%1 s ago").arg(age, 0, 'f', 1));
   QString detail = s ? qs(s->mode) : QString();
   if (s && !s->detail.empty()) detail += (detail.isEmpty() ? QString() : QStringLiteral(" \u00B7 ")) + qs(s->detail);
-  if (!up && !n.last_error.isEmpty()) detail = n.last_error;
+  if (n.liveness == ClusterNodeState::Liveness::Done)
+    detail = s && !s->detail.empty() ? tr("finished · %1").arg(qs(s->detail)) : tr("finished");
+  else if (!up && !n.last_error.isEmpty())
+    detail = n.last_error;
   set_text(task, Detail, detail);
   if (!s) return;
 

@@ -70,16 +70,21 @@ ClusterWorkbench::ClusterWorkbench(WorkbenchHost* window, DebugWorkbench* debug)
   build_docks();
   connect(session_, &ClusterSession::attached_changed, this, &ClusterWorkbench::update_enabled);
   connect(session_, &ClusterSession::command_failed, panel_, &ClusterPanel::set_message);
+  connect(session_, &ClusterSession::node_updated, this, &ClusterWorkbench::stop_ps_when_workers_ended);
   connect(session_, &ClusterSession::liveness_changed, this, [this](int i) {
     const ClusterNodeState& n = session_->nodes()[static_cast<std::size_t>(i)];
     if (n.liveness == ClusterNodeState::Liveness::Down)
       panel_->set_message(tr("%1 is down: %2").arg(n.label, n.last_error.isEmpty() ? tr("no answer") : n.last_error));
+    else if (n.liveness == ClusterNodeState::Liveness::Done)
+      panel_->set_message(tr("%1 finished").arg(n.label));
     else if (n.liveness == ClusterNodeState::Liveness::Up)
       panel_->set_message(tr("%1 is up").arg(n.label));
   });
   connect(panel_, &ClusterPanel::selection_changed, this, &ClusterWorkbench::update_enabled);
-  connect(launcher_, &LocalClusterLauncher::finished, this,
-          [this](int code) { panel_->set_message(tr("The local cluster exited (code %1)").arg(code)); });
+  connect(launcher_, &LocalClusterLauncher::finished, this, [this](int code) {
+    panel_->set_message(tr("The local cluster exited (code %1)").arg(code));
+    update_enabled();
+  });
   // A different graph in the window ends the remote graph's live colouring.
   connect(w_, &WorkbenchHost::document_changed, this, [this] {
     const auto& doc = w_->document();
@@ -120,6 +125,8 @@ void ClusterWorkbench::build_actions() {
   add(QStringLiteral("actionClusterLaunch"), tr("&Launch Local Cluster…"), [this] { launch_dialog(); },
       tr("Start flowlens-node launch on this machine and attach to it"));
   add(QStringLiteral("actionClusterDetach"), tr("&Detach"), [this] { detach(); });
+  add(QStringLiteral("actionClusterStop"), tr("S&top Cluster"), [this] { stop_cluster(); },
+      tr("Stop the cluster's processes: the local cluster's, or every attached node by its stop command"));
   menu_->addSeparator();
   add(QStringLiteral("actionClusterPause"), tr("&Pause"), [this] { control(target_node(), QStringLiteral("pause")); },
       tr("Pause the selected node after its current step"));
@@ -177,6 +184,9 @@ void ClusterWorkbench::update_enabled() {
   for (const char* name : {"actionClusterBreakpoint", "actionClusterClearBreakpoints", "actionClusterGraph"})
     action(QLatin1String(name))->setEnabled(on && worker);
   action(QStringLiteral("actionClusterLiveTimings"))->setEnabled(on && !graph_node_.isEmpty());
+  // The launched cluster is stopped through its process; another attached
+  // cluster by its nodes' stop command.
+  action(QStringLiteral("actionClusterStop"))->setEnabled(launcher_->running() || (on && !attached_local_));
 }
 
 QString ClusterWorkbench::target_node() const {
@@ -198,6 +208,8 @@ bool ClusterWorkbench::attach_file(const QString& path, QString* error, const QS
 
 void ClusterWorkbench::attach(const ClusterSpec& cluster, std::optional<dist::Credentials> credentials) {
   session_->attach(cluster, 10, std::move(credentials));
+  attached_local_ = false;
+  stopping_remote_ = false;
   dock_->show();
   charts_dock_->show();
   dock_->raise();
@@ -207,15 +219,57 @@ void ClusterWorkbench::attach(const ClusterSpec& cluster, std::optional<dist::Cr
 
 bool ClusterWorkbench::launch_local(const LocalClusterOptions& options, QString* error) {
   if (!launcher_->start(options, error)) return false;
-  return attach_file(launcher_->cluster_file(), error);
+  const bool attached = attach_file(launcher_->cluster_file(), error);
+  attached_local_ = attached;
+  update_enabled();  // Stop ends the launched cluster even if attaching failed
+  return attached;
 }
 
 void ClusterWorkbench::detach() {
   set_live_timings(false);
   session_->detach();
   launcher_->stop();
+  attached_local_ = false;
+  stopping_remote_ = false;
   panel_->set_message(tr("Detached"));
   update_enabled();
+}
+
+void ClusterWorkbench::stop_cluster(bool confirm) {
+  if (launcher_->running()) {
+    set_live_timings(false);
+    launcher_->stop();  // waits for the processes to end (SIGKILL after 10 s)
+    panel_->set_message(tr("Stopped the local cluster"));
+  } else if (session_->attached() && !attached_local_) {
+    if (confirm && QMessageBox::question(w_, tr("Stop Cluster"),
+                                         tr("Send the stop command to all %n node(s) of the attached cluster? "
+                                            "Workers stop after their current step, the ps saves and exits.",
+                                            nullptr, static_cast<int>(session_->nodes().size()))) != QMessageBox::Yes)
+      return;
+    // Workers first; a ps stopped under a worker would leave it retrying
+    // its pulls for a minute, so the ps follow once no worker runs.
+    stopping_remote_ = true;
+    for (const QString& label : session_->labels())
+      if (session_->node(label)->ref.job != "ps") {
+        NodeCommand c;
+        c.command = QStringLiteral("stop");
+        session_->send(label, c, [this](const NodeCommandResult& r) {
+          if (!r.ok) panel_->set_message(tr("%1 refused stop: %2").arg(r.node, r.text));
+        });
+      }
+    panel_->set_message(tr("Stopping the workers; the ps follow"));
+    stop_ps_when_workers_ended();
+  }
+  update_enabled();
+}
+
+void ClusterWorkbench::stop_ps_when_workers_ended() {
+  if (!stopping_remote_) return;
+  for (const ClusterNodeState& n : session_->nodes())
+    if (n.ref.job != "ps" && n.liveness == ClusterNodeState::Liveness::Up && !n.finished()) return;
+  stopping_remote_ = false;
+  session_->send_to_all(QStringLiteral("ps"), QStringLiteral("stop"));
+  panel_->set_message(tr("The workers ended; asked the ps to stop"));
 }
 
 void ClusterWorkbench::control(const QString& node, const QString& command, const QString& argument) {

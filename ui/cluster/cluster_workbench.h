@@ -54,6 +54,12 @@ class ClusterWorkbench : public QObject {
   void attach(const ClusterSpec& cluster, std::optional<dist::Credentials> credentials = std::nullopt);
   bool launch_local(const LocalClusterOptions& options, QString* error = nullptr);
   void detach();
+  // Cluster → Stop: ends the cluster Launch Local Cluster started (SIGTERM to
+  // `flowlens-node launch`: workers stop, the ps saves and exits). For an
+  // attached cluster not started here, sends the workers the "stop" command
+  // and the ps theirs once no worker runs, after asking when `confirm`. Stays attached, so the
+  // nodes' last states stay visible.
+  void stop_cluster(bool confirm = true);
 
   // Remote commands to one node ("worker 1"); answers show in the panel.
   void control(const QString& node, const QString& command, const QString& argument = {});
@@ -78,6 +84,7 @@ class ClusterWorkbench : public QObject {
   void fetch_dialog();
   void breakpoint_dialog();
   void request_timings();
+  void stop_ps_when_workers_ended();
 
   WorkbenchHost* w_;
   DebugWorkbench* debug_;
@@ -91,6 +98,8 @@ class ClusterWorkbench : public QObject {
   QMenu* menu_ = nullptr;
   std::map<QString, QAction*> actions_;
   QTimer* timings_timer_ = nullptr;
+  bool attached_local_ = false;  // the attached cluster is the one launcher_ started
+  bool stopping_remote_ = false;  // Stop sent to the workers; the ps get it once they ended
   QString graph_node_;  // the worker whose partition the main window shows
   QString graph_title_;  // the display name the window shows that partition under
   std::map<QString, QString> last_read_;    // tensor name -> catalog label of its latest read

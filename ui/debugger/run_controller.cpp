@@ -1,6 +1,7 @@
 #include "ui/debugger/run_controller.h"
 
 #include <QMetaObject>
+#include <algorithm>
 #include <chrono>
 
 #include "exec/session.h"
@@ -97,10 +98,14 @@ void RunController::work(int generation, std::shared_ptr<const GraphAnalysis> an
     }
     profiler_.clear();
     const auto begin = std::chrono::steady_clock::now();
+    const int64_t paused_before = debugger_.paused_ns();
     // A fetched resource variable (its VarHandleOp) shows its value, as a ref
     // variable does, taken now: the next run may update it.
     outcome.values = shown_values(session_->run({}, request.fetches, request.targets));
-    outcome.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
+    const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
+    // Time paused at a stop is the user's, not the run's.
+    outcome.paused_ms = static_cast<double>(debugger_.paused_ns() - paused_before) / 1e6;
+    outcome.wall_ms = std::max(0.0, wall_ms - outcome.paused_ms);
     outcome.ok = true;
   } catch (const std::exception& e) {
     outcome.error = QString::fromStdString(e.what());
@@ -135,7 +140,12 @@ void RunController::on_finished(int generation, const RunOutcome& finished) {
   outcome.run_number = ++run_number_;
   ++runs_finished_;
   stop_.reset();
-  if (outcome.ok)
+  if (outcome.ok && outcome.paused_ms > 0)
+    emit message(QStringLiteral("Run %1 finished in %2 ms (paused %3 s, not counted)")
+                     .arg(outcome.run_number)
+                     .arg(outcome.wall_ms, 0, 'f', 2)
+                     .arg(outcome.paused_ms / 1000.0, 0, 'f', 1));
+  else if (outcome.ok)
     emit message(QStringLiteral("Run %1 finished in %2 ms").arg(outcome.run_number).arg(outcome.wall_ms, 0, 'f', 2));
   else
     emit message(outcome.stopped ? QStringLiteral("Run %1 stopped").arg(outcome.run_number)

@@ -37,7 +37,8 @@ struct RunOutcome {
   QString error;
   RunRequest request;
   std::vector<Tensor> values;  // one per request.fetches when ok
-  double wall_ms = 0;
+  double wall_ms = 0;    // the run's own time: wall time less paused_ms
+  double paused_ms = 0;  // time spent stopped in the debugger
   int run_number = 0;  // 1, 2, ... per session
 };
 

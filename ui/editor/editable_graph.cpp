@@ -1,9 +1,14 @@
 #include "ui/editor/editable_graph.h"
 
 #include <QFileInfo>
+#include <QRectF>
 #include <QRegularExpression>
 #include <QUndoStack>
+#include <algorithm>
+#include <cmath>
+#include <optional>
 #include <set>
+#include <vector>
 
 #include "common/error.h"
 #include "graph/device_spec.h"
@@ -169,10 +174,49 @@ QString EditableGraph::add_node(const QString& op, QPointF position, QString* er
   n.op = def->name;
   n.attrs = default_attrs(*def);
   const QString name = q(n.name);
+  const double height = node_box_height(n, def);
   after.graph.add_node(std::move(n));
-  after.positions[name.toStdString()] = position;
+  after.positions[name.toStdString()] = free_position(position, height);
   commit(QStringLiteral("Add %1").arg(name), std::move(after));
   return name;
+}
+
+QPointF EditableGraph::free_position(QPointF wanted, double height) const {
+  constexpr double kGap = 10;   // kept clear around every box
+  constexpr double kStep = 20;  // the search grid
+  std::vector<QRectF> boxes;
+  boxes.reserve(state_.graph.size());
+  for (const Node& n : state_.graph.nodes()) {
+    auto it = state_.positions.find(n.name);
+    if (it == state_.positions.end()) continue;
+    const double h = node_box_height(n, registry_.find(n.op));
+    boxes.push_back(QRectF(it->second, QSizeF(kNodeBoxWidth, h)).adjusted(-kGap, -kGap, kGap, kGap));
+  }
+  auto free_at = [&](QPointF p) {
+    const QRectF box(p, QSizeF(kNodeBoxWidth, height));
+    for (const QRectF& b : boxes)
+      if (b.intersects(box)) return false;
+    return true;
+  };
+  if (free_at(wanted)) return wanted;
+  // Rings of grid points around `wanted`, nearest first: once a ring has a
+  // free point, rings up to sqrt(2) times as far can still hold a nearer one.
+  std::optional<QPointF> best;
+  double best_distance = 0;
+  int last_ring = 1 << 20;
+  for (int ring = 1; ring <= 200 && ring <= last_ring; ++ring) {
+    for (int dx = -ring; dx <= ring; ++dx)
+      for (int dy = -ring; dy <= ring; ++dy) {
+        if (std::max(std::abs(dx), std::abs(dy)) != ring) continue;
+        const QPointF p = wanted + QPointF(dx * kStep, dy * kStep);
+        const double d = std::hypot(dx, dy);
+        if ((best && d >= best_distance) || !free_at(p)) continue;
+        best = p;
+        best_distance = d;
+        last_ring = std::min(last_ring, static_cast<int>(std::ceil(ring * std::sqrt(2.0))));
+      }
+  }
+  return best.value_or(wanted);
 }
 
 bool EditableGraph::remove_nodes(const QStringList& names) {

@@ -50,7 +50,12 @@ class EditableGraph : public QObject {
   // A node of `op` named like TensorFlow would (MatMul, MatMul_1 ...), with
   // its type attrs set (float32; int32 for index types) and required attrs
   // given a starting value. Returns its name, "" when `op` is unknown.
+  // It lands at `position` (its box's top left) when that box overlaps no
+  // other node's, else at the nearest spot where it does not.
   QString add_node(const QString& op, QPointF position, QString* error = nullptr);
+  // The top left nearest `wanted` where a box of `height` overlaps no node's
+  // box (with a small gap around each).
+  QPointF free_position(QPointF wanted, double height) const;
   // Removes the nodes and every input naming them.
   bool remove_nodes(const QStringList& names);
   // `to`'s data input `input` reads `from:output`. `input` may be an

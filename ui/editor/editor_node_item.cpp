@@ -13,8 +13,8 @@
 namespace flowlens::ui {
 namespace {
 
-constexpr double kHeader = 46;
-constexpr double kRow = 18;
+constexpr double kHeader = kNodeBoxHeader;
+constexpr double kRow = kNodePortRow;
 
 const QColor kErrorBorder(0xc6, 0x28, 0x28);
 const QColor kErrorFill(0xff, 0xeb, 0xee);
@@ -61,8 +61,7 @@ EditorPortItem* EditorNodeItem::output_port(int index) const {
 double EditorNodeItem::port_y(int row) const { return kHeader + kRow * row + kRow / 2; }
 
 double EditorNodeItem::height() const {
-  const int rows = std::max({input_count(), output_count(), 1});
-  return kHeader + kRow * rows + 6;
+  return node_box_height(input_count(), output_count());
 }
 
 QPointF EditorNodeItem::control_anchor() const { return mapToScene(QPointF(kWidth / 2, 0)); }

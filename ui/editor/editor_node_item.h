@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "graph/node.h"
+#include "ui/editor/node_ports.h"
 
 namespace flowlens {
 struct OpDef;
@@ -23,7 +24,7 @@ struct NodeCheck;
 class EditorNodeItem : public QGraphicsItem {
  public:
   static constexpr int kType = UserType + 200;
-  static constexpr double kWidth = 180;
+  static constexpr double kWidth = kNodeBoxWidth;
 
   EditorNodeItem(const Node& node, const OpDef* def, const NodeCheck* check);
 

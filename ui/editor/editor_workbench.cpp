@@ -10,6 +10,7 @@
 #include <QFileInfo>
 #include <QGraphicsItem>
 #include <QIcon>
+#include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -189,6 +190,21 @@ void EditorWorkbench::update_state() {
     const QString name = model_->path().isEmpty() ? title_ : QFileInfo(model_->path()).fileName();
     w_->setWindowTitle(QStringLiteral("FlowLens \u2014 Graph Editor \u2014 %1%2")
                            .arg(name, model_->is_modified() ? QStringLiteral(" \u2022") : QString()));
+  }
+  // The status bar's summary describes the viewer's graph ("No graph
+  // loaded" without one); while the editor is shown it describes the edited
+  // graph instead, and gets the viewer's back when the editor is left.
+  if (auto* summary = w_->findChild<QLabel*>(QStringLiteral("summaryLabel"))) {
+    if (on) {
+      const int nodes = static_cast<int>(model_->graph().size());
+      summary->setText(QStringLiteral("Editing %1 \u00B7 %2 \u00B7 %3")
+                           .arg(model_->path().isEmpty() ? title_ : QFileInfo(model_->path()).fileName(),
+                                nodes == 1 ? QStringLiteral("1 node") : QStringLiteral("%1 nodes").arg(nodes),
+                                model_->check().summary()));
+    } else if (summary_is_editors_) {
+      summary->setText(w_->document() ? w_->document()->summary() : QStringLiteral("No graph loaded"));
+    }
+    summary_is_editors_ = on;
   }
   editor_toggle_->setChecked(on);
 }

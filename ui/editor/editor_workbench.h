@@ -91,6 +91,7 @@ class EditorWorkbench : public QObject {
   QAction* editor_toggle_ = nullptr;
   QList<QAction*> editor_only_;  // enabled while the editor is shown
   QString title_;  // "untitled", "model.pbtxt", "MLP classifier"
+  bool summary_is_editors_ = false;  // the status bar's summary describes the edited graph
   int paste_count_ = 0;
 };
 

@@ -7,6 +7,15 @@
 
 namespace flowlens::ui {
 
+double node_box_height(int input_ports, int output_ports) {
+  const int rows = std::max({input_ports, output_ports, 1});
+  return kNodeBoxHeader + kNodePortRow * rows + 6;
+}
+
+double node_box_height(const Node& node, const OpDef* def) {
+  return node_box_height(input_port_count(node, def), output_port_count(node, def));
+}
+
 int data_input_count(const Node& node) {
   int n = 0;
   for (const std::string& input : node.inputs) n += input.starts_with("^") ? 0 : 1;
