@@ -22,6 +22,7 @@
 #include "ui/graph_document.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
+#include "ui/graphview/node_item.h"
 #include "ui/main_window.h"
 #include "ui/main_window_actions.h"
 #include "ui/node_details_view.h"
@@ -90,6 +91,13 @@ class CompareViewTest : public QObject {
     QCOMPARE(c->comparison()->original()->node_count(), 10);
     QVERIFY(c->comparison()->replicated()->node_count() > 10);
     QVERIFY(w->windowTitle().contains(QStringLiteral("\u00D72")));
+    // The towers read left to right: tower_0's copy of output left of tower_1's.
+    flowlens::ui::GraphView* right = c->replicated_view();
+    const flowlens::Graph& replica = *c->comparison()->replicated()->graph;
+    flowlens::ui::NodeItem* first = right->graph_scene()->item_for_node(replica.index_of("tower_0/output"));
+    flowlens::ui::NodeItem* second = right->graph_scene()->item_for_node(replica.index_of("tower_1/output"));
+    QVERIFY(first && second && first != second);
+    QVERIFY2(first->pos().x() < second->pos().x(), qPrintable(QStringLiteral("%1 %2").arg(first->pos().x()).arg(second->pos().x())));
     w->close_comparison();
     QVERIFY(!w->comparing());
   }

@@ -77,6 +77,69 @@ QRectF parse_bb(const char* bb, double height) {
 
 const char* get(void* obj, const char* name) { return agget(obj, const_cast<char*>(name)); }
 
+// "tower_2" before "tower_10": runs of digits compare as numbers.
+bool natural_less(const QString& a, const QString& b) {
+  int i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (a[i].isDigit() && b[j].isDigit()) {
+      int ei = i, ej = j;
+      while (ei < a.size() && a[ei].isDigit()) ++ei;
+      while (ej < b.size() && b[ej].isDigit()) ++ej;
+      int si = i, sj = j;  // past leading zeros, keeping one digit
+      while (si + 1 < ei && a[si] == QLatin1Char('0')) ++si;
+      while (sj + 1 < ej && b[sj] == QLatin1Char('0')) ++sj;
+      if (ei - si != ej - sj) return ei - si < ej - sj;
+      for (int k = 0; k < ei - si; ++k)
+        if (a[si + k] != b[sj + k]) return a[si + k] < b[sj + k];
+      i = ei;
+      j = ej;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
+// The order Graphviz is given clusters and boxes in. dot starts its crossing
+// minimisation from the order of creation and keeps it where crossings tie,
+// so sibling frames go in natural name order ("tower_0" left of "tower_1",
+// as the replica map and the user read them) and each frame's boxes after
+// its frame's parents', in file order. Returns cluster and box indices.
+std::pair<std::vector<int>, std::vector<int>> creation_order(const LayoutInput& input) {
+  const int clusters = static_cast<int>(input.clusters.size());
+  std::vector<std::vector<int>> children(static_cast<std::size_t>(clusters) + 1);  // index parent + 1
+  for (int c = 0; c < clusters; ++c) {
+    const int parent = input.clusters[static_cast<std::size_t>(c)].parent;
+    children[static_cast<std::size_t>(parent >= 0 && parent < c ? parent + 1 : 0)].push_back(c);
+  }
+  for (auto& list : children)
+    std::stable_sort(list.begin(), list.end(), [&](int a, int b) {
+      return natural_less(input.clusters[static_cast<std::size_t>(a)].label, input.clusters[static_cast<std::size_t>(b)].label);
+    });
+  std::vector<int> order;
+  std::vector<int> rank(static_cast<std::size_t>(clusters), 0);
+  auto visit = [&](int parent, auto&& self) -> void {
+    for (int c : children[static_cast<std::size_t>(parent + 1)]) {
+      rank[static_cast<std::size_t>(c)] = static_cast<int>(order.size()) + 1;
+      order.push_back(c);
+      self(c, self);
+    }
+  };
+  visit(-1, visit);
+  std::vector<int> boxes(input.boxes.size());
+  for (std::size_t i = 0; i < boxes.size(); ++i) boxes[i] = static_cast<int>(i);
+  std::stable_sort(boxes.begin(), boxes.end(), [&](int a, int b) {
+    auto rank_of = [&](int box) {
+      const int c = input.boxes[static_cast<std::size_t>(box)].cluster;
+      return c >= 0 && c < clusters ? rank[static_cast<std::size_t>(c)] : 0;
+    };
+    return rank_of(a) < rank_of(b);
+  });
+  return {order, boxes};
+}
+
 }  // namespace
 
 LayoutResult::EdgeGeometry parse_edge_pos(const QString& pos, double height) {
@@ -117,30 +180,29 @@ LayoutResult run_graphviz_layout(const LayoutInput& input) {
   set(g, "fontname", "Helvetica");
   set(g, "labeljust", "l");
 
-  std::vector<Agraph_t*> clusters;
-  clusters.reserve(input.clusters.size());
-  for (std::size_t i = 0; i < input.clusters.size(); ++i) {
-    const auto& spec = input.clusters[i];
-    Agraph_t* parent = spec.parent >= 0 && spec.parent < static_cast<int>(i) ? clusters[spec.parent] : g;
+  const auto [cluster_order, box_order] = creation_order(input);
+  std::vector<Agraph_t*> clusters(input.clusters.size(), nullptr);
+  for (const int i : cluster_order) {
+    const auto& spec = input.clusters[static_cast<std::size_t>(i)];
+    Agraph_t* parent = spec.parent >= 0 && spec.parent < i ? clusters[static_cast<std::size_t>(spec.parent)] : g;
     Agraph_t* sg = agsubg(parent, c("cluster_" + std::to_string(i)), 1);
     // The label only reserves room at the top; the scene draws its own text.
     set(sg, "label", spec.label.toStdString());
     set(sg, "margin", "10");
-    clusters.push_back(sg);
+    clusters[static_cast<std::size_t>(i)] = sg;
   }
 
-  std::vector<Agnode_t*> nodes;
-  nodes.reserve(input.boxes.size());
-  for (std::size_t i = 0; i < input.boxes.size(); ++i) {
-    const auto& box = input.boxes[i];
-    Agraph_t* owner = box.cluster >= 0 && box.cluster < static_cast<int>(clusters.size()) ? clusters[box.cluster] : g;
+  std::vector<Agnode_t*> nodes(input.boxes.size(), nullptr);
+  for (const int i : box_order) {
+    const auto& box = input.boxes[static_cast<std::size_t>(i)];
+    Agraph_t* owner = box.cluster >= 0 && box.cluster < static_cast<int>(clusters.size()) ? clusters[static_cast<std::size_t>(box.cluster)] : g;
     Agnode_t* n = agnode(owner, c("n" + std::to_string(i)), 1);
     set(n, "shape", "box");
     set(n, "fixedsize", "true");
     set(n, "label", "");
     set(n, "width", inches(box.width));
     set(n, "height", inches(box.height));
-    nodes.push_back(n);
+    nodes[static_cast<std::size_t>(i)] = n;
   }
 
   std::vector<Agedge_t*> edges;
