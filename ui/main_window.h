@@ -14,6 +14,7 @@
 // (Model and Variables docks) in ModelWorkbench, the graph editor in EditorWorkbench and
 // attaching to a cluster (Cluster menu and docks) in ClusterWorkbench; they
 // see the window only as a WorkbenchHost.
+#include <QList>
 #include <QString>
 #include <memory>
 
@@ -150,6 +151,7 @@ class MainWindow : public WorkbenchHost {
   void on_current_changed(const QModelIndex& current);
   void update_match_label();
   void center_current();
+  void start_compact(const QList<QDockWidget*>& shown_by_their_workbench);
 
   std::shared_ptr<const GraphDocument> doc_;
   bool doc_has_file_ = false;  // false for show_graph()'s documents
@@ -177,6 +179,7 @@ class MainWindow : public WorkbenchHost {
   ModelWorkbench* model_workbench_ = nullptr;
   bool shown_once_ = false;
   bool settings_enabled_ = false;
+  QList<QDockWidget*> docks_until_run_;  // the debugger's, hidden until first needed
 };
 
 }  // namespace flowlens::ui

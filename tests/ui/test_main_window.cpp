@@ -1,6 +1,6 @@
 // The main window: loading, the node table and its filter, node details,
 // diagnostics, load failures, the screenshot path that `flowlens
-// --screenshot` uses and Help → Keyboard Shortcuts.
+// --screenshot` uses, Help → Keyboard Shortcuts and the first-start layout.
 #include <QtTest>
 
 #include <QAction>
@@ -369,6 +369,31 @@ class TestMainWindow : public QObject {
     QVERIFY(sections.contains(QStringLiteral("Graph View")));
     help->trigger();  // the open dialog again, not a second one
     QCOMPARE(w.findChildren<QDialog*>(QStringLiteral("shortcutsDialog")).size(), 1);
+  }
+
+  void graph_gets_most_of_a_fresh_window() {
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();  // first start: nothing saved
+    MainWindow w;
+    w.enable_settings();
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QString error;
+    QVERIFY2(w.open_file(good_, &error), qPrintable(error));
+    QCoreApplication::processEvents();
+    QCOMPARE(w.size(), QSize(1280, 800));
+    const QRect graph = w.centralWidget()->geometry();
+    const QString sizes = QStringLiteral("graph %1x%2 of 1280x800").arg(graph.width()).arg(graph.height());
+    QVERIFY2(graph.width() >= 0.65 * 1280, qPrintable(sizes));
+    QVERIFY2(graph.height() >= 0.65 * 800, qPrintable(sizes));
+    // The docks are there and each can be brought back from the View menu.
+    QVERIFY(w.nodes_dock()->isVisible() && w.details_dock()->isVisible() && w.diagnostics_dock()->isVisible());
+    const QList<QAction*> view = w.actions()->view_menu()->actions();
+    for (QDockWidget* dock : w.findChildren<QDockWidget*>())
+      QVERIFY2(view.contains(dock->toggleViewAction()), qPrintable(dock->objectName()));
+    w.close();
+    QSettings().clear();
   }
 
   void load_document_directly() {
