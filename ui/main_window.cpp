@@ -82,6 +82,7 @@ MainWindow::MainWindow(QWidget* parent) : WorkbenchHost(parent) {
   cluster_ = new ClusterWorkbench(this, debug_);
   model_workbench_ = new ModelWorkbench(this, debug_);
   auto* tensorboard = new TensorBoardWorkbench(this, debug_);  // tboard: the Scalars dock for TensorBoard logs
+  connect(graph_view_, &GraphView::context_menu_requested, this, &MainWindow::show_node_context_menu);
   start_compact({model_workbench_->model_dock(), model_workbench_->variables_dock(), tensorboard->dock()});
 
   summary_label_ = new QLabel(QStringLiteral("No graph loaded"), this);
