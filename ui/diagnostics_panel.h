@@ -1,7 +1,10 @@
 #pragma once
-// The validation results of the current graph: one row per diagnostic,
-// errors first (red), then warnings (amber). Activating a row that names a
-// node emits node_activated() so the window can select it.
+// The validation results of the current graph, errors first (red), then
+// warnings (amber). One finding repeated over many nodes (a real export
+// warns about the same unknown op on hundreds of them) is one row, "unknown
+// op '_Arg' ×435", that expands to a row per node; a finding on one node is
+// a single row. Activating a row that names a node emits node_activated() so
+// the window can select it.
 #include <QTreeWidget>
 #include <vector>
 
@@ -22,8 +25,12 @@ class DiagnosticsPanel : public QTreeWidget {
   void set_diagnostics(const std::vector<flowlens::Diagnostic>& diagnostics);
   void clear_diagnostics();  // "no graph loaded" state
   int diagnostic_count() const { return count_; }
-  // One line per diagnostic, in display order: "error: node 'x': ...".
+  // One line per diagnostic, in display order (a group's nodes in turn):
+  // "error: node 'x': ...".
   QStringList lines() const;
+  // One line per top-level row: a single diagnostic as in lines(), a group
+  // as "warning · unknown op '_Arg' ×435".
+  QStringList summary_lines() const;
 
  signals:
   void node_activated(const QString& name);

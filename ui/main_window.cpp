@@ -13,12 +13,15 @@
 #include <QStatusBar>
 #include <QTimer>
 #include <QTableView>
+#include <utility>
 
 #include "ui/app_info.h"
 #include "ui/cluster/cluster_workbench.h"
 #include "ui/compare/compare_view.h"
 #include "ui/compare/replica_comparison.h"
+#include "ui/debugger/breakpoint_store.h"
 #include "ui/debugger/debug_workbench.h"
+#include "ui/debugger/watches_panel.h"
 #include "ui/diagnostics_panel.h"
 #include "ui/editor/editor_workbench.h"
 #include "ui/export/graph_export.h"
@@ -44,6 +47,7 @@ constexpr int kWelcomePage = 0;
 constexpr int kGraphPage = 1;
 constexpr int kComparePage = 2;
 constexpr int kLayoutWaitMs = 120000;  // pictures need the layout that is running
+constexpr int kNodesDockWidth = 200, kDetailsDockWidth = 220, kBottomDockHeight = 110;  // first start, see start_compact()
 
 // A busy cursor for the scope (loading and replicating block the UI thread).
 struct WaitCursor {
@@ -79,7 +83,9 @@ MainWindow::MainWindow(QWidget* parent) : WorkbenchHost(parent) {
   editor_ = new EditorWorkbench(this);
   cluster_ = new ClusterWorkbench(this, debug_);
   model_workbench_ = new ModelWorkbench(this, debug_);
-  new TensorBoardWorkbench(this, debug_);  // tboard: the Scalars dock for TensorBoard logs
+  auto* tensorboard = new TensorBoardWorkbench(this, debug_);  // tboard: the Scalars dock for TensorBoard logs
+  connect(graph_view_, &GraphView::context_menu_requested, this, &MainWindow::show_node_context_menu);
+  start_compact({model_workbench_->model_dock(), model_workbench_->variables_dock(), tensorboard->dock()});
 
   summary_label_ = new QLabel(QStringLiteral("No graph loaded"), this);
   summary_label_->setObjectName(QStringLiteral("summaryLabel"));
@@ -168,11 +174,43 @@ void MainWindow::build_docks() {
   diagnostics_dock_->setWidget(diagnostics_);
   addDockWidget(Qt::BottomDockWidgetArea, diagnostics_dock_);
 
-  resizeDocks({nodes_dock_, details_dock_}, {340, 340}, Qt::Horizontal);
-  resizeDocks({diagnostics_dock_}, {170}, Qt::Vertical);
-
   connect(details_, &NodeDetailsView::node_activated, this, [this](const QString& n) { select_node(n); });
   connect(diagnostics_, &DiagnosticsPanel::node_activated, this, [this](const QString& n) { select_node(n); });
+}
+
+void MainWindow::start_compact(const QList<QDockWidget*>& shown_by_their_workbench) {
+  // Compact at first start, so the graph gets most of the window (about two
+  // thirds each way at 1280x800). Tabbed docks hold their area at the
+  // largest minimum among them (the tensor viewer's height, the breakpoints
+  // table's width), so the first layout has only the docks a graph needs at
+  // first sight. The Model, Variables and Scalars docks show themselves when
+  // a model or log opens; the debugger's come back with the first run,
+  // breakpoint or watch. Each is in the View menu, and a saved layout
+  // (enable_settings) replaces all of this.
+  for (QDockWidget* dock : shown_by_their_workbench) dock->hide();
+  for (int i = 0; i < static_cast<int>(DebugWorkbench::Dock::Count); ++i)
+    if (QDockWidget* dock = debug_->dock(static_cast<DebugWorkbench::Dock>(i))) {
+      dock->hide();
+      docks_until_run_ << dock;
+    }
+  auto show_debug_docks = [this] {
+    if (docks_until_run_.isEmpty()) return;
+    for (QDockWidget* dock : std::exchange(docks_until_run_, {})) dock->show();
+    details_dock_->raise();  // as at the start; the debugger raises its own when it has news
+    diagnostics_dock_->raise();
+  };
+  connect(debug_->controller(), &RunController::state_changed, this, [show_debug_docks](RunController::State state) {
+    if (state != RunController::State::Idle) show_debug_docks();
+  });
+  // A new graph clears both (changed() then too): only a set one counts.
+  connect(debug_->breakpoints(), &BreakpointStore::changed, this, [this, show_debug_docks] {
+    if (!debug_->breakpoints()->entries().isEmpty()) show_debug_docks();
+  });
+  connect(debug_->watches_panel(), &WatchesPanel::watches_changed, this, [this, show_debug_docks] {
+    if (!debug_->watches_panel()->watches().isEmpty()) show_debug_docks();
+  });
+  resizeDocks({nodes_dock_, details_dock_}, {kNodesDockWidth, kDetailsDockWidth}, Qt::Horizontal);
+  resizeDocks({diagnostics_dock_}, {kBottomDockHeight}, Qt::Vertical);
 }
 
 void MainWindow::add_view_dock(QDockWidget* dock, Qt::DockWidgetArea area) {
@@ -422,6 +460,8 @@ RecentFiles* MainWindow::recent_files() const { return actions_->recent_files();
 
 void MainWindow::enable_settings() {
   settings_enabled_ = true;
+  // A saved layout replaces the first one; debugger docks it left hidden
+  // still come back with a run (docks_until_run_).
   WindowSettings::restore(this);
 }
 

@@ -14,6 +14,7 @@
 // (Model and Variables docks) in ModelWorkbench, the graph editor in EditorWorkbench and
 // attaching to a cluster (Cluster menu and docks) in ClusterWorkbench; they
 // see the window only as a WorkbenchHost.
+#include <QList>
 #include <QString>
 #include <memory>
 
@@ -112,6 +113,10 @@ class MainWindow : public WorkbenchHost {
   QDockWidget* nodes_dock() const override { return nodes_dock_; }
   GraphView* graph_view() const override { return graph_view_; }
   QString summary_text() const;  // the status bar's "N nodes · M ops · K devices"
+  // The graph view's right-click menu for a node or (is_group) a scope, wired
+  // to this window (main_window_node_menu.cpp); the caller owns it. Null
+  // when nothing is loaded or there is no such node.
+  QMenu* node_context_menu(const QString& name, bool is_group);
 
  public slots:
   // File > Open…: asks for a file, then open_file_interactive().
@@ -150,6 +155,8 @@ class MainWindow : public WorkbenchHost {
   void on_current_changed(const QModelIndex& current);
   void update_match_label();
   void center_current();
+  void show_node_context_menu(const QString& name, bool is_group, const QPoint& global_pos);
+  void start_compact(const QList<QDockWidget*>& shown_by_their_workbench);
 
   std::shared_ptr<const GraphDocument> doc_;
   bool doc_has_file_ = false;  // false for show_graph()'s documents
@@ -177,6 +184,7 @@ class MainWindow : public WorkbenchHost {
   ModelWorkbench* model_workbench_ = nullptr;
   bool shown_once_ = false;
   bool settings_enabled_ = false;
+  QList<QDockWidget*> docks_until_run_;  // the debugger's, hidden until first needed
 };
 
 }  // namespace flowlens::ui

@@ -16,6 +16,7 @@
 #include "ui/app_info.h"
 #include "ui/graph_document.h"
 #include "ui/main_window.h"
+#include "ui/main_window_shortcuts.h"
 #include "ui/recent_files.h"
 
 namespace flowlens::ui {
@@ -130,6 +131,10 @@ void MainWindowActions::build_view_and_graph_menus() {
 
 void MainWindowActions::build_help_menu() {
   QMenu* help = w_->menuBar()->addMenu(QStringLiteral("&Help"));
+  QAction* keys = add(help, QStringLiteral("actionShortcuts"), QStringLiteral("&Keyboard Shortcuts\u2026"));
+  keys->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Slash));
+  connect(keys, &QAction::triggered, this, [this] { show_shortcuts_dialog(w_); });
+  help->addSeparator();
   QAction* about = add(help, QStringLiteral("actionAbout"), QStringLiteral("&About FlowLens"), "help-about");
   about->setMenuRole(QAction::AboutRole);
   connect(about, &QAction::triggered, this, &MainWindowActions::show_about);

@@ -27,14 +27,15 @@ class Validator {
   }
 
  private:
-  void error(const std::string& node, std::string msg) { add(Diagnostic::Severity::Error, node, std::move(msg)); }
-  void warning(const std::string& node, std::string msg) { add(Diagnostic::Severity::Warning, node, std::move(msg)); }
+  using Kind = Diagnostic::Kind;
+  void error(Kind kind, const Node& n, std::string msg) { add(Diagnostic::Severity::Error, kind, n, std::move(msg)); }
+  void warning(Kind kind, const Node& n, std::string msg) { add(Diagnostic::Severity::Warning, kind, n, std::move(msg)); }
   // A garbage file can hold a million bad nodes; listing each would cost
   // more memory than the graph. The first kMaxListedDiagnostics of each
   // severity are listed, the rest counted.
-  void add(Diagnostic::Severity severity, const std::string& node, std::string msg) {
+  void add(Diagnostic::Severity severity, Kind kind, const Node& n, std::string msg) {
     std::size_t& count = counts_[static_cast<int>(severity)];
-    if (count++ < kMaxListedDiagnostics) out_.push_back({severity, node, std::move(msg)});
+    if (count++ < kMaxListedDiagnostics) out_.push_back({severity, n.name, std::move(msg), kind, n.op});
   }
   void summarize_unlisted(Diagnostic::Severity severity) {
     const std::size_t count = counts_[static_cast<int>(severity)];
@@ -42,18 +43,19 @@ class Validator {
     const bool is_error = severity == Diagnostic::Severity::Error;
     out_.push_back({severity, "",
                     std::to_string(count - kMaxListedDiagnostics) + " more " + (is_error ? "error" : "warning") +
-                        "s like those above are not listed (" + std::to_string(count) + " in all)"});
+                        "s like those above are not listed (" + std::to_string(count) + " in all)",
+                    Kind::Unlisted});
   }
 
   void index_names() {
     for (size_t i = 0; i < graph_.nodes().size(); ++i) {
       const Node& n = graph_.nodes()[i];
       if (n.name.empty()) {
-        error("", "node #" + std::to_string(i) + " (op '" + n.op + "') has an empty name");
+        add(Diagnostic::Severity::Error, Kind::EmptyName, n, "node #" + std::to_string(i) + " (op '" + n.op + "') has an empty name");
         continue;
       }
       // The graph's index holds each name's first node.
-      if (graph_.index_of(n.name) != static_cast<int>(i)) error(n.name, "duplicate node name '" + n.name + "'");
+      if (graph_.index_of(n.name) != static_cast<int>(i)) error(Kind::DuplicateName, n, "duplicate node name '" + n.name + "'");
     }
   }
 
@@ -65,13 +67,13 @@ class Validator {
 
   void check_node(int index) {
     const Node& n = graph_.nodes()[static_cast<std::size_t>(index)];
-    if (n.op.empty()) error(n.name, "node '" + n.name + "' has no op");
+    if (n.op.empty()) error(Kind::NoOp, n, "node '" + n.name + "' has no op");
     const OpDef* def = registry_.find(n.op);
     if (!def && !n.op.empty()) {
       if (is_function(n.op))
-        warning(n.name, "op '" + n.op + "' is a function from the graph's library; it can be viewed but not run");
+        warning(Kind::LibraryFunction, n, "op '" + n.op + "' is a function from the graph's library; it can be viewed but not run");
       else
-        warning(n.name, "unknown op '" + n.op + "': the graph can be viewed and converted, but not run");
+        warning(Kind::UnknownOp, n, "unknown op '" + n.op + "': the graph can be viewed and converted, but not run");
     }
     check_inputs(index, def);
     if (def) {
@@ -84,12 +86,12 @@ class Validator {
           def->inputs_for(n);
           def->outputs_for(n);
         } catch (const Error& e) {
-          error(n.name, e.what());
+          error(Kind::AttrValue, n, e.what());  // a list size out of bounds
         }
       }
     }
     if (!n.device.empty() && !DeviceSpec::try_parse(n.device))
-      error(n.name, "device '" + n.device + "' is not a valid device name (expected e.g. /job:worker/task:0/device:GPU:0 or /cpu:0)");
+      error(Kind::InvalidDevice, n, "device '" + n.device + "' is not a valid device name (expected e.g. /job:worker/task:0/device:GPU:0 or /cpu:0)");
   }
 
   void check_inputs(int index, const OpDef* def) {
@@ -101,7 +103,7 @@ class Validator {
       const std::string& text = n.inputs[k];
       const InputEdge& edge = edges[k];
       if (edge.producer == InputEdge::kMalformed) {
-        error(n.name, "input '" + text + "' is malformed (expected 'node', 'node:port' or '^node')");
+        error(Kind::MalformedInput, n, "input '" + text + "' is malformed (expected 'node', 'node:port' or '^node')");
         continue;
       }
       if (edge.is_control()) {
@@ -109,10 +111,10 @@ class Validator {
       } else {
         ++data_inputs;
         if (seen_control)
-          error(n.name, "data input '" + text + "' follows a control input; control inputs (^x) must come last");
+          error(Kind::ControlBeforeData, n, "data input '" + text + "' follows a control input; control inputs (^x) must come last");
       }
       if (!edge.resolved()) {
-        error(n.name, "input '" + text + "' names node '" + std::string(TensorIdView::parse(text)->node) +
+        error(Kind::MissingInput, n, "input '" + text + "' names node '" + std::string(TensorIdView::parse(text)->node) +
                           "', which is not in the graph");
         continue;
       }
@@ -121,7 +123,7 @@ class Validator {
       if (const OpDef* sdef = registry_.find(src.op)) {
         int outputs = safe_outputs(*sdef, src);
         if (outputs >= 0 && edge.port >= outputs)
-          error(n.name, "input '" + text + "' asks for output " + std::to_string(edge.port) + " of '" + src.name +
+          error(Kind::PortOutOfRange, n, "input '" + text + "' asks for output " + std::to_string(edge.port) + " of '" + src.name +
                             "' (" + src.op + "), which has " + std::to_string(outputs) + " output" +
                             (outputs == 1 ? "" : "s"));
       }
@@ -139,7 +141,7 @@ class Validator {
       const std::string want = expected >= 0 ? std::to_string(expected)
                                : max < 0      ? "at least " + std::to_string(min)
                                               : std::to_string(min) + " to " + std::to_string(max);
-      error(n.name, n.op + " takes " + want + " data input" + (want == "1" ? "" : "s") + ", got " +
+      error(Kind::InputCount, n, n.op + " takes " + want + " data input" + (want == "1" ? "" : "s") + ", got " +
                         std::to_string(data_inputs));
     }
   }
@@ -189,27 +191,27 @@ class Validator {
       if (std::find(a.allowed_types.begin(), a.allowed_types.end(), dtype_base(*t)) == a.allowed_types.end()) {
         std::string allowed;
         for (DType x : a.allowed_types) allowed += (allowed.empty() ? "" : ", ") + dtype_name(x);
-        error(n.name, "Value for attr '" + a.name + "' of " + dtype_name(*t) +
+        error(Kind::AttrValue, n, "Value for attr '" + a.name + "' of " + dtype_name(*t) +
                           " is not in the list of allowed values: " + allowed);
       }
     }
     if (const AttrList* l = v.get_if<AttrList>(); l && !a.allowed_types.empty())
       for (DType t : l->type)
         if (std::find(a.allowed_types.begin(), a.allowed_types.end(), dtype_base(t)) == a.allowed_types.end())
-          error(n.name, "Value for attr '" + a.name + "' of " + dtype_name(t) + " is not in the list of allowed values");
+          error(Kind::AttrValue, n, "Value for attr '" + a.name + "' of " + dtype_name(t) + " is not in the list of allowed values");
     if (const std::string* s = v.get_if<std::string>(); s && !a.allowed_strings.empty()) {
       if (std::find(a.allowed_strings.begin(), a.allowed_strings.end(), *s) == a.allowed_strings.end()) {
         std::string allowed;
         for (const std::string& x : a.allowed_strings) allowed += (allowed.empty() ? "\"" : ", \"") + x + "\"";
-        error(n.name, "Value for attr '" + a.name + "' of \"" + *s + "\" is not in the list of allowed values: " + allowed);
+        error(Kind::AttrValue, n, "Value for attr '" + a.name + "' of \"" + *s + "\" is not in the list of allowed values: " + allowed);
       }
     }
     if (a.minimum) {
       if (const int64_t* i = v.get_if<int64_t>(); i && *i < *a.minimum)
-        error(n.name, "Value for attr '" + a.name + "' of " + std::to_string(*i) + " must be at least minimum " +
+        error(Kind::AttrValue, n, "Value for attr '" + a.name + "' of " + std::to_string(*i) + " must be at least minimum " +
                           std::to_string(*a.minimum));
       if (const AttrList* l = v.get_if<AttrList>(); l && static_cast<int64_t>(list_length(*l)) < *a.minimum)
-        error(n.name, "Length for attr '" + a.name + "' of " + std::to_string(list_length(*l)) +
+        error(Kind::AttrValue, n, "Length for attr '" + a.name + "' of " + std::to_string(list_length(*l)) +
                           " must be at least minimum " + std::to_string(*a.minimum));
     }
   }
@@ -220,12 +222,12 @@ class Validator {
       if (!v) {
         // Type attrs named by inputs and list sizes are told from the inputs.
         if (!a.default_value && !a.inferable)
-          error(n.name, n.op + " requires attr '" + a.name + "' (" + attr_kind_name(a.kind) + ")");
+          error(Kind::MissingAttr, n, n.op + " requires attr '" + a.name + "' (" + attr_kind_name(a.kind) + ")");
         continue;
       }
       if (v->is<AttrPlaceholder>()) continue;
       if (!kind_matches(a.kind, *v)) {
-        error(n.name, "attr '" + a.name + "' of " + n.op + " must be " + attr_kind_name(a.kind) + ", got " +
+        error(Kind::AttrKindMismatch, n, "attr '" + a.name + "' of " + n.op + " must be " + attr_kind_name(a.kind) + ", got " +
                           v->kind_name() + " " + v->to_string());
         continue;
       }
@@ -257,7 +259,7 @@ class Validator {
         if (!edge.resolved() || nodes[static_cast<std::size_t>(edge.producer)].op == "NextIteration") continue;
         const auto in = static_cast<std::size_t>(edge.producer);
         if (state[in] == kOnStack) {
-          error(nodes[in].name, "cycle through '" + nodes[in].name + "' and '" + nodes[node].name +
+          error(Kind::Cycle, nodes[in], "cycle through '" + nodes[in].name + "' and '" + nodes[node].name +
                                     "' that does not pass through a NextIteration (loop back edge)");
           return;
         }

@@ -13,9 +13,32 @@ class OpRegistry;
 
 struct Diagnostic {
   enum class Severity { Warning, Error };
+  // Which check found it, so a view can group one finding repeated over
+  // many nodes (a real export warns about the same unknown op on hundreds).
+  enum class Kind {
+    Other,              // not from validate_graph (shape inference, load notes)
+    EmptyName,
+    DuplicateName,
+    NoOp,
+    UnknownOp,          // `op` is the op nobody registered
+    LibraryFunction,    // `op` is a function of the graph's library
+    MalformedInput,
+    ControlBeforeData,
+    MissingInput,
+    PortOutOfRange,
+    InputCount,
+    MissingAttr,
+    AttrKindMismatch,
+    AttrValue,
+    InvalidDevice,
+    Cycle,
+    Unlisted,           // "N more ... are not listed"
+  };
   Severity severity;
   std::string node;     // empty for graph-level findings
   std::string message;  // complete sentence naming what was expected
+  Kind kind = Kind::Other;
+  std::string op{};     // the op of the node at fault, where there is one
 
   bool is_error() const { return severity == Severity::Error; }
   std::string to_string() const;  // "error: node 'x': ..."

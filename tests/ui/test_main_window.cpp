@@ -1,19 +1,24 @@
 // The main window: loading, the node table and its filter, node details,
-// diagnostics, load failures and the screenshot path that `flowlens
-// --screenshot` uses.
+// diagnostics, load failures, the screenshot path that `flowlens
+// --screenshot` uses, Help → Keyboard Shortcuts and the first-start layout.
 #include <QtTest>
 
+#include <QAction>
+#include <QDialog>
 #include <QDockWidget>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMessageBox>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTreeWidget>
 
 #include "io/graph_io.h"
 #include "ui/app_info.h"
 #include "ui/diagnostics_panel.h"
 #include "ui/graph_document.h"
 #include "ui/main_window.h"
+#include "ui/main_window_actions.h"
 #include "ui/node_details_view.h"
 #include "ui/node_filter_proxy_model.h"
 #include "ui/node_table_model.h"
@@ -315,6 +320,80 @@ class TestMainWindow : public QObject {
     QVERIFY(!flowlens::ui::save_window_screenshot(w.get(), dir_.filePath(QStringLiteral("x.notaformat")), &error));
     QVERIFY(error.contains(QStringLiteral("unsupported")));
     QVERIFY(!flowlens::ui::save_window_screenshot(nullptr, out, &error));
+  }
+
+  void help_lists_every_shortcut() {
+    MainWindow w;
+    QAction* help = w.actions()->action(QStringLiteral("actionShortcuts"));
+    QVERIFY(help);
+    help->trigger();
+    auto* dialog = w.findChild<QDialog*>(QStringLiteral("shortcutsDialog"));
+    QVERIFY(dialog && dialog->isVisible());
+    auto* tree = dialog->findChild<QTreeWidget*>(QStringLiteral("shortcutsTree"));
+    QVERIFY(tree);
+    QList<QPair<QStringList, QString>> rows;  // (keys, what)
+    QStringList sections;
+    for (int i = 0; i < tree->topLevelItemCount(); ++i) {
+      sections << tree->topLevelItem(i)->text(0);
+      for (int c = 0; c < tree->topLevelItem(i)->childCount(); ++c) {
+        const QTreeWidgetItem* row = tree->topLevelItem(i)->child(c);
+        rows.append({row->text(0).split(QStringLiteral(", ")), row->text(1)});
+      }
+    }
+    // Every action's shortcut, read from the actions (Run's F5 and F9 too).
+    int checked = 0;
+    for (const QAction* a : w.findChildren<QAction*>()) {
+      if (a->shortcut().isEmpty()) continue;
+      const QString key = a->shortcut().toString(QKeySequence::NativeText);
+      QString text = a->text();
+      text.remove(QLatin1Char('&'));
+      bool found = false;
+      for (const auto& [keys, what] : rows) found |= keys.contains(key) && what == text;
+      QVERIFY2(found, qPrintable(key + QStringLiteral(" ") + text));
+      ++checked;
+    }
+    QVERIFY(checked >= 10);
+    for (const char* key : {"F5", "F9", "F"}) {
+      bool found = false;
+      for (const auto& row : rows) found |= row.first.contains(QLatin1String(key));
+      QVERIFY2(found, key);
+    }
+    // And what no action carries.
+    for (const char* gesture : {"Up", "Down", "Left", "Wheel", "Double-click", "Right-click"}) {
+      bool found = false;
+      for (const auto& row : rows) found |= row.first.contains(QLatin1String(gesture));
+      QVERIFY2(found, gesture);
+    }
+    QCOMPARE(sections.value(0), QStringLiteral("File"));  // menu bar order
+    QVERIFY(sections.contains(QStringLiteral("Run")));
+    QVERIFY(sections.contains(QStringLiteral("Graph View")));
+    help->trigger();  // the open dialog again, not a second one
+    QCOMPARE(w.findChildren<QDialog*>(QStringLiteral("shortcutsDialog")).size(), 1);
+  }
+
+  void graph_gets_most_of_a_fresh_window() {
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();  // first start: nothing saved
+    MainWindow w;
+    w.enable_settings();
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QString error;
+    QVERIFY2(w.open_file(good_, &error), qPrintable(error));
+    QCoreApplication::processEvents();
+    QCOMPARE(w.size(), QSize(1280, 800));
+    const QRect graph = w.centralWidget()->geometry();
+    const QString sizes = QStringLiteral("graph %1x%2 of 1280x800").arg(graph.width()).arg(graph.height());
+    QVERIFY2(graph.width() >= 0.65 * 1280, qPrintable(sizes));
+    QVERIFY2(graph.height() >= 0.65 * 800, qPrintable(sizes));
+    // The docks are there and each can be brought back from the View menu.
+    QVERIFY(w.nodes_dock()->isVisible() && w.details_dock()->isVisible() && w.diagnostics_dock()->isVisible());
+    const QList<QAction*> view = w.actions()->view_menu()->actions();
+    for (QDockWidget* dock : w.findChildren<QDockWidget*>())
+      QVERIFY2(view.contains(dock->toggleViewAction()), qPrintable(dock->objectName()));
+    w.close();
+    QSettings().clear();
   }
 
   void load_document_directly() {

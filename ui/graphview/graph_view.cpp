@@ -1,9 +1,11 @@
 #include "ui/graphview/graph_view.h"
 
 #include <QAction>
+#include <QContextMenuEvent>
 #include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
@@ -22,6 +24,7 @@
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/minimap_view.h"
 #include "ui/graphview/node_item.h"
+#include "ui/graphview/scope_frame_item.h"  // node menu + arrow keys
 
 namespace flowlens::ui {
 namespace {
@@ -474,6 +477,39 @@ void GraphView::place_overlays() {
   legend_->raise();
   minimap_->raise();
   status_card_->raise();
+}
+
+// --- Node menu + arrow keys -------------------------------------------------
+
+void GraphView::contextMenuEvent(QContextMenuEvent* event) {
+  for (QGraphicsItem* item : items(event->pos())) {
+    if (auto* node = qgraphicsitem_cast<NodeItem*>(item)) {
+      emit context_menu_requested(node->name(), node->is_group(), event->globalPos());
+      return event->accept();
+    }
+    if (auto* frame = qgraphicsitem_cast<ScopeFrameItem*>(item)) {
+      emit context_menu_requested(frame->scope(), true, event->globalPos());
+      return event->accept();
+    }
+  }
+  QGraphicsView::contextMenuEvent(event);
+}
+
+void GraphView::keyPressEvent(QKeyEvent* event) {
+  static constexpr std::pair<int, EdgeStep> kSteps[] = {
+      {Qt::Key_Up, EdgeStep::Up}, {Qt::Key_Down, EdgeStep::Down},
+      {Qt::Key_Left, EdgeStep::Left}, {Qt::Key_Right, EdgeStep::Right}};
+  const Graph* graph = session_.graph();
+  const QString current = selected_node();
+  const bool plain = (event->modifiers() & ~Qt::KeypadModifier) == Qt::NoModifier;
+  for (const auto& [key, step] : kSteps) {
+    if (event->key() != key || !plain || !graph || current.isEmpty()) continue;
+    const int to = edge_walk_.step(*graph, graph->index_of(current.toStdString()), step);
+    const QString name = to >= 0 ? QString::fromStdString(graph->nodes()[static_cast<std::size_t>(to)].name) : QString();
+    if (!name.isEmpty() && select_node(name)) emit node_selected(name);
+    return event->accept();  // at a dead end too: the view does not scroll away
+  }
+  QGraphicsView::keyPressEvent(event);
 }
 
 }  // namespace flowlens::ui

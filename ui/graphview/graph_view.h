@@ -13,12 +13,15 @@
 // the selection. The legend and minimap step aside from the selection. A minimap
 // in the bottom-right corner shows the whole graph and the visible part;
 // clicking or dragging there moves the view (toggled by minimap_action()).
+// The arrow keys move the selection along edges (edge_navigation.h) and a
+// right-click asks for the node menu (context_menu_requested()).
 #include <QGraphicsView>
 #include <QString>
 #include <memory>
 #include <string>
 
 #include "ui/graphview/device_palette.h"
+#include "ui/graphview/edge_navigation.h"  // node menu + arrow keys
 #include "ui/graphview/layout_session.h"
 #include "ui/graphview/name_scope_grouping.h"
 
@@ -101,6 +104,10 @@ class GraphView : public QGraphicsView {
   void node_selected(const QString& name);  // by the user, in the view
   void layout_finished();
   void layout_failed(const QString& message);
+  // Node menu + arrow keys: a right-click on a node's box (is_group false),
+  // a collapsed group or an expanded scope's frame (is_group true). The window
+  // builds the menu (node_context_menu.h).
+  void context_menu_requested(const QString& node_or_scope, bool is_group, QPoint global_pos);
 
  protected:
   void wheelEvent(QWheelEvent* event) override;
@@ -110,6 +117,10 @@ class GraphView : public QGraphicsView {
   // Zoomed out on a big scene, paints GraphScene's overview instead of the
   // items (see OverviewPainter); otherwise QGraphicsView's painting.
   void paintEvent(QPaintEvent* event) override;
+  // Node menu + arrow keys: right-click emits context_menu_requested(); the
+  // arrow keys move the selection along edges (edge_navigation.h).
+  void contextMenuEvent(QContextMenuEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
 
  private:
   void relayout(const std::string& expanded_scope = {});
@@ -143,6 +154,7 @@ class GraphView : public QGraphicsView {
   double min_scale_ = 0.03;  // kMinScale, or less for a graph fitted below it
   bool auto_fit_ = true;
   bool selecting_ = false;   // programmatic selection: stay quiet
+  EdgeWalk edge_walk_;       // node menu + arrow keys: the last arrow step
 };
 
 }  // namespace flowlens::ui
