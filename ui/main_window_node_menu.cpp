@@ -35,6 +35,8 @@ QMenu* MainWindow::node_context_menu(const QString& name, bool is_group) {
     debug_->run_or_continue();
   };
   hooks.can_fetch = debug_->controller()->idle();
+  hooks.in_side_area = [this](const QString& name) { return graph_view_->in_side_area(name); };
+  hooks.toggle_side_area = [this](const QString& name) { graph_view_->toggle_side_area(name); };
   hooks.show_message = [this](const QString& text) { statusBar()->showMessage(text, 4000); };
   return build_node_context_menu(*doc_->graph, name, is_group, hooks, this);
 }

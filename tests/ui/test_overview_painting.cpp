@@ -176,10 +176,12 @@ class OverviewPaintingTest : public QObject {
     QVERIFY(scene->draws_overview_at(0.1));
     QVERIFY(!scene->draws_overview_at(1.0));  // close up the items paint themselves
 
-    // Zoomed out, every sampled box shows its fill where the item would.
-    view->setTransform(QTransform::fromScale(0.3, 0.3));
+    // Zoomed out, every sampled box shows its fill where the item would
+    // (far enough out that no compact label covers the box's centre).
+    view->setTransform(QTransform::fromScale(0.12, 0.12));
     NodeItem* matmul = scene->item_for_node(w.document()->graph->index_of("tower_1/layer_2/MatMul"));
     QVERIFY(matmul);
+    QCOMPARE(matmul->label_mode(0.12), NodeItem::LabelMode::None);
     view->centerOn(matmul);
     QImage frame = view->viewport()->grab().toImage();
     const QPoint at = view->mapFromScene(matmul->scenePos());
@@ -188,6 +190,8 @@ class OverviewPaintingTest : public QObject {
              qPrintable(QStringLiteral("%1 vs fill %2").arg(QColor(frame.pixel(at)).name(), matmul->shown_fill().name())));
 
     // The selection outline (orange) shows in the overview too.
+    view->setTransform(QTransform::fromScale(0.3, 0.3));
+    view->centerOn(matmul);
     QVERIFY(view->select_node(QStringLiteral("tower_1/layer_2/MatMul")));
     frame = view->viewport()->grab().toImage();
     const QRect box = view->mapFromScene(matmul->sceneBoundingRect()).boundingRect();

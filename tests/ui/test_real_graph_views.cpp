@@ -10,6 +10,8 @@
 // from here).
 #include <QtTest>
 
+#include <QAction>
+#include <QMenu>
 #include <QTemporaryDir>
 #include <fstream>
 #include <set>
@@ -254,6 +256,18 @@ class RealGraphViewsTest : public QObject {
     QCOMPARE(unit_of("cross_entropy/Const").node, graph.index_of("cross_entropy/Mean"));
     const FirstFrame expanded = read_first_frame(view, graph);
     QVERIFY2(expanded.longest_stub <= kStubLength + 1, qPrintable(QString::number(expanded.longest_stub)));
+
+    // The right-click menu puts init back into the layout, and out again.
+    for (const bool aside : {true, false}) {
+      QVERIFY(view->in_side_area(QStringLiteral("init")) == aside);
+      std::unique_ptr<QMenu> menu(w->node_context_menu(QStringLiteral("init"), false));
+      QAction* move = menu ? menu->findChild<QAction*>(QStringLiteral("nodeMenuSideArea")) : nullptr;
+      QVERIFY(move);
+      QCOMPARE(move->text(), aside ? QStringLiteral("Move Back into the Layout") : QStringLiteral("Move to Side Area"));
+      move->trigger();
+      QVERIFY(flowlens::testing::wait_for_layout(view));
+    }
+    QVERIFY(view->in_side_area(QStringLiteral("init")));
   }
 
   void onnx_cnn_keeps_weights_inside_ops() {

@@ -213,6 +213,11 @@ void ClusterWorkbench::attach(const ClusterSpec& cluster, std::optional<dist::Cr
   dock_->show();
   charts_dock_->show();
   dock_->raise();
+  // The compact first-start docks are too narrow for the tree and the
+  // charts' axes: widen their column (from the graph's room, never the
+  // window's), once, while it is narrower.
+  constexpr int kClusterDockWidth = 420;
+  if (dock_->width() < kClusterDockWidth) w_->resizeDocks({dock_, charts_dock_}, {kClusterDockWidth, kClusterDockWidth}, Qt::Horizontal);
   panel_->set_message(tr("Attached to %n node(s)", nullptr, static_cast<int>(session_->nodes().size())));
   update_enabled();
 }

@@ -284,6 +284,21 @@ bool GraphView::toggle_side_area(const QString& node_or_scope) {
   return true;
 }
 
+bool GraphView::in_side_area(const QString& node_or_scope) const {
+  const Graph* graph = session_.graph();
+  if (!graph || !session_.has_shown()) return false;
+  const VisibleGraph& visible = session_.shown().visible;
+  const int node = graph->index_of(node_or_scope.toStdString());
+  if (node >= 0 && static_cast<std::size_t>(node) < visible.unit_of_node.size()) {
+    const int unit = visible.unit_of_node[static_cast<std::size_t>(node)];
+    return unit >= 0 && visible.units[static_cast<std::size_t>(unit)].side;
+  }
+  const std::string scope = node_or_scope.toStdString();
+  for (const auto& u : visible.units)
+    if (u.is_group() && u.scope == scope) return u.side;
+  return false;
+}
+
 bool GraphView::collapse_all_scopes() {
   if (!session_.grouping().collapse_all()) return false;
   relayout();

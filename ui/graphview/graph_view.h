@@ -74,6 +74,8 @@ class GraphView : public QGraphicsView {
   // Moves a node (by name) or a group (by scope) into or out of its side
   // area, and lays out anew. False when there is no such node or scope.
   bool toggle_side_area(const QString& node_or_scope);
+  // Whether the shown box of this node, or this group, is in a side area.
+  bool in_side_area(const QString& node_or_scope) const;
   // Lays the current view out anew (after expansions have crowded it).
   void relayout_all();
   QAction* relayout_action() const { return relayout_action_; }

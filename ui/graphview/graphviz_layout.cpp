@@ -5,7 +5,11 @@
 #include <graphviz/gvplugin.h>
 
 #include <QStringList>
+#include <algorithm>
+#include <cmath>
+#include <map>
 #include <memory>
+#include <tuple>
 #include <mutex>
 #include <string>
 
@@ -140,6 +144,73 @@ std::pair<std::vector<int>, std::vector<int>> creation_order(const LayoutInput& 
   return {order, boxes};
 }
 
+// dot may still put tower_1 left of tower_0 when crossings tie. Sibling
+// frames of one size on one level (parallel copies) are put back in natural
+// name order: each takes the place of the one that should be there, with
+// its contents; edges into or out of a moved frame are redrawn as curves.
+void order_sibling_frames(const LayoutInput& input, LayoutResult& r) {
+  const int clusters = static_cast<int>(input.clusters.size());
+  if (clusters < 2 || r.cluster_rects.size() != input.clusters.size()) return;
+  std::map<std::tuple<int, long long, long long, long long>, std::vector<int>> alike;  // (parent, w, h, top)
+  for (int c = 0; c < clusters; ++c) {
+    const QRectF& rect = r.cluster_rects[static_cast<std::size_t>(c)];
+    if (rect.isNull()) continue;
+    alike[{input.clusters[static_cast<std::size_t>(c)].parent, std::llround(rect.width()), std::llround(rect.height()),
+           std::llround(rect.top())}]
+        .push_back(c);
+  }
+  std::vector<double> shift(static_cast<std::size_t>(clusters), 0);
+  bool any = false;
+  for (auto& [key, members] : alike) {
+    if (members.size() < 2) continue;
+    std::vector<double> lefts;
+    for (int c : members) lefts.push_back(r.cluster_rects[static_cast<std::size_t>(c)].left());
+    std::sort(lefts.begin(), lefts.end());
+    std::stable_sort(members.begin(), members.end(), [&](int a, int b) {
+      return natural_less(input.clusters[static_cast<std::size_t>(a)].label, input.clusters[static_cast<std::size_t>(b)].label);
+    });
+    for (std::size_t k = 0; k < members.size(); ++k) {
+      const double dx = lefts[k] - r.cluster_rects[static_cast<std::size_t>(members[k])].left();
+      shift[static_cast<std::size_t>(members[k])] = dx;
+      any |= dx != 0;
+    }
+  }
+  if (!any) return;
+  // A cluster moves with the nearest moved frame around it.
+  auto shift_of_cluster = [&](int c) {
+    for (int depth = 0; c >= 0 && depth <= clusters; c = input.clusters[static_cast<std::size_t>(c)].parent, ++depth)
+      if (shift[static_cast<std::size_t>(c)] != 0) return shift[static_cast<std::size_t>(c)];
+    return 0.0;
+  };
+  std::vector<double> box_shift(input.boxes.size(), 0);
+  for (std::size_t i = 0; i < input.boxes.size() && i < r.box_centers.size(); ++i) {
+    box_shift[i] = shift_of_cluster(input.boxes[i].cluster);
+    r.box_centers[i].rx() += box_shift[i];
+  }
+  for (int c = 0; c < clusters; ++c) r.cluster_rects[static_cast<std::size_t>(c)].translate(shift_of_cluster(c), 0);
+  for (std::size_t e = 0; e < input.edges.size() && e < r.edges.size(); ++e) {
+    const auto& edge = input.edges[e];
+    const double from = box_shift[static_cast<std::size_t>(edge.from)], to = box_shift[static_cast<std::size_t>(edge.to)];
+    auto& g = r.edges[e];
+    if (from == to) {
+      if (from != 0) {
+        g.path.translate(from, 0);
+        g.tip.rx() += from;
+      }
+      continue;
+    }
+    const auto& a = input.boxes[static_cast<std::size_t>(edge.from)];
+    const auto& b = input.boxes[static_cast<std::size_t>(edge.to)];
+    const QPointF start = r.box_centers[static_cast<std::size_t>(edge.from)] + QPointF(0, a.height / 2);
+    const QPointF tip = r.box_centers[static_cast<std::size_t>(edge.to)] - QPointF(0, b.height / 2);
+    const QPointF end = tip - QPointF(0, 7);
+    const double bend = std::max(20.0, std::abs(end.y() - start.y()) / 2);
+    QPainterPath path(start);
+    path.cubicTo(start + QPointF(0, bend), end - QPointF(0, bend), end);
+    g = {path, tip, true};
+  }
+}
+
 }  // namespace
 
 LayoutResult::EdgeGeometry parse_edge_pos(const QString& pos, double height) {
@@ -240,6 +311,7 @@ LayoutResult run_graphviz_layout(const LayoutInput& input) {
   for (Agedge_t* e : edges) result.edges.push_back(parse_edge_pos(QString::fromLatin1(get(e, "pos")), height));
   result.cluster_rects.reserve(clusters.size());
   for (Agraph_t* sg : clusters) result.cluster_rects.push_back(parse_bb(get(sg, "bb"), height));
+  order_sibling_frames(input, result);
   return result;
 }
 

@@ -66,7 +66,17 @@ QMenu* build_node_context_menu(const Graph& graph, const QString& name, bool is_
   QObject::connect(copy_name, &QAction::triggered, menu,
                    [hooks, name] { copy(name, hooks, QStringLiteral("'%1'").arg(name)); });
 
+  // Into or out of the side area: TensorBoard's "add to / remove from main graph".
+  auto add_side_toggle = [&] {
+    if (!hooks.toggle_side_area) return;
+    const bool aside = hooks.in_side_area && hooks.in_side_area(name);
+    QAction* side = menu->addAction(aside ? QStringLiteral("Move Back into the Layout") : QStringLiteral("Move to Side Area"));
+    side->setObjectName(QStringLiteral("nodeMenuSideArea"));
+    auto toggle = hooks.toggle_side_area;
+    QObject::connect(side, &QAction::triggered, menu, [toggle, name] { toggle(name); });
+  };
   if (is_group) {
+    add_side_toggle();
     if (hooks.set_expanded) {
       const bool expanded = hooks.is_expanded && hooks.is_expanded(name);
       QAction* toggle = menu->addAction(expanded ? QStringLiteral("Collapse Scope") : QStringLiteral("Expand Scope"));
@@ -77,6 +87,7 @@ QMenu* build_node_context_menu(const Graph& graph, const QString& name, bool is_
     return menu;
   }
 
+  add_side_toggle();
   QAction* copy_pbtxt = menu->addAction(QStringLiteral("Copy as pbtxt"));
   copy_pbtxt->setObjectName(QStringLiteral("nodeMenuCopyPbtxt"));
   const QString text = node_pbtxt(graph, node);

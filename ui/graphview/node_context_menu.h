@@ -7,7 +7,8 @@
 // it, printed by io's GraphDef writer), Show Inputs / Show Consumers
 // (submenus listing each one; choosing it selects it), Set/Clear Breakpoint
 // and Fetch (a run fetching this node). For a scope (a collapsed group or an
-// expanded scope's frame): Copy Name and Expand or Collapse.
+// expanded scope's frame): Copy Name and Expand or Collapse. Both: Move to
+// Side Area or Move Back into the Layout (NameScopeGrouping's side areas).
 #include <QString>
 #include <functional>
 
@@ -28,6 +29,9 @@ struct NodeMenuHooks {
   std::function<bool(const QString& scope)> is_expanded;
   std::function<void(const QString& scope, bool expand)> set_expanded;
   std::function<void(const QString& node)> fetch;
+  // Move to Side Area / Move Back into the Layout, for nodes and groups.
+  std::function<bool(const QString& name)> in_side_area;
+  std::function<void(const QString& name)> toggle_side_area;
   bool can_fetch = true;  // false: Fetch is shown disabled (a run is going)
   std::function<void(const QString& text)> show_message;  // "Copied …" in the status bar
 };
