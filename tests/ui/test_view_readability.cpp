@@ -164,6 +164,22 @@ class ViewReadabilityTest : public QObject {
     const VisibleGraph v = grouping.visible();
     QVERIFY(unit_of(v, *g, "training/grad0").side);
     QVERIFY(!unit_of(v, *g, "layer_d/op").side);
+
+    // A constant read by thirty ops is a hub even in a small frame.
+    auto h = std::make_shared<Graph>();
+    h->add_node(node("adam/beta", "Const"));
+    h->add_node(node("adam/lr", "Const"));
+    h->add_node(node("adam/t", "Placeholder"));
+    h->add_node(node("adam/next", "Add", {"adam/t", "adam/t"}));
+    for (int i = 0; i < 30; ++i)
+      h->add_node(node("update_" + std::string(1, static_cast<char>('a' + i % 26)) + std::to_string(i / 26) + "/apply", "Mul",
+                       {"adam/beta", "adam/lr"}));
+    grouping.set_graph(h);
+    const VisibleGraph hv = grouping.visible();
+    QVERIFY(unit_of(hv, *h, "adam/beta").side);
+    QVERIFY(unit_of(hv, *h, "adam/lr").side);
+    QVERIFY(!unit_of(hv, *h, "adam/next").side);
+    QVERIFY(!unit_of(hv, *h, "update_a0/apply").side);
   }
 
   void many_side_nodes_of_one_op_fold_into_a_bundle() {
@@ -196,6 +212,7 @@ class ViewReadabilityTest : public QObject {
     QVERIFY(unit_of(v, *g, "arg7").side);
     QVERIFY(!grouping.reveal(g->index_of("op3")));  // nothing hides op3
     grouping.collapse_all();
+    QVERIFY(!grouping.reveal(g->index_of("arg7"), false));  // Expand All's way: the bundle stays
     QVERIFY(grouping.expand("(_Arg)"));
     QCOMPARE(grouping.visible().units.size(), std::size_t{61});
   }

@@ -267,7 +267,9 @@ bool GraphView::expand_all_scopes() {
   const Graph* graph = session_.graph();
   if (!graph) return false;
   bool changed = false;
-  for (int i = 0; i < static_cast<int>(graph->size()); ++i) changed |= session_.grouping().reveal(i);
+  // Scopes only: side bundles stay folded (750 `_Arg` boxes would be the
+  // biggest thing on screen); double-click one to unfold it.
+  for (int i = 0; i < static_cast<int>(graph->size()); ++i) changed |= session_.grouping().reveal(i, false);
   if (changed) relayout();
   return changed;
 }

@@ -264,7 +264,7 @@ bool NameScopeGrouping::expand(const std::string& scope) {
 
 bool NameScopeGrouping::collapse(const std::string& scope) { return expanded_.erase(scope) != 0; }
 
-bool NameScopeGrouping::reveal(int node) {
+bool NameScopeGrouping::reveal(int node, bool unfold_bundle) {
   if (!graph_ || node < 0 || node >= static_cast<int>(graph_->size())) return false;
   const std::string& name = graph_->nodes()[static_cast<std::size_t>(node)].name;
   bool changed = false;
@@ -274,6 +274,7 @@ bool NameScopeGrouping::reveal(int node) {
   // inside that scope's group.
   if (scope_sizes_.count(name)) changed |= open(name);
   // And it may be folded into its frame's side bundle.
+  if (!unfold_bundle) return changed;
   const auto slash = name.rfind('/');
   const std::string frame = slash == std::string::npos ? std::string() : name.substr(0, slash);
   if (const std::string bundle = side_bundle_path(frame, graph_->nodes()[static_cast<std::size_t>(node)].op);
@@ -521,9 +522,11 @@ void NameScopeGrouping::mark_side_units(VisibleGraph& v) const {
   // auxiliary by its op, as a NoOp hub of control edges (init, group_deps),
   // or when its degree is an outlier among its frame's other units (above
   // the upper quartile plus four interquartile ranges, and at least
-  // kMinHubDegree), in frames of at least kMinFrameUnits units. Degrees
-  // leave auxiliary units out: 700 `_Arg`s would make every layer a hub.
-  constexpr int kMinHubDegree = 6, kMinFrameUnits = 12, kMinControlHub = 4;
+  // kMinHubDegree), in frames of at least kMinFrameUnits units; in any
+  // frame, from kHubDegree neighbours on (Adam's beta_1 Const read by 214
+  // update ops). Degrees leave auxiliary units out: 700 `_Arg`s would make
+  // every layer a hub.
+  constexpr int kMinHubDegree = 6, kMinFrameUnits = 12, kMinControlHub = 4, kHubDegree = 24;
   const auto& nodes = graph_->nodes();
   const std::size_t n = v.units.size();
   std::vector<int> control(n, 0);
@@ -553,14 +556,14 @@ void NameScopeGrouping::mark_side_units(VisibleGraph& v) const {
   std::set<int> parents;  // frames holding frames: they have a layout without any box of their own
   for (const auto& c : v.clusters) parents.insert(c.parent);
   for (const auto& [cluster, members] : frames) {
-    int threshold = std::numeric_limits<int>::max();
+    int threshold = kHubDegree;
     std::vector<int> d;
     for (int u : members)
       if (!by_op[static_cast<std::size_t>(u)]) d.push_back(degree[static_cast<std::size_t>(u)]);
     if (static_cast<int>(d.size()) >= kMinFrameUnits) {
       std::sort(d.begin(), d.end());
       const int q1 = d[d.size() / 4], q3 = d[d.size() * 3 / 4];
-      threshold = std::max(kMinHubDegree, q3 + 4 * (q3 - q1) + 1);
+      threshold = std::min(kHubDegree, std::max(kMinHubDegree, q3 + 4 * (q3 - q1) + 1));
     }
     std::vector<int> side;
     for (int u : members) {

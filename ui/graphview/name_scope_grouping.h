@@ -111,8 +111,9 @@ class NameScopeGrouping {
   // Each returns whether anything changed.
   bool expand(const std::string& scope);
   bool collapse(const std::string& scope);
-  // Expands every scope that hides graph node `node`.
-  bool reveal(int node);
+  // Expands every scope that hides graph node `node`, and with
+  // `unfold_bundle` the side bundle folding it (Expand All leaves bundles).
+  bool reveal(int node, bool unfold_bundle = true);
   // Back to the top level (descending through lone groups). Returns whether
   // fewer units are visible afterwards.
   bool collapse_all();
