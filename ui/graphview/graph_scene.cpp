@@ -179,6 +179,7 @@ void GraphScene::clear_graph() {
   clear();
   units_.clear();
   edges_.clear();
+  content_rect_ = QRectF();
   unit_of_node_.clear();
   overview_.clear();
   node_items_ = edge_items_ = frame_items_ = 0;
@@ -262,6 +263,7 @@ void GraphScene::populate(const VisibleGraph& visible, const LayoutResult& layou
   // Room around the graph so it can be panned to any corner of the view.
   const double margin = std::max({layout.bounds.width(), layout.bounds.height(), 800.0});
   setSceneRect(layout.bounds.adjusted(-margin, -margin, margin, margin));
+  content_rect_ = layout.bounds;
   apply_marks();
 }
 

@@ -64,6 +64,8 @@ class GraphScene : public QGraphicsScene {
   // Changes whenever the picture does (rebuild, marks, selection): lets a
   // view keep a cached rendering (the minimap) until then.
   quint64 generation() const { return generation_; }
+  // Where the laid-out graph is (the layout's bounds), without the margin.
+  QRectF content_rect() const { return content_rect_; }
 
   // The node a paused run stopped at (-1: none); a collapsed group holding it is marked instead.
   void set_current_node(int node);
@@ -93,6 +95,7 @@ class GraphScene : public QGraphicsScene {
   int node_items_ = 0, edge_items_ = 0, frame_items_ = 0;
   OverviewPainter overview_;
   quint64 generation_ = 0;
+  QRectF content_rect_;
 };
 
 }  // namespace flowlens::ui

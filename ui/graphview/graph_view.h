@@ -16,6 +16,7 @@
 // The arrow keys move the selection along edges (edge_navigation.h) and a
 // right-click asks for the node menu (context_menu_requested()).
 #include <QGraphicsView>
+#include <QImage>
 #include <QString>
 #include <memory>
 #include <string>
@@ -154,6 +155,11 @@ class GraphView : public QGraphicsView {
   QAction* zoom_out_action_ = nullptr;
   QAction* zoom_selection_action_ = nullptr;
   double min_scale_ = 0.03;  // kMinScale, or less for a graph fitted below it
+  // The whole overview drawn at one scale (see paintEvent), while it is small.
+  static constexpr double kMaxOverviewImagePixels = 4.0e6;
+  QImage overview_image_;
+  quint64 overview_generation_ = 0;
+  double overview_scale_ = 0;
   bool auto_fit_ = true;
   bool selecting_ = false;   // programmatic selection: stay quiet
   EdgeWalk edge_walk_;       // node menu + arrow keys: the last arrow step
