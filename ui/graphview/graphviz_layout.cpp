@@ -203,15 +203,19 @@ void order_sibling_frames(const LayoutInput& input, LayoutResult& r) {
     const auto& b = input.boxes[static_cast<std::size_t>(edge.to)];
     const QPointF start = r.box_centers[static_cast<std::size_t>(edge.from)] + QPointF(0, a.height / 2);
     const QPointF tip = r.box_centers[static_cast<std::size_t>(edge.to)] - QPointF(0, b.height / 2);
-    const QPointF end = tip - QPointF(0, 7);
-    const double bend = std::max(20.0, std::abs(end.y() - start.y()) / 2);
-    QPainterPath path(start);
-    path.cubicTo(start + QPointF(0, bend), end - QPointF(0, bend), end);
-    g = {path, tip, true};
+    g = vertical_curve(start, tip, std::max(20.0, std::abs(tip.y() - start.y()) / 2));
   }
 }
 
 }  // namespace
+
+LayoutResult::EdgeGeometry vertical_curve(QPointF start, QPointF tip, double bend) {
+  constexpr double kArrow = 8;
+  const QPointF end = tip - QPointF(0, kArrow);
+  QPainterPath path(start);
+  path.cubicTo(start + QPointF(0, bend), end - QPointF(0, bend), end);
+  return {path, tip, true};
+}
 
 LayoutResult::EdgeGeometry parse_edge_pos(const QString& pos, double height) {
   LayoutResult::EdgeGeometry geometry;

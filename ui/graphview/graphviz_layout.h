@@ -68,6 +68,12 @@ class LayoutError : public std::runtime_error {
 // state, so calls are serialised internally. Throws LayoutError.
 LayoutResult run_graphviz_layout(const LayoutInput& input);
 
+// An edge drawn after a layout moved its ends (expansion in place, wrapped
+// columns, reordered frames): a curve leaving `start` (the producer's
+// bottom) downwards and arriving at `tip` (the consumer's top) from above,
+// its control points `bend` away; the arrowhead's length before the tip.
+LayoutResult::EdgeGeometry vertical_curve(QPointF start, QPointF tip, double bend);
+
 // Parses a Graphviz edge `pos` value ("e,x,y x1,y1 x2,y2 ...") into a path,
 // flipping y with `height` (the graph's bounding-box height). Exposed for tests.
 LayoutResult::EdgeGeometry parse_edge_pos(const QString& pos, double height);

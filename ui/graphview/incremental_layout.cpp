@@ -187,11 +187,7 @@ LayoutResult ExpansionPlan::merge(const LayoutResult& sub) const {
     const QRectF to = box_rect(out.box_centers[static_cast<std::size_t>(edge.to)], after_sizes_[static_cast<std::size_t>(edge.to)]);
     const QPointF start(from.center().x(), from.bottom());
     const QPointF tip(to.center().x(), to.top());
-    const QPointF end = tip - QPointF(0, kArrow);
-    const double bend = std::max(30.0, std::abs(end.y() - start.y()) / 2);
-    QPainterPath path(start);
-    path.cubicTo(start + QPointF(0, bend), end - QPointF(0, bend), end);
-    out.edges[e] = {path, tip, true};
+    out.edges[e] = vertical_curve(start, tip, std::max(30.0, std::abs(tip.y() - kArrow - start.y()) / 2));
   }
 
   out.bounds = shift(before_layout_.bounds).united(frame.adjusted(-kFramePad, -kFramePad, kFramePad, kFramePad));

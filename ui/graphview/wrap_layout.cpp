@@ -11,7 +11,6 @@ namespace {
 
 constexpr double kColumnGap = 48;
 constexpr int kMaxColumns = 16;
-constexpr double kArrow = 8;
 
 }  // namespace
 
@@ -97,13 +96,7 @@ LayoutResult wrap_tall_layout(const LayoutInput& input, LayoutResult layout) {
     // Across a cut: a curve from the producer down and over to the consumer.
     const QPointF a = start + offset_of(from);
     const QPointF tip = e.tip + offset_of(to);
-    const QPointF end = tip - QPointF(0, kArrow);
-    const double bend = std::max(40.0, std::abs(end.x() - a.x()) / 3);
-    QPainterPath path(a);
-    path.cubicTo(a + QPointF(0, bend), end - QPointF(0, bend), end);
-    e.path = path;
-    e.tip = tip;
-    e.has_tip = true;
+    e = vertical_curve(a, tip, std::max(40.0, std::abs(tip.x() - a.x()) / 3));
   }
   double tallest = 0;
   for (std::size_t band = 0; band <= cuts.size(); ++band) {
