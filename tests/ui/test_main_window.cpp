@@ -15,6 +15,7 @@
 
 #include "io/graph_io.h"
 #include "ui/app_info.h"
+#include "ui/debugger/debug_workbench.h"
 #include "ui/diagnostics_panel.h"
 #include "ui/graph_document.h"
 #include "ui/main_window.h"
@@ -389,6 +390,13 @@ class TestMainWindow : public QObject {
     QVERIFY2(graph.height() >= 0.65 * 800, qPrintable(sizes));
     // The docks are there and each can be brought back from the View menu.
     QVERIFY(w.nodes_dock()->isVisible() && w.details_dock()->isVisible() && w.diagnostics_dock()->isVisible());
+    // The debugger's docks wait for the first run; a run that cannot start
+    // shows the Run Log with the reason.
+    QDockWidget* log = w.debug_workbench()->dock(flowlens::ui::DebugWorkbench::Dock::RunLog);
+    QVERIFY(!log->isVisible());
+    w.debug_workbench()->fetch_edit()->setText(QStringLiteral("no_such_node"));
+    w.debug_workbench()->run_or_continue();
+    QVERIFY(log->isVisible());
     const QList<QAction*> view = w.actions()->view_menu()->actions();
     for (QDockWidget* dock : w.findChildren<QDockWidget*>())
       QVERIFY2(view.contains(dock->toggleViewAction()), qPrintable(dock->objectName()));

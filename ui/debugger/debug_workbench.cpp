@@ -137,6 +137,9 @@ void DebugWorkbench::log(const QString& line, bool error) {
   if (error) {
     log_->appendHtml(QStringLiteral("<span style=\"color:#c62828\">%1</span>").arg(line.toHtmlEscaped()));
     set_status(line, true);
+    // Shown too: on a first start the debugger's docks wait hidden for the
+    // first run, and a run that fails before starting must still be seen.
+    dock(Dock::RunLog)->show();
     dock(Dock::RunLog)->raise();
   } else {
     log_->appendPlainText(line);
