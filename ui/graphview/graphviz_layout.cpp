@@ -1,5 +1,7 @@
 #include "ui/graphview/graphviz_layout.h"
 
+#include <QCollator>
+
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 #include <graphviz/gvplugin.h>
@@ -81,29 +83,15 @@ QRectF parse_bb(const char* bb, double height) {
 
 const char* get(void* obj, const char* name) { return agget(obj, const_cast<char*>(name)); }
 
-// "tower_2" before "tower_10": runs of digits compare as numbers.
+// "tower_2" before "tower_10": Qt's collator in numeric mode, as the node
+// table sorts names. One per thread: layouts run on worker threads.
 bool natural_less(const QString& a, const QString& b) {
-  int i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    if (a[i].isDigit() && b[j].isDigit()) {
-      int ei = i, ej = j;
-      while (ei < a.size() && a[ei].isDigit()) ++ei;
-      while (ej < b.size() && b[ej].isDigit()) ++ej;
-      int si = i, sj = j;  // past leading zeros, keeping one digit
-      while (si + 1 < ei && a[si] == QLatin1Char('0')) ++si;
-      while (sj + 1 < ej && b[sj] == QLatin1Char('0')) ++sj;
-      if (ei - si != ej - sj) return ei - si < ej - sj;
-      for (int k = 0; k < ei - si; ++k)
-        if (a[si + k] != b[sj + k]) return a[si + k] < b[sj + k];
-      i = ei;
-      j = ej;
-      continue;
-    }
-    if (a[i] != b[j]) return a[i] < b[j];
-    ++i;
-    ++j;
-  }
-  return a.size() - i < b.size() - j;
+  thread_local const QCollator collator = [] {
+    QCollator c;
+    c.setNumericMode(true);
+    return c;
+  }();
+  return collator.compare(a, b) < 0;
 }
 
 // The order Graphviz is given clusters and boxes in. dot starts its crossing
