@@ -122,7 +122,7 @@ std::vector<int64_t> edge_bytes(const VisibleGraph& visible, const Graph& graph,
   std::unordered_map<std::uint64_t, std::size_t> index;
   for (std::size_t i = 0; i < visible.edges.size(); ++i)
     if (visible.edges[i].tensor_count() > 1)
-      index.emplace((static_cast<std::uint64_t>(visible.edges[i].from) << 32) | static_cast<std::uint32_t>(visible.edges[i].to), i);
+      index.emplace(VisibleGraph::Edge::pair_key(visible.edges[i].from, visible.edges[i].to), i);
   if (index.empty()) return bytes;
   const EdgeIndex& edges = graph.edges();
   for (int node = 0; node < static_cast<int>(graph.size()); ++node) {
@@ -130,7 +130,7 @@ std::vector<int64_t> edge_bytes(const VisibleGraph& visible, const Graph& graph,
     for (const InputEdge& in : edges.inputs(node)) {
       if (!in.resolved() || in.is_control()) continue;
       const int from = visible.unit_of_node[static_cast<std::size_t>(in.producer)];
-      const auto it = index.find((static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to));
+      const auto it = index.find(VisibleGraph::Edge::pair_key(from, to));
       if (it == index.end() || static_cast<std::size_t>(in.producer) >= shapes->outputs.size()) continue;
       const auto& outs = shapes->outputs[static_cast<std::size_t>(in.producer)];
       if (in.port < 0 || static_cast<std::size_t>(in.port) >= outs.size()) continue;

@@ -467,7 +467,7 @@ void NameScopeGrouping::build_edges(VisibleGraph& v) const {
       const int from = v.unit_of_node[static_cast<std::size_t>(producer)];
       const int to = v.unit_of_node[i];
       if (from == to) continue;
-      const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to);
+      const std::uint64_t key = VisibleGraph::Edge::pair_key(from, to);
       if (auto it = edge_index.find(key); it != edge_index.end()) {
         VisibleGraph::Edge& merged = v.edges[static_cast<std::size_t>(it->second)];
         ++merged.count;

@@ -26,6 +26,7 @@
 //   function's hundreds of `_Arg`s) fold into one bundle box, "(_Arg)".
 //
 // Qt-free (plain std types), so it is cheap to compute and to test.
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -73,6 +74,10 @@ struct VisibleGraph {
     int port = 0;
     bool stub = false;     // touches a side unit: drawn as a short stub, not laid out
     int tensor_count() const { return count - control_count; }
+    // The key of the ordered unit pair (from, to): one edge per key.
+    static std::uint64_t pair_key(int from, int to) {
+      return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(from)) << 32) | static_cast<std::uint32_t>(to);
+    }
   };
   std::vector<Unit> units;
   std::vector<Cluster> clusters;
