@@ -3,6 +3,7 @@
 // signatures.
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 #include "op_test_util.h"
@@ -151,6 +152,55 @@ class TestOpsTraining : public QObject {
     auto shapes = infer("SyntheticClassification", attrs, {});
     QCOMPARE(shapes[0].shape, (Shape{64, 3}));
     QCOMPARE(shapes[1].dtype, DType::Int32);
+  }
+
+  void synthetic_images_are_deterministic_and_laid_out_per_format() {
+    AttrMap attrs{{"batch_size", AttrValue(16)}, {"height", AttrValue(8)}, {"width", AttrValue(6)},
+                  {"channels", AttrValue(3)},    {"num_classes", AttrValue(4)}, {"seed", AttrValue(3)}};
+    Variable counter_a, counter_b;
+    auto a0 = run_op("SyntheticImages", attrs, {}, {}, &counter_a);
+    auto a1 = run_op("SyntheticImages", attrs, {}, {}, &counter_a);
+    auto b0 = run_op("SyntheticImages", attrs, {}, {}, &counter_b);
+    QCOMPARE(a0[0].shape(), (Shape{16, 8, 6, 3}));
+    QCOMPARE(a0[1].shape(), (Shape{16}));
+    QVERIFY(a0[0].equals(b0[0]) && a0[1].equals(b0[1]));
+    QVERIFY(!a0[0].equals(a1[0]));
+    for (int32_t y : a0[1].values<int32_t>()) QVERIFY(y >= 0 && y < 4);
+    // NCHW holds the same pixels transposed: same seed and batch index, same draws.
+    AttrMap nchw = attrs;
+    nchw["data_format"] = AttrValue("NCHW");
+    auto c0 = run_op("SyntheticImages", nchw, {});
+    QCOMPARE(c0[0].shape(), (Shape{16, 3, 8, 6}));
+    QVERIFY(c0[1].equals(a0[1]));
+    const auto nhwc_px = a0[0].values<float>();
+    const auto nchw_px = c0[0].values<float>();
+    for (int64_t n : {0, 15})
+      for (int64_t y = 0; y < 8; ++y)
+        for (int64_t x = 0; x < 6; ++x)
+          for (int64_t c = 0; c < 3; ++c)
+            QCOMPARE(nchw_px[static_cast<size_t>(((n * 3 + c) * 8 + y) * 6 + x)],
+                     nhwc_px[static_cast<size_t>(((n * 8 + y) * 6 + x) * 3 + c)]);
+    // Without noise two images of one class are equal and images of different classes differ.
+    AttrMap clean = attrs;
+    clean["noise"] = AttrValue(0.0f);
+    auto d0 = run_op("SyntheticImages", clean, {});
+    const auto labels = d0[1].values<int32_t>();
+    const auto px = d0[0].values<float>();
+    const size_t image = 8 * 6 * 3;
+    for (size_t i = 1; i < 16; ++i) {
+      const bool same_pixels = std::equal(px.begin(), px.begin() + image, px.begin() + i * image);
+      QCOMPARE(same_pixels, labels[i] == labels[0]);
+    }
+    auto shapes = infer("SyntheticImages", nchw, {});
+    QCOMPARE(shapes[0].shape, (Shape{16, 3, 8, 6}));
+    QCOMPARE(shapes[1].dtype, DType::Int32);
+    AttrMap bad = attrs;
+    bad["data_format"] = AttrValue("HWCN");
+    EXPECT_ERROR(run_op("SyntheticImages", bad, {}), "data_format");
+    AttrMap huge = attrs;
+    huge["height"] = AttrValue(int64_t{1} << 40);
+    huge["width"] = AttrValue(int64_t{1} << 40);
+    EXPECT_ERROR(run_op("SyntheticImages", huge, {}), "too many elements");
   }
 
   void elementwise_gradient_ops() {

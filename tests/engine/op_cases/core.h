@@ -68,6 +68,7 @@ inline void add_core_cases(OpCases& c) {
          {F({2}, {1, 2}), F({2}, {0, 0}), F({2}, {0, 0}), std::nullopt, std::nullopt, std::nullopt, std::nullopt,
           std::nullopt, std::nullopt, std::nullopt}});
   c.add({"SyntheticClassification", {{"batch_size", 4}, {"num_features", 3}, {"num_classes", 2}}, {}});
+  c.add({"SyntheticImages", {{"batch_size", 2}, {"height", 4}, {"width", 4}, {"channels", 2}, {"num_classes", 3}}, {}});
   for (const char* op : {"RandomStandardNormal", "RandomUniform", "TruncatedNormal"})
     c.add({op, {{"dtype", tf}, {"T", DType::Int32}}, {I32({2}, {2, 3})}});
   c.skip("_Send", "executed by the distributed runtime, not as a kernel");
