@@ -8,7 +8,7 @@
 //   flowlens graph --run [--break n,...] [--check-numerics] [--time-overlay] [--dock profiler]
 //                                                    run it once (pausing at the breakpoints), with a screenshot
 //                                                    taken once it is paused or finished
-//   flowlens [graph] --edit | --template matmul|mlp|two-tower [--select n] [--run]
+//   flowlens [graph] --edit | --template matmul|mlp|two-tower|cnn [--select n] [--run]
 //                                                    open the graph (an empty canvas, a template) in the editor
 //   flowlens [graph] --attach cluster.json [--key client.key]
 //                                                    attach to a running cluster (Cluster dock and charts)
@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
   const QCommandLineOption edit_option(QStringLiteral("edit"),
                                        QStringLiteral("Open the graph (or an empty canvas) in the graph editor."));
   const QCommandLineOption template_option(
-      QStringLiteral("template"), QStringLiteral("Start the graph editor with a template: matmul, mlp or two-tower."),
+      QStringLiteral("template"), QStringLiteral("Start the graph editor with a template: matmul, mlp, two-tower or cnn."),
       QStringLiteral("name"));
   parser.addOptions({edit_option, template_option});
   const QCommandLineOption attach_option(

@@ -30,6 +30,7 @@ void add_replicate_command(CLI::App& app, int& exit_code);
 void add_ops_command(CLI::App& app, int& exit_code);
 void add_ckpt_command(CLI::App& app, int& exit_code);
 void add_events_command(CLI::App& app, int& exit_code);
+void add_template_command(CLI::App& app, int& exit_code);
 // What `events PATH` prints; 1 when a record was damaged. Also used by info.
 int describe_event_log(const std::string& path);
 

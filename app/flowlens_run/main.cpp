@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   add_ops_command(app, exit_code);
   add_ckpt_command(app, exit_code);
   add_events_command(app, exit_code);
+  add_template_command(app, exit_code);
 
   try {
     app.parse(argc, argv);  // runs the chosen subcommand's callback

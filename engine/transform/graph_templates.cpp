@@ -6,64 +6,13 @@
 #include "common/error.h"
 #include "ops/op_registry.h"
 #include "transform/gradients.h"
+#include "transform/model_parts.h"
 #include "transform/graph_builder.h"
 #include "transform/optimizers.h"
 #include "transform/replicate_in_graph.h"
 
 namespace flowlens {
 namespace {
-
-// tf.Variable(initial_value, name=...) as TensorFlow 1 exports it: the
-// VariableV2, its `v/Assign` initializer and the `v/read` snapshot. Returns
-// the read (what the model consumes).
-std::string add_variable(GraphBuilder& b, const std::string& name, const Shape& shape, const std::string& initial) {
-  Graph& g = b.graph();
-  const std::string var = b.add("VariableV2", name, {},
-                                {{"dtype", AttrValue(DType::Float)},
-                                 {"shape", AttrValue(shape)},
-                                 {"container", AttrValue("")},
-                                 {"shared_name", AttrValue("")}});
-  AttrList colocate;
-  colocate.s.push_back("loc:@" + var);
-  GraphBuilder in_var(g, var, b.device());
-  in_var.add("Assign", "Assign", {var, initial},
-             {{"T", AttrValue(DType::Float)},
-              {"_class", AttrValue(colocate)},
-              {"use_locking", AttrValue(true)},
-              {"validate_shape", AttrValue(true)}});
-  return in_var.add("Identity", "read", {var}, {{"T", AttrValue(DType::Float)}, {"_class", AttrValue(colocate)}});
-}
-
-// Weights [in, out] drawn from a truncated normal scaled by 1/sqrt(in), biases
-// zero; then x·W + b and the activation (none for the logits).
-std::string add_dense_layer(Graph& g, const std::string& scope, const std::string& x, int in, int out,
-                            const std::string& activation, int seed) {
-  GraphBuilder layer(g, scope);
-  GraphBuilder w(g, scope + "/weights");
-  const std::string w_shape = w.int32_vector("shape", {in, out});
-  const std::string draw = w.add("TruncatedNormal", "TruncatedNormal", {w_shape},
-                                 {{"dtype", AttrValue(DType::Float)},
-                                  {"T", AttrValue(DType::Int32)},
-                                  {"seed", AttrValue(int64_t{seed})},
-                                  {"seed2", AttrValue(int64_t{1})}});
-  const std::string stddev = w.scalar("stddev", DType::Float, 1.0 / std::sqrt(static_cast<double>(in)));
-  const std::string w_init = w.add("Mul", "initial_value", {draw, stddev}, {{"T", AttrValue(DType::Float)}});
-  const std::string weights = add_variable(layer, "weights", Shape{in, out}, w_init);
-
-  GraphBuilder bias(g, scope + "/biases");
-  const std::string b_shape = bias.int32_vector("shape", {out});
-  const std::string zero = bias.scalar("zero", DType::Float, 0.0);
-  const std::string b_init = bias.add("Fill", "initial_value", {b_shape, zero}, {{"T", AttrValue(DType::Float)}});
-  const std::string biases = add_variable(layer, "biases", Shape{out}, b_init);
-
-  const std::string mm = layer.add("MatMul", "MatMul", {x, weights},
-                                   {{"T", AttrValue(DType::Float)},
-                                    {"transpose_a", AttrValue(false)},
-                                    {"transpose_b", AttrValue(false)}});
-  const std::string sum = layer.add("BiasAdd", "BiasAdd", {mm, biases}, {{"T", AttrValue(DType::Float)}});
-  if (activation.empty()) return sum;
-  return layer.add(activation, activation, {sum}, {{"T", AttrValue(DType::Float)}});
-}
 
 void check_positive(const char* what, int value) {
   if (value < 1) throw Error(std::string("MLP template: ") + what + " must be at least 1, got " + std::to_string(value));
@@ -100,11 +49,7 @@ Graph mlp_model(const MlpTemplateOptions& o) {
     width = o.hidden[i];
   }
   const std::string logits = add_dense_layer(g, "logits", x, width, o.classes, "", o.seed + 100);
-  const std::string xent = root.add("SparseSoftmaxCrossEntropyWithLogits", "xent", {logits, labels},
-                                    {{"T", AttrValue(DType::Float)}, {"Tlabels", AttrValue(DType::Int32)}});
-  const std::string axes = root.int32_vector("loss/axes", {0});
-  root.add("Mean", "loss", {xent, axes},
-           {{"T", AttrValue(DType::Float)}, {"Tidx", AttrValue(DType::Int32)}, {"keep_dims", AttrValue(false)}});
+  add_classification_loss(root, logits, labels);
   return g;
 }
 

@@ -1,8 +1,12 @@
 // Graph templates (File → New from template): the matmul example equals
 // samples/matmul_baseline.pbtxt and runs to [[9],[21],[33],[45]]; the MLP
-// classifier and the 2-tower training graph validate, infer shapes and
-// train (the loss goes down); bad options fail naming the option.
+// classifier, the 2-tower training graph and the CNN classifier validate,
+// infer shapes and train (the loss goes down; the CNN's halves); 2 CNN towers
+// compute what one does on the same batch; bad options fail naming the option.
 #include <QtTest>
+
+#include <algorithm>
+#include <cmath>
 
 #include "analysis/infer_shapes.h"
 #include "analysis/validate.h"
@@ -12,6 +16,7 @@
 #include "ops/op_registry.h"
 #include "tensor/tensor_format.h"
 #include "transform/graph_templates.h"
+#include "transform/replicate_in_graph.h"
 
 using namespace flowlens;
 
@@ -139,6 +144,139 @@ class TestGraphTemplates : public QObject {
     QCOMPARE(count_prefix(g, "tower_0/layer1/weights"), 0);
     const auto [first, last] = train(g, "train", 60);
     QVERIFY2(last < first * 0.8f, qPrintable(QStringLiteral("loss %1 -> %2").arg(first).arg(last)));
+  }
+
+  void cnn_classifier_has_blocks_batch_norm_and_updates() {
+    CnnTemplateOptions o;
+    o.batch = 4;
+    o.image_size = 16;
+    o.filters = {8, 16, 32};
+    o.data_format = "NCHW";
+    const Graph g = cnn_classifier_graph(o);
+    QVERIFY(clean(g));
+    auto count_op = [&](const std::string& op) {
+      int n = 0;
+      for (const Node& node : g.nodes()) n += node.op == op ? 1 : 0;
+      return n;
+    };
+    QCOMPARE(count_op("Conv2D"), 3);
+    QCOMPARE(count_op("FusedBatchNormV3"), 3);
+    QCOMPARE(count_op("MaxPool"), 3);
+    QCOMPARE(count_op("AssignSub"), 6);  // moving mean and variance per batch norm
+    QVERIFY(count_op("Conv2DBackpropInput") >= 2);
+    QCOMPARE(count_op("Conv2DBackpropFilter"), 3);
+    const Node* conv = g.find("block2/conv/Conv2D");
+    QVERIFY(conv);
+    QCOMPARE(conv->attr("data_format").to_string(), AttrValue("NCHW").to_string());
+    // The train op waits for the moving averages, like UPDATE_OPS.
+    const Node* train = g.find("train");
+    QVERIFY(train);
+    int update_deps = 0;
+    for (const std::string& in : train->inputs) update_deps += in.find("AssignMovingAvg") != std::string::npos ? 1 : 0;
+    QCOMPARE(update_deps, 6);
+    const auto shapes = infer_shapes(g, OpRegistry::global());
+    const auto pooled = shapes.outputs[static_cast<std::size_t>(g.index_of("block3/pool/MaxPool"))][0];
+    QCOMPARE(pooled.shape, (Shape{4, 32, 2, 2}));
+    const auto logits = shapes.outputs[static_cast<std::size_t>(g.index_of("logits/BiasAdd"))][0];
+    QCOMPARE(logits.shape, (Shape{4, 10}));
+  }
+
+  void cnn_resnet_stages_build_bottlenecks() {
+    CnnTemplateOptions o;
+    o.batch = 2;
+    o.image_size = 32;
+    o.resnet_stages = {1, 2};
+    o.training = false;
+    const Graph g = cnn_classifier_graph(o);
+    QVERIFY(clean(g));
+    QVERIFY(g.find("stem/conv/Conv2D"));
+    QVERIFY(g.find("stage2/block1/shortcut/Conv2D"));  // projection on the first block of a stage
+    QVERIFY(!g.find("stage2/block2/shortcut/Conv2D"));
+    const auto shapes = infer_shapes(g, OpRegistry::global());
+    // 32 -> stem /2 -> pool /2 -> stage 2 /2: 4x4, 4·128 channels.
+    const auto out = shapes.outputs[static_cast<std::size_t>(g.index_of("stage2/block2/out/Relu"))][0];
+    QCOMPARE(out.shape, (Shape{2, 4, 4, 512}));
+  }
+
+  void cnn_classifier_trains_loss_halves() {
+    CnnTemplateOptions o;
+    o.batch = 32;
+    o.image_size = 16;
+    o.classes = 4;
+    o.filters = {8, 16};
+    o.learning_rate = 0.1f;
+    const Graph g = cnn_classifier_graph(o);
+    Session s(g, cpu_only());
+    s.run({}, {}, variable_initializers(s.graph()));
+    float first = 0, last = 0;
+    int step = 0;
+    for (; step < 80; ++step) {
+      last = s.run({}, {"loss"}, {"train"})[0].values<float>()[0];
+      if (step == 0) first = last;
+      if (step >= 10 && last < first * 0.5f) break;
+    }
+    qInfo("CNN loss %.4f -> %.4f after %d steps", first, last, step + 1);
+    QVERIFY2(last < first * 0.5f, qPrintable(QStringLiteral("loss %1 -> %2").arg(first).arg(last)));
+    // The moving averages moved towards the batch statistics.
+    const Tensor mean = s.run({}, {"block1/conv/batch_normalization/moving_mean"}, {})[0];
+    bool moved = false;
+    for (float v : mean.values<float>()) moved = moved || v != 0.0f;
+    QVERIFY(moved);
+  }
+
+  // With equal halves, the mean of the tower losses is the full-batch loss and
+  // the averaged gradients are the full-batch gradients: 2 towers train like
+  // one. (Batch norm is left out: each tower normalizes with its own half's
+  // statistics, as TensorFlow's towers do, so that model differs by design.)
+  void cnn_two_towers_compute_what_one_tower_does() {
+    CnnTemplateOptions o;
+    o.batch = 8;
+    o.image_size = 8;
+    o.classes = 3;
+    o.filters = {4, 8};
+    o.batch_norm = false;
+    o.learning_rate = 0.1f;
+    ReplicateOptions r;
+    r.replicas = 2;
+    r.devices = {"/cpu:0", "/cpu:0"};
+    r.split_inputs = {"features", "labels"};
+    r.loss = "loss";
+    r.optimizer.learning_rate = o.learning_rate;
+    const ReplicationResult towers = replicate_in_graph(cnn_model_graph(o), r, OpRegistry::global());
+    QVERIFY(clean(towers.graph));
+    QVERIFY(count_prefix(towers.graph, "tower_1/block1/conv/Conv2D") > 0);
+    Session one(cnn_classifier_graph(o), cpu_only());
+    Session two(towers.graph, cpu_only());
+    one.run({}, {}, variable_initializers(one.graph()));
+    two.run({}, {}, variable_initializers(two.graph()));
+    for (int step = 0; step < 5; ++step) {
+      const float a = one.run({}, {"loss"}, {"train"})[0].values<float>()[0];
+      const float b = two.run({}, {towers.loss}, {towers.train_op})[0].values<float>()[0];
+      QVERIFY2(std::fabs(a - b) <= 1e-4f * std::max(1.0f, std::fabs(a)),
+               qPrintable(QStringLiteral("step %1: 1 tower %2, 2 towers %3").arg(step).arg(a).arg(b)));
+    }
+    const Tensor k1 = one.run({}, {"block2/conv/kernel"}, {})[0];
+    const Tensor k2 = two.run({}, {"block2/conv/kernel"}, {})[0];
+    const auto v1 = k1.values<float>();
+    const auto v2 = k2.values<float>();
+    QCOMPARE(v1.size(), v2.size());
+    for (std::size_t i = 0; i < v1.size(); ++i) QVERIFY(std::fabs(v1[i] - v2[i]) < 1e-5f);
+  }
+
+  void cnn_bad_options_name_the_option() {
+    CnnTemplateOptions c;
+    c.image_size = 4;
+    c.filters = {8, 8, 8};
+    QVERIFY(throws_naming([&] { cnn_classifier_graph(c); }, QStringLiteral("too small")));
+    c = {};
+    c.data_format = "HWNC";
+    QVERIFY(throws_naming([&] { cnn_classifier_graph(c); }, QStringLiteral("data_format")));
+    c = {};
+    c.filters = {8, 0};
+    QVERIFY(throws_naming([&] { cnn_classifier_graph(c); }, QStringLiteral("filters")));
+    c = {};
+    c.resnet_stages = {3, -1};
+    QVERIFY(throws_naming([&] { cnn_classifier_graph(c); }, QStringLiteral("ResNet stage")));
   }
 
   void bad_options_name_the_option() {

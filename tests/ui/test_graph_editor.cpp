@@ -475,6 +475,25 @@ class TestGraphEditor : public QObject {
     // Laid out left to right: a consumer sits right of its inputs.
     QVERIFY(model()->position(QStringLiteral("loss")).x() > model()->position(QStringLiteral("data")).x());
 
+    // The CNN classifier has its own form; a bad block list is refused naming it.
+    dialog.set_template(QStringLiteral("cnn"));
+    QVERIFY(dialog.cnn_form()->isVisibleTo(&dialog));
+    QVERIFY(!dialog.mlp_form()->isVisibleTo(&dialog));
+    dialog.cnn_filters_edit()->setText(QStringLiteral("8, y"));
+    QVERIFY(!dialog.build(&error));
+    QVERIFY(error.contains(QLatin1String("'y'")));
+    dialog.cnn_filters_edit()->setText(QStringLiteral("4, 8"));
+    dialog.cnn_batch_spin()->setValue(4);
+    std::optional<Graph> cnn = dialog.build(&error);
+    QVERIFY2(cnn, qPrintable(error));
+    QVERIFY(cnn->find("block2/conv/Conv2D"));
+    editor_->new_graph_from(std::move(*cnn), QStringLiteral("CNN classifier"));
+    QCOMPARE(model()->check().error_count, 0);
+    page()->fetch_edit()->setText(QStringLiteral("loss"));
+    const EditorRunResult cnn_run = page()->run();
+    QVERIFY2(cnn_run.ok, qPrintable(cnn_run.error));
+    page()->fetch_edit()->clear();
+
     std::optional<Graph> matmul = TemplateDialog::build_template(QStringLiteral("matmul"), {}, &error);
     editor_->new_graph_from(std::move(*matmul), QStringLiteral("Matmul example"));
     QCOMPARE(matmul_result(), QStringLiteral("output = %1").arg(QLatin1String(kExpected)));
