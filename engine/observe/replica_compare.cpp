@@ -4,6 +4,8 @@
 #include <limits>
 
 #include "common/error.h"
+#include "exec/session.h"
+#include "graph/variable_initializers.h"
 #include "tensor/tensor_format.h"
 
 namespace flowlens {
@@ -98,6 +100,28 @@ std::vector<std::string> tower_gradient_names(const Graph& replicated, const std
   for (const std::string& in : sum->inputs)
     if (!in.starts_with("^")) names.push_back(in);
   return names;
+}
+
+namespace {
+
+double loss_of(const Graph& graph, const std::string& loss, const char* which) {
+  try {
+    SessionOptions options;
+    options.use_gpus = false;
+    Session session(graph, options);
+    session.run({}, {}, variable_initializers(session.graph()));
+    const Tensor value = session.run({}, {loss}, {})[0];
+    if (value.num_elements() != 1) throw Error("the loss is " + describe_tensor(value) + ", not a scalar");
+    return element(value, 0);
+  } catch (const Error& e) {
+    throw Error(std::string("the ") + which + " graph's loss '" + loss + "': " + e.what());
+  }
+}
+
+}  // namespace
+
+TowerLossCheck compare_tower_loss(const Graph& original, const Graph& replicated, const std::string& loss) {
+  return {loss_of(original, loss, "original"), loss_of(replicated, loss, "replicated")};
 }
 
 }  // namespace flowlens

@@ -43,4 +43,18 @@ GradientSpread compare_to_average(std::span<const Tensor> tower_gradients, const
 // empty if there is none.
 std::vector<std::string> tower_gradient_names(const Graph& replicated, const std::string& variable);
 
+// The loss of an original graph and of its replica (replicate_in_graph with a
+// loss merges the towers' losses under the original's name), each computed
+// once on a fresh CPU session from its variables' initial values. With equal
+// slices and nothing computed from a whole tower's batch (batch norm's batch
+// statistics are), the towers' mean loss is the original's up to float
+// rounding: the check that in-graph replication computes what one tower does.
+struct TowerLossCheck {
+  double original = 0;
+  double replicated = 0;
+  double difference() const { return replicated - original; }
+};
+// Throws Error naming the graph ("original", "replicated") that cannot run.
+TowerLossCheck compare_tower_loss(const Graph& original, const Graph& replicated, const std::string& loss);
+
 }  // namespace flowlens

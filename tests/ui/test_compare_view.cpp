@@ -5,6 +5,8 @@
 // files refused while the window stays usable.
 #include <QtTest>
 
+#include <cmath>
+
 #include "ui/ui_test_util.h"
 
 #include <QAction>
@@ -30,6 +32,12 @@
 #include "ui/node_filter_proxy_model.h"
 #include "ui/recent_files.h"
 #include "ui/replicate_dialog.h"
+#include "io/graph_io.h"
+#include "transform/graph_templates.h"
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QToolButton>
 
 using flowlens::ui::CompareView;
 using flowlens::ui::MainWindow;
@@ -203,6 +211,45 @@ class CompareViewTest : public QObject {
     QVERIFY(!ok->isEnabled());
     QVERIFY(w.open_file(sample("mlp_model.pbtxt")));
     QVERIFY(!flowlens::ui::ReplicateDialog::guess_endpoints(*w.document()->graph, nullptr));
+  }
+
+  // The CNN template's forward model on 2 towers: Compare Loss shows the
+  // towers' merged loss equal to the original's (no batch norm: per-tower
+  // batch statistics would differ by design). Without a loss there is no button.
+  void compare_loss_shows_two_cnn_towers_match_one() {
+    auto plain = compared();
+    QVERIFY(plain->compare_view()->loss_button()->isHidden());
+
+    QTemporaryDir dir;
+    flowlens::CnnTemplateOptions o;
+    o.batch = 8;
+    o.image_size = 8;
+    o.classes = 3;
+    o.filters = {4};
+    o.batch_norm = false;
+    const QString file = dir.filePath(QStringLiteral("cnn.pbtxt"));
+    flowlens::save_graph(flowlens::cnn_model_graph(o), file.toStdString());
+    MainWindow w;
+    QString error;
+    QVERIFY2(w.open_file(file, &error), qPrintable(error));
+    flowlens::ReplicateOptions r;
+    r.replicas = 2;
+    r.split_inputs = {"features", "labels"};
+    r.loss = "loss";
+    QVERIFY2(w.replicate(r, &error), qPrintable(error));
+    w.show();
+    CompareView* c = w.compare_view();
+    QVERIFY(!c->loss_button()->isHidden());
+    QSignalSpy done(c, &CompareView::loss_compared);
+    c->loss_button()->click();
+    QVERIFY(done.wait(60000));
+    const QString text = c->loss_text();
+    const QRegularExpression numbers(QStringLiteral("original ([-0-9.e]+) \u00B7 2 towers ([-0-9.e]+)"));
+    const QRegularExpressionMatch m = numbers.match(text);
+    QVERIFY2(m.hasMatch(), qPrintable(text));
+    const double one = m.captured(1).toDouble();
+    const double two = m.captured(2).toDouble();
+    QVERIFY2(one > 0 && std::abs(one - two) <= 1e-5 * std::max(1.0, one), qPrintable(text));
   }
 
   void regex_filter() {

@@ -1,13 +1,20 @@
 #include "ui/compare/compare_view.h"
 
+#include <cmath>
+
 #include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPointer>
+#include <QThreadPool>
 #include <QSet>
 #include <QSplitter>
+#include <QToolButton>
 #include <QVBoxLayout>
 
+#include "common/error.h"
+#include "observe/replica_compare.h"
 #include "ui/compare/compare_marker_item.h"
 #include "ui/compare/replica_comparison.h"
 #include "ui/graph_document.h"
@@ -81,6 +88,18 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   key_layout->setContentsMargins(0, 0, 0, 0);
   key_layout->addWidget(key);
   key_layout->addWidget(hint_, 1);
+  loss_ = new QLabel(this);
+  loss_->setObjectName(QStringLiteral("compareLoss"));
+  loss_->setContentsMargins(10, 5, 4, 5);
+  loss_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  loss_button_ = new QToolButton(this);
+  loss_button_->setObjectName(QStringLiteral("compareLossButton"));
+  loss_button_->setText(QStringLiteral("Compare Loss"));
+  loss_button_->setToolTip(QStringLiteral("Run the original's loss and the towers' merged loss once, from the same "
+                                          "initial variables, and show both"));
+  connect(loss_button_, &QToolButton::clicked, this, &CompareView::compare_loss);
+  key_layout->addWidget(loss_);
+  key_layout->addWidget(loss_button_);
   layout->addWidget(key_row);
   update_hint(QString(), false);
 
@@ -128,6 +147,46 @@ void CompareView::set_comparison(std::shared_ptr<const ReplicaComparison> compar
   left_subtitle_->setToolTip(left_subtitle_->text());
   right_subtitle_->setToolTip(right_subtitle_->text());
   update_hint(QString(), false);
+  ++loss_generation_;
+  loss_->clear();
+  loss_button_->setEnabled(true);
+  loss_button_->setVisible(cmp_ && !cmp_->options().loss.empty());
+}
+
+QString CompareView::loss_text() const { return loss_->text(); }
+
+void CompareView::compare_loss() {
+  if (!cmp_ || cmp_->options().loss.empty()) return;
+  loss_button_->setEnabled(false);
+  loss_->setText(QStringLiteral("computing the loss of both graphs\u2026"));
+  const int generation = ++loss_generation_;
+  const std::shared_ptr<const ReplicaComparison> cmp = cmp_;
+  const QPointer<CompareView> self(this);
+  // A CNN step takes seconds: the GUI stays responsive while both run.
+  QThreadPool::globalInstance()->start([self, cmp, generation] {
+    QString text;
+    try {
+      const TowerLossCheck check =
+          compare_tower_loss(*cmp->original()->graph, *cmp->replicated()->graph, cmp->options().loss);
+      text = QStringLiteral("loss: original %1 \u00B7 %2 towers %3 \u00B7 |\u0394| %4")
+                 .arg(check.original, 0, 'g', 6)
+                 .arg(cmp->options().replicas)
+                 .arg(check.replicated, 0, 'g', 6)
+                 .arg(std::abs(check.difference()), 0, 'g', 2);
+    } catch (const Error& e) {
+      text = QStringLiteral("cannot compare the loss: %1").arg(QString::fromStdString(e.what()));
+    }
+    QMetaObject::invokeMethod(
+        qApp,
+        [self, generation, text] {
+          if (!self || generation != self->loss_generation_) return;
+          self->loss_->setText(text);
+          self->loss_->setToolTip(text);
+          self->loss_button_->setEnabled(true);
+          emit self->loss_compared();
+        },
+        Qt::QueuedConnection);
+  });
 }
 
 bool CompareView::select_original(const QString& name) {

@@ -4,7 +4,9 @@
 // Selecting a node on either side outlines the nodes that correspond to it on
 // the other (through ReplicaComparison, so tower_1/MatMul <-> MatMul), and
 // every node added by replication carries a green '+' badge (a collapsed
-// scope holding added nodes carries one for them all).
+// scope holding added nodes carries one for them all). With a training
+// replica, Compare Loss runs both graphs' loss once (in the background) and
+// shows them side by side: equal towers compute what the original does.
 #include <QStringList>
 #include <QWidget>
 #include <memory>
@@ -12,6 +14,7 @@
 
 class QLabel;
 class QSplitter;
+class QToolButton;
 
 namespace flowlens::ui {
 
@@ -46,14 +49,22 @@ class CompareView : public QWidget {
   QSplitter* splitter() const { return splitter_; }
   bool wait_for_layout(int timeout_ms);
 
+  // Compare Loss: the button shows only for a replica built with a loss.
+  QToolButton* loss_button() const { return loss_button_; }
+  // "loss: original 1.38629 · 2 towers 1.38629 · |Δ| 2.4e-07", or the error.
+  QString loss_text() const;
+
  public slots:
   void fit();
   void zoom_in();
   void zoom_out();
+  // Computes both losses on a worker thread; loss_compared() when shown.
+  void compare_loss();
 
  signals:
   void original_node_selected(const QString& name);    // by the user
   void replicated_node_selected(const QString& name);  // by the user
+  void loss_compared();
 
  private:
   QWidget* make_pane(const QString& title, GraphView* view, QLabel** subtitle);
@@ -72,6 +83,9 @@ class CompareView : public QWidget {
   QLabel* left_subtitle_ = nullptr;
   QLabel* right_subtitle_ = nullptr;
   QLabel* hint_ = nullptr;
+  QToolButton* loss_button_ = nullptr;
+  QLabel* loss_ = nullptr;
+  int loss_generation_ = 0;  // a new comparison drops an older run's answer
   QStringList linked_left_, linked_right_;
 };
 
