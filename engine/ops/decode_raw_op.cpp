@@ -23,6 +23,30 @@ const std::vector<DType>& decode_raw_types() {
   return types;
 }
 
+// The common length of the strings (-1 when there are none), or TF's error.
+int64_t common_size(const std::vector<std::string>& strings) {
+  int64_t str_size = -1;
+  for (size_t i = 0; i < strings.size(); ++i) {
+    const auto size = static_cast<int64_t>(strings[i].size());
+    if (str_size == -1) str_size = size;
+    else if (str_size != size)
+      fail("DecodeRaw requires input strings to all be the same size, but element " + std::to_string(i) +
+           " has size " + std::to_string(str_size) + " != " + std::to_string(size));
+  }
+  return str_size;
+}
+
+// The added dimension: 0 for no or empty strings, else length / element size.
+int64_t added_dim(int64_t str_size, DType out_type) {
+  if (str_size <= 0) return 0;
+  const auto elem = static_cast<int64_t>(dtype_size(out_type));
+  if (elem <= 0) unsupported_dtype("DecodeRaw", out_type);
+  if (str_size % elem != 0)
+    fail("Input to DecodeRaw has length " + std::to_string(str_size) + " that is not a multiple of " +
+         std::to_string(elem) + ", the size of " + dtype_name(out_type));
+  return str_size / elem;
+}
+
 void decode_raw_kernel(KernelContext& ctx) {
   check_num_inputs(ctx, 1);
   const Tensor& in = input(ctx, 0);
@@ -33,25 +57,14 @@ void decode_raw_kernel(KernelContext& ctx) {
     unsupported_dtype("DecodeRaw", out_type);
   const bool little_endian = ctx.attrs().boolean("little_endian");
   const auto& strings = in.strings();
-  int64_t str_size = -1;
-  for (size_t i = 0; i < strings.size(); ++i) {
-    const auto size = static_cast<int64_t>(strings[i].size());
-    if (str_size == -1) str_size = size;
-    else if (str_size != size)
-      fail("DecodeRaw requires input strings to all be the same size, but element " + std::to_string(i) +
-           " has size " + std::to_string(str_size) + " != " + std::to_string(size));
-  }
+  const int64_t str_size = common_size(strings);
   std::vector<int64_t> dims = in.shape().dims();
-  if (str_size <= 0) {
-    dims.push_back(0);
+  dims.push_back(added_dim(str_size, out_type));
+  if (dims.back() == 0) {
     ctx.allocate_output(0, out_type, Shape(dims));
     return;
   }
   const auto elem = static_cast<int64_t>(dtype_size(out_type));
-  if (str_size % elem != 0)
-    fail("Input to DecodeRaw has length " + std::to_string(str_size) + " that is not a multiple of " +
-         std::to_string(elem) + ", the size of " + dtype_name(out_type));
-  dims.push_back(str_size / elem);
   checked_elements("DecodeRaw", dims);  // strings.size() * str_size bytes already exist, so this holds
   Tensor& out = ctx.allocate_output(0, out_type, Shape(dims));
   auto* o = static_cast<char*>(out.raw_data());
@@ -72,7 +85,8 @@ void decode_raw_kernel(KernelContext& ctx) {
   }
 }
 
-// bytes' shape with one more dimension, of unknown size.
+// bytes' shape with one more dimension, of unknown size (TensorFlow's);
+// known when the strings are a constant.
 void decode_raw_shape(ShapeContext& ctx) {
   const Shape& in = ctx.input(0).shape;
   const DType t = ctx.node().attr_type("out_type", DType::Invalid);
@@ -81,7 +95,9 @@ void decode_raw_shape(ShapeContext& ctx) {
     return;
   }
   std::vector<int64_t> dims = in.dims();
-  dims.push_back(Shape::kUnknownDim);
+  const Tensor* c = ctx.constant_input(0);
+  if (c && c->dtype() == DType::String && t != DType::Invalid) dims.push_back(added_dim(common_size(c->strings()), t));
+  else dims.push_back(Shape::kUnknownDim);
   ctx.set_output(0, t, Shape(dims));
 }
 

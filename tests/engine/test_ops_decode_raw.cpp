@@ -62,6 +62,9 @@ class TestOpsDecodeRaw : public QObject {
     auto info = infer("DecodeRaw", {{"out_type", AttrValue(DType::Int16)}}, {{DType::String, Shape{-1, 2}}});
     QCOMPARE(info[0].dtype, DType::Int16);
     QCOMPARE(qshape(info[0].shape), QString("[?,2,?]"));
+    const Tensor words = S({2}, {"abcd", "efgh"});
+    info = infer("DecodeRaw", {{"out_type", AttrValue(DType::Int16)}}, {{DType::String, Shape{2}}}, {&words});
+    QCOMPARE(qshape(info[0].shape), QString("[2,2]"));  // known from a constant
     info = infer("DecodeRaw", {{"out_type", AttrValue(DType::UInt8)}}, {{DType::String, Shape::unknown_rank()}});
     QVERIFY(!info[0].shape.rank_known());
   }
