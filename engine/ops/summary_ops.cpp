@@ -234,6 +234,7 @@ void image_summary_kernel(KernelContext& ctx) {
   const int64_t max_images = ctx.attrs().integer("max_images");
   if (max_images >= (int64_t{1} << 31)) fail("max_images must be < 2^31");
   if (max_images < 1) fail("ImageSummary: max_images must be >= 1, got " + std::to_string(max_images));
+  const std::vector<uint8_t> bad_color = bad_color_of(ctx);  // checked for every dtype, as TF's constructor does
   const Tensor& tags = tags_input(ctx);
   const Tensor& tensor = input(ctx, 1);
   if (tags.num_elements() != 1 || tags.shape().rank() > 1) fail("Tags must be a scalar");
@@ -246,9 +247,7 @@ void image_summary_kernel(KernelContext& ctx) {
     fail("Tensor too large for summary " + shape_str(s));
   const int64_t batch = s.dim(0), h = s.dim(1), w = s.dim(2), depth = s.dim(3), hw = h * w;
   const int64_t n = std::min(max_images, batch);
-  std::vector<uint8_t> bad_color;
   if (tensor.dtype() != DType::UInt8) {
-    bad_color = bad_color_of(ctx);
     if (static_cast<int64_t>(bad_color.size()) < depth)
       fail("expected depth <= bad_color.size, got depth = " + std::to_string(depth) +
            ", bad_color.size = " + std::to_string(bad_color.size()));

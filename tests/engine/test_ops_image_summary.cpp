@@ -133,6 +133,8 @@ class TestOpsImageSummary : public QObject {
     EXPECT_ERROR(summary_of(F({1, 1, 1, 3}, {1, 2, 3}), {{"bad_color", AttrValue(T(DType::UInt8, {2}, {1, 2}))}}),
                  "expected depth <= bad_color.size, got depth = 3, bad_color.size = 2");
     EXPECT_ERROR(summary_of(F({1, 1, 1, 1}, {1}), {{"bad_color", AttrValue(F({1}, {1}))}}), "bad_color must be uint8, got float32");
+    EXPECT_ERROR(summary_of(T(DType::UInt8, {1, 1, 1, 1}, {1}), {{"bad_color", AttrValue(T(DType::UInt8, {1, 1}, {1}))}}),
+                 "bad_color must be a vector, got shape [1,1]");
     EXPECT_ERROR(summary_of(F({1, 1, 1, 1}, {1}), {{"max_images", AttrValue(int64_t{1} << 31)}}), "max_images must be < 2^31");
     EXPECT_ERROR(summary_of(T(DType::Int32, {1, 1, 1, 1}, {1})), "ImageSummary: unsupported dtype int32");
     // A 1x0 image: libpng cannot write an empty PNG (TensorFlow: "PNG encoding failed").
