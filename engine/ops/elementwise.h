@@ -240,5 +240,6 @@ void register_bcast_ops(OpRegistry& r);          // elementwise.cpp: BroadcastGr
 void register_unary_math_ops(OpRegistry& r);     // unary_math_ops.cpp
 void register_unary_grad_ops(OpRegistry& r);     // unary_grad_ops.cpp
 void register_cast_ops(OpRegistry& r);           // cast_ops.cpp: Cast, ZerosLike, OnesLike
+void register_activation_ops(OpRegistry& r);     // activation_ops.cpp: Relu6, LeakyRelu, Elu, Selu, Softplus, Softsign
 
 }  // namespace flowlens::ops

@@ -173,10 +173,9 @@ std::vector<int64_t> batch_strides(const std::vector<int64_t>& batch, const std:
   return strides;
 }
 
-void batch_matmul_kernel(KernelContext& ctx, bool broadcast) {
-  check_num_inputs(ctx, 2);
-  const Tensor& x = input(ctx, 0);
-  const Tensor& y = input(ctx, 1);
+// x and y (both of dtype `t`) multiplied into output 0 of dtype t; TF's
+// BaseBatchMatMulOp checks in its order.
+void batch_matmul_compute(KernelContext& ctx, const Tensor& x, const Tensor& y, bool broadcast) {
   const bool adj_x = ctx.attrs().boolean("adj_x"), adj_y = ctx.attrs().boolean("adj_y");
   const Shape& sx = x.shape();
   const Shape& sy = y.shape();
@@ -239,6 +238,166 @@ void batch_matmul_kernel(KernelContext& ctx, bool broadcast) {
   });
 }
 
+void batch_matmul_kernel(KernelContext& ctx, bool broadcast) {
+  check_num_inputs(ctx, 2);
+  batch_matmul_compute(ctx, input(ctx, 0), input(ctx, 1), broadcast);
+}
+
+// ---- BatchMatMulV3 ----------------------------------------------------------------------
+
+// TF's CPU registrations (batch_matmul_op_real.cc): Ta == Tb == Tout for
+// bfloat16, float, double, int16, int32, int64; int8/uint8 x int8/uint8 ->
+// int32; bfloat16 with int8/uint8 (either side) -> bfloat16. Inputs of
+// another dtype than Tout are cast to Tout first, as TF's kernel does.
+bool v3_combination(DType ta, DType tb, DType tout) {
+  auto is_8bit = [](DType t) { return t == DType::Int8 || t == DType::UInt8; };
+  if (ta == tb && ta == tout)
+    return tout == DType::BFloat16 || tout == DType::Float || tout == DType::Double || tout == DType::Int16 ||
+           tout == DType::Int32 || tout == DType::Int64;
+  if (is_8bit(ta) && is_8bit(tb)) return tout == DType::Int32;
+  if (tout != DType::BFloat16) return false;
+  return (ta == DType::BFloat16 && is_8bit(tb)) || (is_8bit(ta) && tb == DType::BFloat16);
+}
+
+bool v3_supports(const Node& node) {
+  const DType ta = node.attr_type("Ta", DType::Invalid), tb = node.attr_type("Tb", DType::Invalid),
+              tout = node.attr_type("Tout", DType::Invalid);
+  if (ta == DType::Invalid || tb == DType::Invalid || tout == DType::Invalid) return true;
+  return v3_combination(ta, tb, tout);
+}
+
+using V3InputTypes = TypeList<int8_t, uint8_t, bfloat16>;
+using V3CastTargets = TypeList<int32_t, bfloat16>;
+
+// `t` as dtype `to` (int8/uint8/bfloat16 -> int32/bfloat16).
+Tensor cast_to(const Tensor& t, DType to) {
+  if (t.dtype() == to) return t;
+  Tensor out(to, t.shape());
+  dispatch<V3InputTypes>(t.dtype(), "BatchMatMulV3", [&](auto from_tag) {
+    using From = decltype(from_tag);
+    dispatch<V3CastTargets>(to, "BatchMatMulV3", [&](auto to_tag) {
+      using To = decltype(to_tag);
+      const From* p = t.data<From>();
+      To* o = out.data<To>();
+      for (int64_t i = 0, n = t.num_elements(); i < n; ++i) o[i] = static_cast<To>(static_cast<float>(p[i]));
+    });
+  });
+  return out;
+}
+
+void batch_matmul_v3_kernel(KernelContext& ctx) {
+  check_num_inputs(ctx, 2);
+  const Tensor& x = input(ctx, 0);
+  const Tensor& y = input(ctx, 1);
+  const DType tout = ctx.attrs().type_or("Tout", x.dtype() == y.dtype() ? x.dtype() : DType::Invalid);
+  if (!v3_combination(x.dtype(), y.dtype(), tout))
+    fail("BatchMatMulV3: no CPU kernel for Ta=" + dtype_name(x.dtype()) + ", Tb=" + dtype_name(y.dtype()) +
+         ", Tout=" + dtype_name(tout) + " (TensorFlow registers none)");
+  batch_matmul_compute(ctx, cast_to(x, tout), cast_to(y, tout), true);
+}
+
+void batch_matmul_v3_shape(ShapeContext& ctx) {
+  batch_matmul_shape(ctx, true);
+  const TensorInfo out = ctx.outputs()[0];
+  ctx.set_output(0, ctx.node().attr_type("Tout", out.dtype), out.shape);
+}
+
+// ---- _FusedMatMul ---------------------------------------------------------------------------
+
+// The fusions TF's CPU kernel implements (matmul_op_fused.cc).
+enum class Fusion { BiasAdd, Relu, Relu6, Elu, LeakyRelu };
+
+Fusion fused_matmul_fusion(const KernelContext& ctx, int64_t num_args) {
+  const AttrReader attrs = ctx.attrs();
+  const std::vector<std::string>& fused_ops = attrs.list("fused_ops").s;
+  if (fused_ops.empty()) fail("Fused MatMul must have at least one fused op.");
+  if (num_args != static_cast<int64_t>(ctx.num_inputs()) - 2)
+    fail("Fused MatMul must have the number of inputs equal to 2 + num_args + num_host_args but in fact the "
+         "number of inputs is " + std::to_string(ctx.num_inputs()) + " and num_args is " +
+         std::to_string(num_args) + " and num_host_args is 0");
+  const std::pair<std::vector<std::string>, Fusion> patterns[] = {
+      {{"BiasAdd"}, Fusion::BiasAdd},
+      {{"BiasAdd", "Relu"}, Fusion::Relu},
+      {{"BiasAdd", "Relu6"}, Fusion::Relu6},
+      {{"BiasAdd", "Elu"}, Fusion::Elu},
+      {{"BiasAdd", "LeakyRelu"}, Fusion::LeakyRelu},
+  };
+  for (const auto& [ops, fusion] : patterns)
+    if (fused_ops == ops) {
+      if (num_args != 1)
+        fail("Fused MatMul with BiasAdd must have one extra argument: bias or 4 extra arguments: bias, side_input, "
+             "conv_input_scale and side_input_scale");
+      return fusion;
+    }
+  std::string joined;
+  for (const std::string& op : fused_ops) joined += (joined.empty() ? "" : ",") + op;
+  fail("Fusion is not implemented: [" + joined + "]");
+}
+
+// TF's CPU kernel: float (bfloat16 too, computed in float and rounded once,
+// as oneDNN builds run it); half is refused.
+using FusedMatMulTypes = TypeList<float, bfloat16>;
+
+void fused_matmul_kernel(KernelContext& ctx) {
+  check_min_inputs(ctx, 2);
+  const int64_t num_args = ctx.attrs().integer("num_args");
+  const Fusion fusion = fused_matmul_fusion(ctx, num_args);
+  const Tensor& a = input(ctx, 0);
+  const Tensor& b = input(ctx, 1);
+  const Shape& sa = a.shape();
+  const Shape& sb = b.shape();
+  if (sa.rank() != sb.rank())
+    fail("In[0] and In[1] has different ndims: " + shape_str(sa) + " vs. " + shape_str(sb));
+  if (sa.rank() != 2) fail("In[0] is not a matrix. Instead it has shape " + shape_str(sa));
+  if (sb.rank() != 2) fail("In[1] is not a matrix. Instead it has shape " + shape_str(sb));
+  check_same_dtype("_FusedMatMul", a.dtype(), b.dtype());
+  const bool ta = ctx.attrs().boolean("transpose_a"), tb = ctx.attrs().boolean("transpose_b");
+  const int64_t k = sa.dim(ta ? 0 : 1);
+  if (k != sb.dim(tb ? 1 : 0))
+    fail("Matrix size-incompatible: In[0]: " + shape_str(sa) + ", In[1]: " + shape_str(sb));
+  const int64_t m = sa.dim(ta ? 1 : 0), n = sb.dim(tb ? 0 : 1);
+  if (a.dtype() == DType::Half) fail("_FusedMatMul doesn't support DT_HALF data type on CPU devices.");
+  dispatch<FusedMatMulTypes>(a.dtype(), "_FusedMatMul", [&](auto tag) {
+    using T = decltype(tag);
+    Tensor& out = ctx.allocate_output(0, a.dtype(), Shape{m, n});
+    if (m == 0 || n == 0) return;
+    T* po = out.data<T>();
+    if (k == 0) {  // TF fills zeros and stops: no bias, no activation
+      std::fill(po, po + m * n, T(0));
+      return;
+    }
+    const Tensor& bias = input(ctx, 2);
+    check_same_dtype("_FusedMatMul", a.dtype(), bias.dtype());
+    if (bias.shape().rank() != 1) fail("bias must be 1-dimensional" + shape_str(bias.shape()));
+    if (bias.num_elements() != n)
+      fail("Fused MatMul: bias has " + std::to_string(bias.num_elements()) + " elements, the product " +
+           std::to_string(n) + " columns");
+    std::vector<float> acc(static_cast<size_t>(m * n));
+    if constexpr (std::is_same_v<T, float>) {
+      gemm<float>(a.data<float>(), b.data<float>(), acc.data(), m, n, k, ta, tb, sa.dim(1), sb.dim(1));
+    } else {
+      std::vector<float> fa(static_cast<size_t>(a.num_elements())), fb(static_cast<size_t>(b.num_elements()));
+      for (size_t i = 0; i < fa.size(); ++i) fa[i] = static_cast<float>(a.data<T>()[i]);
+      for (size_t i = 0; i < fb.size(); ++i) fb[i] = static_cast<float>(b.data<T>()[i]);
+      gemm<float>(fa.data(), fb.data(), acc.data(), m, n, k, ta, tb, sa.dim(1), sb.dim(1));
+    }
+    const T* pb = bias.data<T>();
+    const float alpha = ctx.attrs().real("leakyrelu_alpha");
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float v = acc[static_cast<size_t>(i * n + j)] + static_cast<float>(pb[j]);
+        switch (fusion) {
+          case Fusion::BiasAdd: break;
+          case Fusion::Relu: v = v < 0.0f ? 0.0f : v; break;
+          case Fusion::Relu6: v = v < 0.0f ? 0.0f : (v > 6.0f ? 6.0f : v); break;
+          case Fusion::Elu: v = v < 0.0f ? std::exp(v) - 1.0f : v; break;
+          case Fusion::LeakyRelu: v = v > 0.0f ? v : v * alpha; break;
+        }
+        po[i * n + j] = static_cast<T>(v);
+      }
+  });
+}
+
 void batch_matmul_v1_shape(ShapeContext& ctx) { batch_matmul_shape(ctx, false); }
 void batch_matmul_v2_shape(ShapeContext& ctx) { batch_matmul_shape(ctx, true); }
 void batch_matmul_v1_kernel(KernelContext& ctx) { batch_matmul_kernel(ctx, false); }
@@ -253,6 +412,43 @@ std::vector<DType> without_int16(std::vector<DType> types) {
 }  // namespace
 
 void register_matmul_op(OpRegistry& r) {
+  OpBuilder v3("BatchMatMulV3");
+  v3.input("x: Ta")
+      .input("y: Tb")
+      .output("output: Tout")
+      .attr("Ta: {bfloat16, half, float, double, uint8, int8, int16, int32, int64, complex64, complex128}")
+      .attr("Tb: {bfloat16, half, float, double, uint8, int8, int16, int32, int64, complex64, complex128}")
+      .attr("Tout: {bfloat16, half, float, double, int16, int32, int64, complex64, complex128}")
+      .attr("adj_x: bool = false")
+      .attr("adj_y: bool = false")
+      .shape(batch_matmul_v3_shape);
+  KernelDef v3_cpu;
+  v3_cpu.device = "CPU";
+  v3_cpu.fn = batch_matmul_v3_kernel;
+  v3_cpu.supports = v3_supports;
+  v3_cpu.note = "TensorFlow's (Ta, Tb, Tout) combinations";
+  r.add(v3.kernel(std::move(v3_cpu))
+            .no_gpu("no GPU kernel yet; soft placement runs it on the CPU")
+            .category("math")
+            .doc("Matrix products of the last two dimensions, batch dimensions broadcast, inputs cast to Tout."));
+  r.add(OpBuilder("_FusedMatMul")
+            .input("a: T")
+            .input("b: T")
+            .input("args: num_args * T")
+            .output("product: T")
+            .attr("transpose_a: bool = false")
+            .attr("transpose_b: bool = false")
+            .attr("T: {bfloat16, half, float}")
+            .attr("num_args: int >= 0")
+            .attr("fused_ops: list(string) = []")
+            .attr("epsilon: float = 0.0001")
+            .attr("leakyrelu_alpha: float = 0.2")
+            .shape(matmul_shape)
+            .cpu(fused_matmul_kernel, dtypes_of<FusedMatMulTypes>())
+            .no_gradient("grappler's fusion of MatMul, BiasAdd and an activation; TensorFlow registers no gradient")
+            .no_gpu("no GPU kernel yet; soft placement runs it on the CPU")
+            .category("math")
+            .doc("MatMul followed by BiasAdd and optionally Relu, Relu6, Elu or LeakyRelu (grappler's fusion)."));
   r.add(OpBuilder("MatMul")
             .input("a: T")
             .input("b: T")

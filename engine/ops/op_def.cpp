@@ -4,9 +4,12 @@
 #include <charconv>
 #include <cstdlib>
 
+#include <google/protobuf/text_format.h>
+
 #include "common/error.h"
 #include "common/trim.h"
 #include "graph/name_list.h"
+#include "io/tensor_proto.h"
 #include "ops/attr_reader.h"
 
 namespace flowlens {
@@ -92,6 +95,13 @@ AttrValue parse_default(const std::string& op, std::string_view spec, AttrKind k
         if (v == "{ unknown_rank: true }" || v == "{unknown_rank: true}") return AttrValue(Shape::unknown_rank());
         if (v == "[]" || v == "{}") return AttrValue(Shape{});
         bad_spec(op, spec, "unsupported shape default");
+      case AttrKind::Tensor: {  // a TensorProto in text format: "{ dtype: DT_UINT8 ... }"
+        proto::TensorProto p;
+        if (v.size() < 2 || v.front() != '{' || v.back() != '}' ||
+            !google::protobuf::TextFormat::ParseFromString(std::string(v.substr(1, v.size() - 2)), &p))
+          bad_spec(op, spec, "expected a TensorProto in text format");
+        return AttrValue(io_detail::tensor_from_proto(p));
+      }
       default: bad_spec(op, spec, "no default possible for this kind");
     }
   };

@@ -760,7 +760,10 @@ void parse_single_example_shape(ShapeContext& ctx) {
 
 }  // namespace
 
+void register_decode_raw_op(OpRegistry& r);  // decode_raw_op.cpp
+
 void register_parsing_ops(OpRegistry& r) {
+  register_decode_raw_op(r);
   r.add(OpBuilder("ParseExample")
             .input("serialized: string")
             .input("names: string")

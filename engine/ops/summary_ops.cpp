@@ -1,4 +1,4 @@
-// Summary ops: ScalarSummary, HistogramSummary and MergeSummary output a
+// Summary ops: ScalarSummary, HistogramSummary, ImageSummary and MergeSummary output a
 // DT_STRING scalar holding a serialized Summary proto (io/summary.proto,
 // TensorFlow's field numbers), built exactly as TensorFlow's kernels build
 // it (kernels/summary_op.cc, lib/histogram/histogram.cc), so TensorBoard and
@@ -8,6 +8,7 @@
 #include <cmath>
 #include <unordered_set>
 
+#include "io/png_writer.h"
 #include "io/summary.pb.h"
 #include "ops/dtype_dispatch.h"
 
@@ -168,6 +169,121 @@ void merge_summary_kernel(KernelContext& ctx) {
   output_summary(ctx, merged);
 }
 
+// ---- ImageSummary ------------------------------------------------------------------
+
+// TensorFlow's summary_image_op.cc: up to max_images PNGs of a [batch, h, w,
+// 1|3|4] tensor. uint8 is written as is; float, half and double images are
+// mapped into [0, 255] per image: all finite values >= 0 scaled by 255 / max,
+// otherwise by 127 / max|v| around 128 (below 1e-6 the scale is 0), each
+// product computed in T and truncated to uint8; a pixel with any non-finite
+// channel becomes bad_color.
+using ImageTypes = TypeList<uint8_t, float, float16, double>;
+
+std::vector<uint8_t> bad_color_of(const KernelContext& ctx) {
+  const Tensor* t = ctx.attrs().get("bad_color").get_if<Tensor>();
+  if (!t || !t->valid()) fail("ImageSummary: bad_color must be a tensor");
+  if (t->dtype() != DType::UInt8) fail("bad_color must be uint8, got " + dtype_name(t->dtype()));
+  if (t->shape().rank() != 1) fail("bad_color must be a vector, got shape " + shape_str(t->shape()));
+  return std::vector<uint8_t>(t->data<uint8_t>(), t->data<uint8_t>() + t->num_elements());
+}
+
+template <class T>
+void normalize_image(const T* values, int64_t hw, int64_t depth, const std::vector<uint8_t>& bad_color,
+                     uint8_t* image) {
+  auto pixel_finite = [&](int64_t i) {
+    for (int64_t j = 0; j < depth; ++j)
+      if (!std::isfinite(static_cast<double>(values[i * depth + j]))) return false;
+    return true;
+  };
+  float image_min = std::numeric_limits<float>::infinity();
+  float image_max = -image_min;
+  for (int64_t i = 0; i < hw; ++i)
+    if (pixel_finite(i))
+      for (int64_t j = 0; j < depth; ++j) {
+        const auto v = static_cast<float>(values[i * depth + j]);
+        image_min = std::min(image_min, v);
+        image_max = std::max(image_max, v);
+      }
+  constexpr float kZeroThreshold = 1e-6f;
+  T scale, offset;
+  if (image_min < 0) {
+    const float max_val = std::max(std::abs(image_min), std::abs(image_max));
+    scale = T(max_val < kZeroThreshold ? 0.0f : 127.0f / max_val);
+    offset = T(128.0f);
+  } else {
+    scale = T(image_max < kZeroThreshold ? 0.0f : 255.0f / image_max);
+    offset = T(0.0f);
+  }
+  for (int64_t i = 0; i < hw; ++i) {
+    uint8_t* px = image + i * depth;
+    if (!pixel_finite(i)) {
+      for (int64_t j = 0; j < depth; ++j) px[j] = bad_color[static_cast<size_t>(j)];
+      continue;
+    }
+    for (int64_t j = 0; j < depth; ++j) {
+      // Eigen's cast<uint8> of (v * scale + offset), computed in T; clamped
+      // so rounding past 255 cannot wrap.
+      const T scaled = T(values[i * depth + j] * scale) + offset;
+      const double d = static_cast<double>(scaled);
+      px[j] = static_cast<uint8_t>(d <= 0.0 ? 0.0 : (d >= 255.0 ? 255.0 : d));
+    }
+  }
+}
+
+void image_summary_kernel(KernelContext& ctx) {
+  const int64_t max_images = ctx.attrs().integer("max_images");
+  if (max_images >= (int64_t{1} << 31)) fail("max_images must be < 2^31");
+  if (max_images < 1) fail("ImageSummary: max_images must be >= 1, got " + std::to_string(max_images));
+  const std::vector<uint8_t> bad_color = bad_color_of(ctx);  // checked for every dtype, as TF's constructor does
+  const Tensor& tags = tags_input(ctx);
+  const Tensor& tensor = input(ctx, 1);
+  if (tags.num_elements() != 1 || tags.shape().rank() > 1) fail("Tags must be a scalar");
+  const Shape& s = tensor.shape();
+  if (s.rank() != 4 || !(s.dim(3) == 1 || s.dim(3) == 3 || s.dim(3) == 4))
+    fail("Tensor must be 4-D with last dim 1, 3, or 4, not " + shape_str(s));
+  const std::string& base_tag = tags.strings()[0];
+  constexpr int64_t k31 = int64_t{1} << 31;
+  if (!(s.dim(0) < k31 && s.dim(1) < k31 && s.dim(2) < k31 && s.dim(1) * s.dim(2) < (int64_t{1} << 29)))
+    fail("Tensor too large for summary " + shape_str(s));
+  const int64_t batch = s.dim(0), h = s.dim(1), w = s.dim(2), depth = s.dim(3), hw = h * w;
+  const int64_t n = std::min(max_images, batch);
+  if (tensor.dtype() != DType::UInt8) {
+    if (static_cast<int64_t>(bad_color.size()) < depth)
+      fail("expected depth <= bad_color.size, got depth = " + std::to_string(depth) +
+           ", bad_color.size = " + std::to_string(bad_color.size()));
+  }
+  proto::Summary summary;
+  dispatch<ImageTypes>(tensor.dtype(), "ImageSummary", [&](auto type_tag) {
+    using T = decltype(type_tag);
+    std::vector<uint8_t> image;
+    if constexpr (!std::is_same_v<T, uint8_t>) image.resize(static_cast<size_t>(hw * depth));
+    for (int64_t i = 0; i < n; ++i) {
+      proto::Summary::Value* v = summary.add_value();
+      // The tag depends on the number of images asked for, not produced.
+      v->set_tag(max_images > 1 ? base_tag + "/image/" + std::to_string(i) : base_tag + "/image");
+      const T* values = tensor.data<T>() + i * hw * depth;
+      const uint8_t* pixels = nullptr;
+      if constexpr (std::is_same_v<T, uint8_t>) {
+        pixels = values;
+      } else {
+        normalize_image(values, hw, depth, bad_color, image.data());
+        pixels = image.data();
+      }
+      proto::Summary::Image* si = v->mutable_image();
+      si->set_height(static_cast<int32_t>(h));
+      si->set_width(static_cast<int32_t>(w));
+      si->set_colorspace(static_cast<int32_t>(depth));
+      try {
+        si->set_encoded_image_string(
+            io::encode_png(pixels, static_cast<int>(w), static_cast<int>(h), static_cast<int>(depth), w * depth));
+      } catch (const Error& e) {
+        fail(std::string("ImageSummary: ") + e.what());
+      }
+    }
+  });
+  output_summary(ctx, summary);
+}
+
 }  // namespace
 
 void register_summary_ops(OpRegistry& r) {
@@ -193,6 +309,20 @@ void register_summary_ops(OpRegistry& r) {
             .no_gpu(kHostSummaries)
             .category("summary")
             .doc("A Summary proto with a histogram of the values (TensorFlow's default buckets)."));
+  r.add(OpBuilder("ImageSummary")
+            .input("tag: string")
+            .input("tensor: T")
+            .output("summary: string")
+            .attr("max_images: int >= 1 = 3")
+            .attr("T: {uint8, float, half, float64} = DT_FLOAT")
+            .attr("bad_color: tensor = { dtype: DT_UINT8 tensor_shape: { dim { size: 4 } } int_val: 255 int_val: 0 "
+                  "int_val: 0 int_val: 255 }")
+            .shape(scalar_string_shape)
+            .cpu(image_summary_kernel, dtypes_of<ImageTypes>())
+            .not_differentiable("TensorFlow: ops.NotDifferentiable(\"ImageSummary\")")
+            .no_gpu(kHostSummaries)
+            .category("summary")
+            .doc("A Summary proto with up to max_images PNG images of a [batch, height, width, 1|3|4] tensor."));
   r.add(OpBuilder("MergeSummary")
             .input("inputs: N * string")
             .output("summary: string")

@@ -1,6 +1,7 @@
 // Unary element-wise arithmetic: Neg, Abs, Sign, Square, Reciprocal, Inv,
 // Floor, Ceil, Round, Rint and Relu. register_unary_ops also registers the
-// transcendental functions, the *Grad ops and Cast/ZerosLike/OnesLike.
+// transcendental functions, the *Grad ops, Cast/ZerosLike/OnesLike and the
+// other activations (activation_ops.cpp).
 #include "ops/elementwise.h"
 
 namespace flowlens::ops {
@@ -128,6 +129,7 @@ void register_unary_ops(OpRegistry& r) {
   register_unary_math_ops(r);
   register_unary_grad_ops(r);
   register_cast_ops(r);
+  register_activation_ops(r);
 }
 
 }  // namespace flowlens::ops

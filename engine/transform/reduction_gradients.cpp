@@ -268,7 +268,8 @@ void add_reduction_gradients(GradTable& t) {
                      {"Cumprod", cumprod_grad},
                      {"MatMul", matmul_grad},
                      {"BatchMatMul", batch_matmul_v1_grad},
-                     {"BatchMatMulV2", batch_matmul_v2_grad}});
+                     {"BatchMatMulV2", batch_matmul_v2_grad},
+                     {"BatchMatMulV3", batch_matmul_v2_grad}});  // math_grad.py registers _BatchMatMulV2 for both
 }
 
 }  // namespace flowlens::grad

@@ -1,6 +1,7 @@
 #pragma once
 // Every op family's registry-walk cases, for the registry walk and the
 // hostile-input walk.
+#include "engine/op_cases/activations.h"
 #include "engine/op_cases/array.h"
 #include "engine/op_cases/core.h"
 #include "engine/op_cases/math.h"
@@ -20,6 +21,7 @@ inline OpCases all_op_cases() {
   add_sparse_cases(c);
   add_state_cases(c);
   add_strings_cases(c);
+  add_activation_cases(c);
   return c;
 }
 
