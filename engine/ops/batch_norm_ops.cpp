@@ -427,7 +427,9 @@ void fused_batch_norm_shape(ShapeContext& ctx) {
   s.x.dim(s.channel_index) = c;
   ctx.set_output(0, attr_or_input_dtype(ctx, "T", 0), s.x);
   for (int i = 1; i < 5; ++i) ctx.set_output(i, DType::Float, Shape{c});
-  if (ctx.num_outputs() > 5) ctx.set_output(5, DType::Float, Shape::unknown_rank());
+  // TensorFlow leaves reserve_space_3 unknown (cuDNN sizes it); its CPU kernel,
+  // like this one, makes it a scalar.
+  if (ctx.num_outputs() > 5) ctx.set_output(5, DType::Float, Shape{});
 }
 
 void fused_batch_norm_grad_shape(ShapeContext& ctx) {
