@@ -15,7 +15,7 @@
 // The 16-bit x compute in float (U is float, as in TensorFlow).
 //
 // float32 runs through oneDNN or a plain loop (the reference); Auto's choice was
-// measured, see kPreferOneDnn.
+// measured, see onednn_measured_faster.
 #include <cmath>
 #include <vector>
 
@@ -31,6 +31,8 @@ using BnTypes = TypeList<float, float16, bfloat16>;
 // x seen as [outer, channels, inner].
 struct BnLayout {
   int64_t outer = 0, c = 0, inner = 1;
+  std::vector<int64_t> logical;  // x's dims in N, C, spatial order (oneDNN's)
+  bool channels_last = true;
   int64_t rest() const { return outer * inner; }
 };
 
@@ -47,6 +49,9 @@ BnLayout layout_of(const Shape& x, const std::string& format) {
     fail("input must be " + std::to_string(rank) + "-dimensional for data_format " + format + ", got shape " +
          shape_str(x));
   BnLayout l;
+  l.channels_last = channels_last(format);
+  l.logical = x.dims();
+  if (l.channels_last) l.logical.insert(l.logical.begin() + 1, l.logical.back()), l.logical.pop_back();
   if (channels_last(format)) {
     l.c = x.dim(rank - 1);
     l.outer = product(x.dims(), 0, rank - 1);
@@ -144,37 +149,45 @@ void bn_grad_ref(const BnLayout& l, bool training, const T* dy, const T* x, cons
       sdyxc[static_cast<size_t>(c)] += b;
     }
   const double n = static_cast<double>(l.rest());
+  std::vector<float> coef(static_cast<size_t>(l.c)), mean_dy(coef.size()), proj(coef.size());
   for (int64_t c = 0; c < l.c; ++c) {
     const size_t k = static_cast<size_t>(c);
     const float inv = 1.0f / std::sqrt(var[c] + eps);
     doffset[c] = static_cast<float>(sdy[k]);
     dscale[c] = static_cast<float>(sdyxc[k] * inv);
-    const float coef = scale[c] * inv;
-    const float mean_dy = training ? static_cast<float>(sdy[k] / n) : 0.0f;
-    const float proj = training ? static_cast<float>(sdyxc[k] / n) * inv * inv : 0.0f;
-    for (int64_t o = 0; o < l.outer; ++o) {
+    coef[k] = scale[c] * inv;
+    mean_dy[k] = training ? static_cast<float>(sdy[k] / n) : 0.0f;
+    proj[k] = training ? static_cast<float>(sdyxc[k] / n) * inv * inv : 0.0f;
+  }
+  for (int64_t o = 0; o < l.outer; ++o)
+    for (int64_t c = 0; c < l.c; ++c) {
+      const size_t k = static_cast<size_t>(c);
       const int64_t base = (o * l.c + c) * l.inner;
       for (int64_t i = 0; i < l.inner; ++i) {
         const float xc = static_cast<float>(x[base + i]) - mean[c];
-        dx[base + i] = static_cast<T>(coef * (static_cast<float>(dy[base + i]) - mean_dy - xc * proj));
+        dx[base + i] = static_cast<T>(coef[k] * (static_cast<float>(dy[base + i]) - mean_dy[k] - xc * proj[k]));
       }
     }
-  }
 }
 
 // ---- oneDNN ---------------------------------------------------------------------------
 
 using dnnl::memory;
 
+// x with its real rank and layout: described as 2-D [outer, C] (or 3-D) instead,
+// oneDNN 2.6 runs its reference kernel, 20 times slower than the loop.
 memory::desc bn_md(const BnLayout& l) {
-  if (l.inner == 1) return memory::desc({l.outer, l.c}, memory::data_type::f32, memory::format_tag::nc);
-  return memory::desc({l.outer, l.c, l.inner}, memory::data_type::f32, memory::format_tag::ncw);
+  using tag = memory::format_tag;
+  const bool five = l.logical.size() == 5;
+  return memory::desc(l.logical, memory::data_type::f32,
+                      l.channels_last ? (five ? tag::ndhwc : tag::nhwc) : (five ? tag::ncdhw : tag::nchw));
 }
 memory::desc vec_md(const BnLayout& l) { return memory::desc({l.c}, memory::data_type::f32, memory::format_tag::a); }
 
 std::string bn_key(const char* kind, const BnLayout& l, float eps) {
-  return std::string(kind) + "," + std::to_string(l.outer) + "," + std::to_string(l.c) + "," + std::to_string(l.inner) +
-         "," + std::to_string(eps);
+  std::string k = std::string(kind) + (l.channels_last ? ",last" : ",first");
+  for (int64_t d : l.logical) k += "," + std::to_string(d);
+  return k + "," + std::to_string(eps);
 }
 
 dnnl::batch_normalization_forward::primitive_desc bn_forward_pd(const BnLayout& l, float eps, bool training) {
@@ -243,11 +256,19 @@ bool onednn_bn_backward(const BnLayout& l, const float* dy, const float* x, cons
   }
 }
 
-// Measured (FLOWLENS_BENCH=1 test_ops_pool_norm benchmark); see the numbers beside it.
-struct Preference {
-  bool forward_training, forward_inference, backward;
-};
-constexpr Preference kPreferOneDnn{true, true, true};
+// Whether Auto takes oneDNN. Measured with the benchmark slot of
+// tests/engine/test_ops_pool_norm.cpp (FLOWLENS_BENCH=1; libdnnl 2.6, 2-core AVX2
+// VM shared with other builds, x [32,56,56,64] float32 or its NCHW transpose;
+// ms per call, plain loop / oneDNN):
+//                     NHWC           NCHW
+//   training forward  43.2 / 22.2    25.3 / 755
+//   inference         20.3 / 12.2     7.9 /  37.0
+//   training backward 44.6 / 38.4    25.0 /  25.2
+// oneDNN's channels-first batch norm is its slow generic kernel here, so Auto
+// takes oneDNN for the channels-last layouts only. (Describing x to oneDNN as
+// 2-D [N*H*W, C] instead of its real rank sent even NHWC to the reference
+// kernel: 690 ms.)
+bool onednn_measured_faster(const BnLayout& l) { return l.channels_last; }
 
 bool use_onednn(bool preferred) {
   switch (cpu_path()) {
@@ -308,7 +329,7 @@ void fused_batch_norm_kernel(KernelContext& ctx) {
     const T* xp = x.data<T>();
     T* yp = y.data<T>();
     if constexpr (std::is_same_v<T, float>) {
-      if (l.rest() > 0 && l.c > 0 && use_onednn(training ? kPreferOneDnn.forward_training : kPreferOneDnn.forward_inference) &&
+      if (l.rest() > 0 && l.c > 0 && use_onednn(onednn_measured_faster(l)) &&
           onednn_bn_forward(l, training, xp, scale.data<float>(), offset.data<float>(), sm, sv, eps, yp))
         return;
     }
@@ -374,7 +395,7 @@ void fused_batch_norm_grad_kernel(KernelContext& ctx) {
   dispatch<BnTypes>(x.dtype(), ctx.node().op.c_str(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, float>) {
-      if (training && l.rest() > 0 && l.c > 0 && use_onednn(kPreferOneDnn.backward) &&
+      if (training && l.rest() > 0 && l.c > 0 && use_onednn(onednn_measured_faster(l)) &&
           onednn_bn_backward(l, dy.data<float>(), x.data<float>(), scale.data<float>(), mean.data<float>(),
                              var.data<float>(), eps, dx.data<float>(), dscale.data<float>(), doffset.data<float>()))
         return;

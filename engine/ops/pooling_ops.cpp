@@ -17,8 +17,10 @@
 // through oneDNN (ops/onednn.h: primitives cached per shape). MaxPoolGrad always
 // runs the loop: oneDNN's max-pooling backward needs the workspace of its own
 // forward pass, so it would cost a second forward pass; and its tie-breaking is
-// its own. Which one Auto takes was measured (tests/engine/test_ops_pool_norm.cpp,
-// benchmark slot, FLOWLENS_BENCH=1); see kPreferOneDnn below.
+// its own; the loop measured 32.7 ms NHWC / 44.9 ms NCHW on the benchmark shape
+// below, against 24 ms for oneDNN's forward alone. Which path Auto takes was
+// measured (tests/engine/test_ops_pool_norm.cpp, benchmark slot, FLOWLENS_BENCH=1):
+// see onednn_measured_faster.
 #include <algorithm>
 #include <atomic>
 #include <limits>
@@ -294,10 +296,6 @@ void max_pool_grad_grad_ref(const Pool& p, const T* in, const T* orig_out, const
 }
 
 // ---- oneDNN ---------------------------------------------------------------------------
-//
-// Measured (FLOWLENS_BENCH=1 ./test_ops_pool_norm benchmark, 2-core shared VM,
-// [32,56,56,64] float32, 3x3 stride 2 SAME, ms per call, loop vs oneDNN):
-// see kPreferOneDnn for the numbers the choice rests on.
 
 using dnnl::memory;
 
@@ -372,11 +370,16 @@ bool onednn_avg_pool_grad(const Pool& p, const float* grad, float* out) {
   }
 }
 
-// Whether Auto takes oneDNN, per op, from the measurement above.
-struct Preference {
-  bool max_pool, avg_pool, avg_pool_grad;
-};
-constexpr Preference kPreferOneDnn{true, true, true};
+// Whether Auto takes oneDNN. Measured with the benchmark slot (libdnnl 2.6,
+// 2-core AVX2 VM shared with other builds, [32,56,56,64] float32, 3x3 window,
+// stride 2, SAME; ms per call, plain loop / oneDNN):
+//               NHWC            NCHW
+//   MaxPool     48.6 / 24.2     32.5 / 116.4
+//   AvgPool     20.1 / 12.0     19.0 /  63.7
+//   AvgPoolGrad 28.1 / 24.0     37.6 /  48.2
+// oneDNN wins in NHWC and loses badly in NCHW (its plain-layout pooling is not
+// the vectorized kernel), so Auto takes it for NHWC only.
+bool onednn_measured_faster(DataFormat format) { return format == DataFormat::NHWC; }
 
 bool use_onednn(bool preferred) {
   switch (cpu_path()) {
@@ -410,7 +413,7 @@ void max_pool_kernel(KernelContext& ctx) {
   dispatch<MaxPoolTypes>(x.dtype(), ctx.node().op.c_str(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, float>)
-      if (use_onednn(kPreferOneDnn.max_pool) && onednn_pool_forward(p, Family::Max, x.data<float>(), out.data<float>()))
+      if (use_onednn(onednn_measured_faster(p.format)) && onednn_pool_forward(p, Family::Max, x.data<float>(), out.data<float>()))
         return;
     max_pool_ref<T>(p, x.data<T>(), out.data<T>());
   });
@@ -426,7 +429,7 @@ void avg_pool_kernel(KernelContext& ctx) {
   dispatch<AvgPoolTypes>(x.dtype(), "AvgPool", [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, float>)
-      if (use_onednn(kPreferOneDnn.avg_pool) && onednn_pool_forward(p, Family::Avg, x.data<float>(), out.data<float>()))
+      if (use_onednn(onednn_measured_faster(p.format)) && onednn_pool_forward(p, Family::Avg, x.data<float>(), out.data<float>()))
         return;
     avg_pool_ref<T>(p, x.data<T>(), out.data<T>());
   });
@@ -449,7 +452,7 @@ void avg_pool_grad_kernel(KernelContext& ctx) {
   dispatch<AvgPoolTypes>(grad.dtype(), "AvgPoolGrad", [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, float>)
-      if (grad.num_elements() > 0 && use_onednn(kPreferOneDnn.avg_pool_grad) &&
+      if (grad.num_elements() > 0 && use_onednn(onednn_measured_faster(p.format)) &&
           onednn_avg_pool_grad(p, grad.data<float>(), out.data<float>()))
         return;
     avg_pool_grad_ref<T>(p, grad.data<T>(), out.data<T>());

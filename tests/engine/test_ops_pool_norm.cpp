@@ -676,8 +676,10 @@ class TestOpsPoolNorm : public QObject {
           {"BN grad", [&] { run_op("FusedBatchNormGradV3", bn(true, f), {x, x, scale, bnout[3], bnout[4], bnout[5]}); }},
       };
       for (const Job& j : jobs) {
-        double t[2];
-        for (int k = 0; k < 2; ++k) {
+        double t[2] = {0, 0};
+        // MaxPoolGrad has no oneDNN path (see pooling_ops.cpp): one column.
+        const int paths = std::string(j.name) == "MaxPoolGrad" ? 1 : 2;
+        for (int k = 0; k < paths; ++k) {
           PathGuard g(k == 0 ? ops::CpuPath::Reference : ops::CpuPath::OneDnn);
           t[k] = ms_per_call(j.fn, 5);
         }
