@@ -106,5 +106,9 @@ void register_resource_gather_op(OpRegistry& r);  // resource_gather_op.cpp
 void register_apply_ops(OpRegistry& r);           // apply_ops.cpp
 void register_ftrl_ops(OpRegistry& r);            // ftrl_ops.cpp
 void register_sparse_apply_ops(OpRegistry& r);    // sparse_apply_ops.cpp
+void register_pooling_ops(OpRegistry& r);         // pooling_ops.cpp
+void register_batch_norm_ops(OpRegistry& r);      // batch_norm_ops.cpp
+void register_lrn_ops(OpRegistry& r);             // lrn_op.cpp
+void register_resize_ops(OpRegistry& r);          // resize_ops.cpp
 
 }  // namespace flowlens::ops

@@ -39,6 +39,10 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_ftrl_ops(registry);
   ops::register_sparse_apply_ops(registry);
   ops::register_transfer_ops(registry);
+  ops::register_pooling_ops(registry);
+  ops::register_batch_norm_ops(registry);
+  ops::register_lrn_ops(registry);
+  ops::register_resize_ops(registry);
 }
 
 namespace ops {

@@ -25,6 +25,7 @@ void register_gradient_functions(OpRegistry& registry) {
   grad::add_tile_stitch_gradients(table);
   grad::add_nn_gradients(table);
   grad::add_activation_gradients(table);
+  grad::add_pool_norm_gradients(table);
   grad::add_array_gradients(table);
   grad::add_logging_gradients(table);
   grad::add_sparse_gradients(table);

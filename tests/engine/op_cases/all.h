@@ -5,6 +5,7 @@
 #include "engine/op_cases/array.h"
 #include "engine/op_cases/core.h"
 #include "engine/op_cases/math.h"
+#include "engine/op_cases/pool_norm.h"
 #include "engine/op_cases/reduce.h"
 #include "engine/op_cases/sparse.h"
 #include "engine/op_cases/state.h"
@@ -17,6 +18,7 @@ inline OpCases all_op_cases() {
   add_core_cases(c);
   add_array_cases(c);
   add_math_cases(c);
+  add_pool_norm_cases(c);
   add_reduce_cases(c);
   add_sparse_cases(c);
   add_state_cases(c);
