@@ -106,5 +106,6 @@ void register_resource_gather_op(OpRegistry& r);  // resource_gather_op.cpp
 void register_apply_ops(OpRegistry& r);           // apply_ops.cpp
 void register_ftrl_ops(OpRegistry& r);            // ftrl_ops.cpp
 void register_sparse_apply_ops(OpRegistry& r);    // sparse_apply_ops.cpp
+void register_function_ops(OpRegistry& r);        // function_ops.cpp
 
 }  // namespace flowlens::ops

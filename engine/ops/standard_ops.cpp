@@ -39,6 +39,7 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_ftrl_ops(registry);
   ops::register_sparse_apply_ops(registry);
   ops::register_transfer_ops(registry);
+  ops::register_function_ops(registry);
 }
 
 namespace ops {

@@ -3,6 +3,7 @@
 // hostile-input walk.
 #include "engine/op_cases/array.h"
 #include "engine/op_cases/core.h"
+#include "engine/op_cases/function.h"
 #include "engine/op_cases/math.h"
 #include "engine/op_cases/reduce.h"
 #include "engine/op_cases/sparse.h"
@@ -14,6 +15,7 @@ namespace flowlens::testing {
 inline OpCases all_op_cases() {
   OpCases c;
   add_core_cases(c);
+  add_function_cases(c);
   add_array_cases(c);
   add_math_cases(c);
   add_reduce_cases(c);
