@@ -328,9 +328,6 @@ ArgInitReport FunctionBody::initialize_resource_args(Session& session, const Arg
   std::vector<Pending> values;
   for (const FunctionArg& arg : args_) {
     if (!arg.resource) continue;
-    if (arg.var_dtype == DType::Invalid || !arg.var_shape.fully_defined())
-      throw Error(arg.describe() + ": its _handle_dtypes / _handle_shapes attrs do not give a dtype and a fully "
-                  "known shape to make the variable with");
     std::string key;
     if (auto m = mapped.find(arg.node); m != mapped.end()) {
       if (!reader->find(m->second))
@@ -348,7 +345,7 @@ ArgInitReport FunctionBody::initialize_resource_args(Session& session, const Arg
     }
     if (!key.empty()) {
       Tensor value = reader->read(key);
-      if (value.dtype() != arg.var_dtype || !shape_fits(arg.var_shape, value.shape()))
+      if ((arg.var_dtype != DType::Invalid && value.dtype() != arg.var_dtype) || !shape_fits(arg.var_shape, value.shape()))
         throw Error(arg.describe() + ": checkpoint key '" + key + "' holds " +
                     type_and_shape(value.dtype(), value.shape()));
       values.push_back({&arg, std::move(value), key});
@@ -363,7 +360,16 @@ ArgInitReport FunctionBody::initialize_resource_args(Session& session, const Arg
       unmatched_detail += "\n  " + arg.describe() + (same.empty() ? "" : "; keys of that dtype and shape: " + same);
     }
     if (options.fill == ArgFill::None) continue;
-    values.push_back({&arg, fill_value(arg, options.fill, random), {}});
+    if (arg.var_dtype == DType::Invalid || !arg.var_shape.fully_defined())
+      throw Error(arg.describe() + ": its _handle_dtypes / _handle_shapes attrs do not give a dtype and a fully "
+                  "known shape to make the variable with; give its value in the checkpoint");
+    Tensor value;
+    try {
+      value = fill_value(arg, options.fill, random);
+    } catch (const Error& e) {
+      throw Error(arg.describe() + ": cannot be filled: " + e.what());
+    }
+    values.push_back({&arg, std::move(value), {}});
   }
   if (options.fill == ArgFill::None && (!reader || !report.unmatched.empty())) {
     if (!reader) {

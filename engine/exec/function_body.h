@@ -128,7 +128,8 @@ class FunctionBody {
   //      only when exactly one key matches.
   // Keras argument names ("dense_matmul_readvariableop_resource") name the op
   // that reads the variable, not the variable ("dense/kernel"), so such graphs
-  // need a map. The value's dtype and shape must be the declared ones.
+  // need a map. The value's dtype and shape must be the declared ones (a
+  // partial declared shape admits any value that fits it).
   // Arguments the checkpoint does not give are filled by options.fill; with
   // ArgFill::None they are an Error listing each, with the checkpoint keys of
   // the same dtype and shape as candidates for a map.

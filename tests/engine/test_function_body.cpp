@@ -297,6 +297,29 @@ node { name: 'apply' op: 'ResourceApplyMomentum' input: 'var' input: 'accum' inp
     QVERIFY2(e.contains("bad.txt:2") && e.contains("just_one_word"), qPrintable(e));
   }
 
+  void a_partly_known_variable_shape_takes_its_checkpoint_value() {
+    const Graph g = parse_graph_text(R"(
+node { name: 'table' op: '_Arg' attr { key: 'T' value { type: DT_RESOURCE } } attr { key: 'index' value { i: 0 } }
+  attr { key: '_handle_dtypes' value { list { type: DT_FLOAT } } }
+  attr { key: '_handle_shapes' value { list { shape { dim { size: -1 } dim { size: 2 } } } } } }
+node { name: 'read' op: 'ReadVariableOp' input: 'table' attr { key: 'dtype' value { type: DT_FLOAT } } }
+node { name: 'out' op: '_Retval' input: 'read' attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'index' value { i: 0 } } }
+)", "partial");
+    QTemporaryDir dir;
+    const std::string prefix = dir.filePath("ckpt").toStdString();
+    write_bundle(prefix, {{"table", F({3, 2}, {1, 2, 3, 4, 5, 6})}, {"wide", F({3, 3}, std::vector<float>(9, 0))}});
+    const FunctionBody body(g);
+    Session s(g);
+    QCOMPARE(body.initialize_resource_args(s, from_checkpoint(prefix)).restored.size(), size_t(1));
+    QVERIFY(tensor_near(body.run(s, {}, {}).at(0), DType::Float, {3, 2}, {1, 2, 3, 4, 5, 6}));
+    Session mapped(g);
+    QString e = what_throws([&] { body.initialize_resource_args(mapped, from_checkpoint(prefix, {{"table", "wide"}})); });
+    QVERIFY2(e.contains("'wide' holds float32 [3,3]"), qPrintable(e));
+    e = what_throws([&] { body.initialize_resource_args(mapped, filled_with(ArgFill::Zeros)); });
+    QVERIFY2(e.contains("arg:0 'table' (resource variable float32 [?,2])") && e.contains("fully known shape"),
+             qPrintable(e));
+  }
+
   void bad_indices_name_the_nodes() {
     auto body_error = [](const std::string& text) { return what_throws([&] { FunctionBody(parse_graph_text(text, "t")); }); };
     QString e = body_error(std::string(kArgHeader) +
