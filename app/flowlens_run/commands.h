@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "exec/function_body.h"
+#include "exec/graph_analysis.h"
 #include "exec/session.h"
 
 namespace flowlens::cli {
@@ -33,6 +35,23 @@ void add_events_command(CLI::App& app, int& exit_code);
 void add_template_command(CLI::App& app, int& exit_code);
 // What `events PATH` prints; 1 when a record was damaged. Also used by info.
 int describe_event_log(const std::string& path);
+
+// --feed NAME=file.npy or NAME=VALUE (typed as numpy writes it, read as the
+// tensor's dtype). With a function body, NAME may be an _Arg's name or arg:N.
+FeedList parse_feeds(const std::vector<std::string>& specs, const GraphAnalysis& analysis,
+                     const FunctionBody* body = nullptr);
+
+// Flags of graphs exported from a function body (exec/function_body.h), shared by run and train.
+struct FunctionBodyFlags {
+  std::string init_args;  // "", "zeros" or "random"
+  uint64_t seed = 0;
+  std::string arg_map;    // file of 'ARG KEY' lines
+};
+void add_function_body_flags(CLI::App* cmd, FunctionBodyFlags& flags);
+bool uses_function_body_flags(const FunctionBodyFlags& flags);
+// Gives the resource arguments their first values and says on stderr where they came from.
+void initialize_function_args(Session& session, const FunctionBody& body, const FunctionBodyFlags& flags,
+                              const std::string& checkpoint);
 
 // Splits "a,b" and repeated flags into one list, dropping empty items.
 std::vector<std::string> split_list(const std::vector<std::string>& items);

@@ -1,7 +1,8 @@
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <iostream>
 
-#include "analysis/infer_shapes.h"
 #include "commands.h"
 #include "model_printing.h"
 #include "exec/loaded_model.h"
@@ -14,7 +15,6 @@
 #include "observe/profiler.h"
 #include "tensor/npy.h"
 #include "tensor/tensor_format.h"
-#include "tensor/tensor_parse.h"
 
 namespace flowlens::cli {
 namespace {
@@ -42,50 +42,10 @@ struct RunOptions {
   std::vector<std::string> tags;     // the SavedModel meta graph's tags (default: serve)
   std::string checkpoint;            // restore from this checkpoint instead of the default
   std::string save_checkpoint;       // write the variables after the run, as a V2 checkpoint
+  // Function-body graphs (_Arg/_Retval): --checkpoint above, --init-args, --seed, --arg-map
+  FunctionBodyFlags function_body;
+  int steps = 1;                     // run the step this many times (variables persist)
 };
-
-// The dtype a typed-in feed is read as: the fed node's dtype attr (a
-// Placeholder's), else the tensor's dtype as shape inference tells it.
-DType literal_feed_dtype(const GraphAnalysis& analysis, const std::string& name) {
-  const Graph& graph = analysis.graph();
-  const auto id = TensorId::parse(name);
-  const int index = id ? graph.index_of(id->node) : -1;
-  if (index < 0) throw Error("--feed '" + name + "': no node named '" + (id ? id->node : name) + "'");
-  const DType declared = dtype_base(graph.nodes()[static_cast<size_t>(index)].attr_type("dtype", DType::Invalid));
-  if (declared != DType::Invalid) return declared;
-  // Inference needs a structurally valid graph; the Session reports the errors of one that is not.
-  if (const ShapeInferenceResult* inferred = analysis.shapes()) {
-    const auto& ports = inferred->outputs[static_cast<size_t>(index)];
-    if (id->index >= 0 && id->index < static_cast<int>(ports.size()) &&
-        ports[static_cast<size_t>(id->index)].dtype != DType::Invalid)
-      return ports[static_cast<size_t>(id->index)].dtype;
-  }
-  throw Error("--feed '" + name + "': cannot tell the tensor's dtype to read the value as; feed a .npy file");
-}
-
-// name=file.npy reads the file; anything else is a value typed in numpy's
-// list syntax (3.5, [[1,2],[3,4]], "text", ['a','b']), read as the fed
-// tensor's dtype.
-FeedList parse_feeds(const std::vector<std::string>& specs, const GraphAnalysis& analysis) {
-  FeedList feeds;
-  for (const std::string& spec : specs) {
-    auto eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-      throw Error("--feed '" + spec + "': expected name=file.npy or name=VALUE");
-    const std::string name = spec.substr(0, eq), value = spec.substr(eq + 1);
-    if (value.ends_with(".npy")) {
-      feeds.emplace_back(name, read_npy(value));
-      continue;
-    }
-    const DType dtype = literal_feed_dtype(analysis, name);
-    try {
-      feeds.emplace_back(name, parse_tensor_text(value, dtype));
-    } catch (const Error& e) {
-      throw Error("--feed '" + name + "': " + e.what());
-    }
-  }
-  return feeds;
-}
 
 // "layer/w:1" -> "layer_w_1.npy": one flat file per fetch.
 std::string npy_file_name(const std::string& tensor) {
@@ -145,7 +105,8 @@ void save_npy_files(const RunOptions& options, const std::vector<std::string>& n
   }
 }
 
-int run_step(Session& session, const GraphAnalysis& analysis, const RunOptions& options);
+int run_step(Session& session, const GraphAnalysis& analysis, const RunOptions& options,
+             const FunctionBody* body = nullptr);
 
 // A SavedModel or meta graph: restored, then run by signature or by names.
 int run_model(const RunOptions& options) {
@@ -202,15 +163,21 @@ int run_command(const RunOptions& options) {
   if (!options.signature.empty() || !options.inputs.empty() || !options.examples.empty())
     throw Error("--signature and --input need a SavedModel or a .meta file; '" + options.graph + "' is " +
                 format_spec(format).name);
-  if (!options.checkpoint.empty())
-    throw Error("--checkpoint needs a SavedModel or a .meta file, whose Saver restores it; '" + options.graph +
-                "' is " + format_spec(format).name);
-  if (options.fetches.empty() && options.targets.empty())
-    throw CLI::ValidationError("run", "give at least one --fetch or --target");
   // Validated once, here, and shape-inferred only if a typed-in feed needs it.
   const auto analysis = std::make_shared<const GraphAnalysis>(std::make_shared<const Graph>(load_graph(options.graph)));
+  std::optional<FunctionBody> body;
+  if (FunctionBody::is_function_body(analysis->graph())) body.emplace(analysis->graph());
+  if (!body && !options.checkpoint.empty())
+    throw Error("--checkpoint needs a SavedModel or a .meta file, whose Saver restores it, or a function-body graph "
+                "(resource _Args); '" + options.graph + "' is " + format_spec(format).name + " without _Arg nodes");
+  if (!body && uses_function_body_flags(options.function_body))
+    throw Error("--init-args and --arg-map are for function-body graphs (with _Arg nodes); '" + options.graph +
+                "' has none");
+  if (!body && options.fetches.empty() && options.targets.empty())
+    throw CLI::ValidationError("run", "give at least one --fetch or --target");
   Session session(analysis, session_options_for(options));
   report_session(session);
+  if (body) initialize_function_args(session, *body, options.function_body, options.checkpoint);
   if (!options.init.empty()) {
     session.run({}, {}, options.init);
   } else if (options.auto_init) {
@@ -218,15 +185,26 @@ int run_command(const RunOptions& options) {
       std::cerr << "note: initializing " << count << " variable(s) first (--no-auto-init to skip)\n";
     });
   }
-  const int code = run_step(session, *analysis, options);
+  const int code = run_step(session, *analysis, options, body ? &*body : nullptr);
   save_checkpoint_if_asked(session, options);
   return code;
 }
 
-// One step with --feed/--fetch/--target and the observers (--profile,
-// --check-numerics, --break); prints and saves the fetched tensors.
-int run_step(Session& session, const GraphAnalysis& analysis, const RunOptions& options) {
-  FeedList feeds = parse_feeds(options.feeds, analysis);
+// --steps steps with --feed/--fetch/--target and the observers (--profile,
+// --check-numerics, --break); prints each step's fetched tensors and saves
+// the last step's. A function body is fed by argument and fetched by return
+// value (every one when no --fetch is given), and each step runs it whole.
+int run_step(Session& session, const GraphAnalysis& analysis, const RunOptions& options, const FunctionBody* body) {
+  FeedList feeds = parse_feeds(options.feeds, analysis, body);
+  std::vector<std::string> fetch_names = options.fetches, fetches = options.fetches, targets = options.targets;
+  if (body) {
+    feeds = body->feeds_for(feeds);
+    if (fetch_names.empty())
+      for (const FunctionRetval& r : body->retvals()) fetch_names.push_back("retval:" + std::to_string(r.index));
+    fetches = body->fetches_for(fetch_names);
+    for (const std::string& t : body->step_targets())
+      if (std::find(targets.begin(), targets.end(), t) == targets.end()) targets.push_back(t);
+  }
 
   TensorFormatOptions format;
   format.edge_items = options.edge_items;
@@ -263,18 +241,22 @@ int run_step(Session& session, const GraphAnalysis& analysis, const RunOptions& 
               << options.profile_path << " (open in https://ui.perfetto.dev)\n";
   };
   std::vector<Tensor> results;
-  try {
-    results = session.run(feeds, options.fetches, options.targets);
-  } catch (const Error&) {
-    finish_observing();
-    if (!numerics_error.empty()) throw Error("--check-numerics: " + numerics_error);
-    throw;
+  for (int step = 1; step <= options.steps; ++step) {
+    try {
+      results = session.run(feeds, fetches, targets);
+    } catch (const Error& e) {
+      finish_observing();
+      if (!numerics_error.empty()) throw Error("--check-numerics: " + numerics_error);
+      if (options.steps > 1) throw Error("step " + std::to_string(step) + ": " + e.what());
+      throw;
+    }
+    if (options.steps > 1) std::cout << "step " << step << ":\n";
+    for (size_t i = 0; i < results.size(); ++i)
+      std::cout << fetch_names[i] << " = " << format_tensor(results[i], format) << "\n";
+    std::cout.flush();
   }
   finish_observing();
-
-  for (size_t i = 0; i < results.size(); ++i)
-    std::cout << options.fetches[i] << " = " << format_tensor(results[i], format) << "\n";
-  save_npy_files(options, options.fetches, results);
+  save_npy_files(options, fetch_names, results);
   return 0;
 }
 
@@ -299,14 +281,22 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--tags", o->tags, "SavedModel: the meta graph's tags (default: serve; comma-separated)");
   cmd->add_option("--checkpoint", o->checkpoint,
                   "Restore from this checkpoint prefix (or directory) instead of the model's own variables or the "
-                  "latest checkpoint beside the .meta");
+                  "latest checkpoint beside the .meta; for a function-body graph, the resource _Args' values (see "
+                  "--arg-map)");
+  add_function_body_flags(cmd, o->function_body);
+  cmd->add_option("--steps", o->steps,
+                  "Run the step N times (variables persist, so a function-body train step trains); prints each "
+                  "step's fetches")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--save-checkpoint", o->save_checkpoint,
                   "After the run, write every variable to PREFIX.index/PREFIX.data-00000-of-00001 (a TensorFlow V2 "
                   "checkpoint)");
   add_device_flags(cmd, o->devices);
-  cmd->add_option("--fetch,-f", o->fetches, "Tensors to fetch and print: name or name:port, comma-separated");
+  cmd->add_option("--fetch,-f", o->fetches,
+                  "Tensors to fetch and print: name or name:port, comma-separated; in a function-body graph also "
+                  "retval:N or a _Retval's name (default there: every _Retval)");
   cmd->add_option("--feed", o->feeds, "Feed a tensor: name=file.npy, or name=VALUE typed as numpy writes it (3.5, [[1,2],[3,4]], \"text\"), "
-                  "read as the tensor's dtype (repeatable)");
+                  "read as the tensor's dtype (repeatable); a function body's _Arg by name or as arg:N=...");
   cmd->add_option("--target,-t", o->targets, "Nodes to run without fetching, comma-separated");
   cmd->add_option("--init", o->init, "Nodes run first in their own step (e.g. a variable initializer)");
   cmd->add_flag("!--no-auto-init", o->auto_init, "Do not run the variables' initializers (v/Assign) before the step");

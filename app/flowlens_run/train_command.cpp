@@ -7,6 +7,7 @@
 #include "exec/session.h"
 #include "graph/edge_index.h"
 #include "io/graph_io.h"
+#include "ops/dtype_dispatch.h"
 #include "ops/op_registry.h"
 #include "transform/gradients.h"
 #include "transform/optimizers.h"
@@ -30,6 +31,12 @@ struct TrainOptions {
   std::string save_checkpoint;  // the trained variables as a TensorFlow V2 checkpoint
   int cpu_threads = 0;
   DeviceFlags device_flags;
+  // Function-body graphs (_Arg/_Retval): what to feed each step and where
+  // the resource arguments' first values come from.
+  std::vector<std::string> feeds;
+  std::string checkpoint;
+  FunctionBodyFlags function_body;
+  bool loss_given = false, builder_flags_given = false;
 };
 
 OptimizerOptions optimizer_options(const TrainOptions& o) {
@@ -99,7 +106,81 @@ Graph training_graph(const TrainOptions& o, std::string* train_op) {
   return graph;
 }
 
+// A scalar's value as a double, for the loss line.
+double scalar_value(const Tensor& t, const std::string& name) {
+  const Tensor host = t.to_host();
+  if (host.num_elements() != 1 || !dtype_is_floating(host.dtype()))
+    throw Error("loss '" + name + "' is " + dtype_name(host.dtype()) + " " + host.shape().to_string() +
+                ", not a floating-point scalar (pass --loss retval:N)");
+  double value = 0;
+  ops::dispatch<ops::FloatTypes>(host.dtype(), "loss", [&](auto tag) {
+    value = static_cast<double>(host.data<decltype(tag)>()[0]);
+  });
+  return value;
+}
+
+// A graph exported from a function body (a Keras train step): its updates
+// are in the graph already, so training is running it step after step with
+// the same feeds, its resource arguments persisting as the session's
+// variables; the loss is a return value (retval:0 unless --loss names one).
+int train_function_body(const TrainOptions& o, Graph graph) {
+  if (o.replicas > 1 || o.builder_flags_given)
+    throw Error(o.graph + " is a function body (_Arg/_Retval nodes), which carries its own updates: --replicas, "
+                "--optimizer, --learning-rate and --train-op do not apply");
+  const std::string loss_spec = o.loss_given ? o.loss : "retval:0";
+  if (!o.save_graph.empty()) {
+    save_graph(graph, o.save_graph);
+    std::cerr << "wrote training graph to " << o.save_graph << "\n";
+  }
+  SessionOptions so;
+  so.cpu_threads = o.cpu_threads;
+  apply_device_flags(o.device_flags, so);
+  const auto analysis = std::make_shared<const GraphAnalysis>(std::make_shared<const Graph>(std::move(graph)));
+  Session session(analysis, so);
+  const FunctionBody body(session.graph());
+  if (body.retvals().empty() && !o.loss_given)
+    throw Error(o.graph + ": the function body has no _Retval to print as the loss; name a tensor with --loss");
+  std::cerr << "function body: " << body.args().size() << " argument(s), " << body.retvals().size()
+            << " return value(s); loss " << loss_spec << "\n";
+  if (o.steps == 0) return 0;
+  initialize_function_args(session, body, o.function_body, o.checkpoint);
+  const FeedList feeds = body.feeds_for(parse_feeds(o.feeds, *analysis, &body));
+  const std::vector<std::string> fetches = body.fetches_for({loss_spec});
+
+  auto start = std::chrono::steady_clock::now();
+  double first = 0, last = 0;
+  for (int step = 1; step <= o.steps; ++step) {
+    std::vector<Tensor> results;
+    try {
+      results = session.run(feeds, fetches, body.step_targets());
+    } catch (const Error& e) {
+      throw Error("step " + std::to_string(step) + ": " + e.what());
+    }
+    const double value = scalar_value(results[0], loss_spec);
+    if (step == 1) first = value;
+    last = value;
+    if (o.print_every > 0 && (step % o.print_every == 0 || step == 1 || step == o.steps))
+      std::printf("step %d: loss %.6f\n", step, value);
+  }
+  std::fflush(stdout);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::fprintf(stderr, "%d steps in %.2f s; loss %.6f -> %.6f\n", o.steps, seconds, first, last);
+  if (!o.save_checkpoint.empty()) {
+    const SavedVariables saved = save_variables(session, o.save_checkpoint);
+    std::fprintf(stderr, "saved %zu variable(s) to checkpoint %s (resource _Args by node name)\n", saved.saved.size(),
+                 o.save_checkpoint.c_str());
+  }
+  return 0;
+}
+
 int train_command(const TrainOptions& o) {
+  {
+    Graph graph = load_graph(o.graph);
+    if (FunctionBody::is_function_body(graph)) return train_function_body(o, std::move(graph));
+  }
+  if (!o.feeds.empty() || !o.checkpoint.empty() || uses_function_body_flags(o.function_body))
+    throw Error("--feed, --checkpoint, --init-args and --arg-map are for function-body graphs (with _Arg nodes); '" +
+                o.graph + "' has none");
   std::string train_op;
   Graph graph = training_graph(o, &train_op);
   if (!o.save_graph.empty()) {
@@ -147,7 +228,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--devices", o->devices, "Device per replica, comma-separated (default: /cpu:0 for each)")
       ->delimiter(',');
   cmd->add_option("--split", o->split, "Batch tensors split across replicas")->delimiter(',');
-  cmd->add_option("--loss", o->loss, "Loss node (scalar)");
+  cmd->add_option("--loss", o->loss, "Loss node (scalar); in a function-body graph retval:N or any tensor (default retval:0)");
   cmd->add_option("--train-op", o->train_op, "Train op to run, or the name to give the one built here");
   cmd->add_option("--optimizer", o->optimizer, "sgd, momentum or adam (when the train op is built here)")
       ->check(CLI::IsMember({"sgd", "momentum", "adam"}));
@@ -158,7 +239,22 @@ void add_train_command(CLI::App& app, int& exit_code) {
                   "After training, write every variable to PREFIX.index/PREFIX.data-00000-of-00001 (a TensorFlow V2 "
                   "checkpoint; `flowlens-run ckpt PREFIX` lists it)");
   cmd->add_option("--threads", o->cpu_threads, "CPU worker threads (0: one per core)");
-  cmd->callback([o, &exit_code] { exit_code = train_command(*o); });
+  cmd->add_option("--feed", o->feeds,
+                  "Function-body graphs: feed an _Arg every step, by name or as arg:N: NAME=file.npy or NAME=VALUE "
+                  "(repeatable)");
+  cmd->add_option("--checkpoint", o->checkpoint,
+                  "Function-body graphs: the resource _Args' first values, from this checkpoint prefix (see --arg-map)");
+  add_function_body_flags(cmd, o->function_body);
+  cmd->footer(
+      "A graph exported from a function body (_Arg inputs, _Retval outputs, such as a Keras train step) already holds\n"
+      "its optimizer updates: train runs it --steps times with the same --feed values, its resource _Args kept as\n"
+      "variables (from --checkpoint and/or --init-args), and prints --loss (default retval:0) per step.");
+  cmd->callback([o, cmd, &exit_code] {
+    o->loss_given = cmd->count("--loss") > 0;
+    o->builder_flags_given =
+        cmd->count("--optimizer") + cmd->count("--learning-rate") + cmd->count("--train-op") > 0;
+    exit_code = train_command(*o);
+  });
 }
 
 }  // namespace flowlens::cli

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "exec/executor.h"
+#include "exec/function_body.h"
 #include "graph/variable_initializers.h"
 
 namespace flowlens {
@@ -16,6 +17,9 @@ std::string container_of(const Node& var_handle) {
   std::string c = var_handle.attr_string("container", "");
   return c.empty() ? kDefaultContainer : c;
 }
+
+// A node whose state is a resource handle: VarHandleOp, or a resource _Arg.
+bool makes_handle(const Node& node) { return node.op == "VarHandleOp" || is_resource_arg(node); }
 
 }  // namespace
 
@@ -79,10 +83,10 @@ void Session::remove_observer(ExecutionObserver* observer) {
 Variable* Session::find_variable(const std::string& name) {
   std::lock_guard lock(mu_);
   std::pair<std::string, std::string> key{kDefaultContainer, name};
-  if (const Node* n = graph().find(name); n && n->op == "VarHandleOp") {
+  if (const Node* n = graph().find(name); n && makes_handle(*n)) {
     auto state = variables_.find(n->name + "#state");
     if (state != variables_.end()) return state->second->value.handles()[0].variable.get();
-    key = {container_of(*n), n->attr_string("shared_name", "")};
+    key = {container_of(*n), n->op == "VarHandleOp" ? n->attr_string("shared_name", "") : n->name};
   } else if (auto it = variables_.find(name); it != variables_.end()) {
     return it->second.get();
   }
@@ -90,19 +94,36 @@ Variable* Session::find_variable(const std::string& name) {
   return r == resource_variables_.end() ? nullptr : r->second.get();
 }
 
+Variable* Session::variable_of_node(const std::string& name) {
+  const Node* n = graph().find(name);
+  if (!n) return nullptr;
+  const bool ref_variable = n->op == "Variable" || n->op == "VariableV2";
+  if (!ref_variable && !makes_handle(*n)) return nullptr;
+  std::lock_guard lock(mu_);
+  Variable* state = variable_for(*n);
+  return ref_variable ? state : state->value.handles()[0].variable.get();
+}
+
 // Called with mu_ held. Like TensorFlow's VarHandleOp, which makes its handle
 // once when the kernel is built: the container attr or the resource
 // manager's default, and shared_name verbatim (empty included: VarHandleOps
 // that leave it empty share one variable ""), except the anonymous name,
-// which gets a variable of its own.
+// which gets a variable of its own. A resource _Arg's variable is named
+// after the node, in the default container, and declared by its handle attrs.
 Tensor Session::resource_handle_for(const Node& node) {
   ResourceHandle h;
-  h.container = container_of(node);
-  h.name = node.attr_string("shared_name", "");
-  if (h.name == kAnonymousName) h.name = "_AnonymousVar" + std::to_string(anonymous_variables_++);
-  h.dtype = dtype_base(node.attr_type("dtype", DType::Invalid));
-  const AttrValue* shape = node.find_attr("shape");
-  if (const Shape* s = shape ? shape->get_if<Shape>() : nullptr) h.shape = *s;
+  if (node.op != "VarHandleOp") {
+    h.container = kDefaultContainer;
+    h.name = node.name;
+    resource_arg_handle_data(node, &h.dtype, &h.shape);
+  } else {
+    h.container = container_of(node);
+    h.name = node.attr_string("shared_name", "");
+    if (h.name == kAnonymousName) h.name = "_AnonymousVar" + std::to_string(anonymous_variables_++);
+    h.dtype = dtype_base(node.attr_type("dtype", DType::Invalid));
+    const AttrValue* shape = node.find_attr("shape");
+    if (const Shape* s = shape ? shape->get_if<Shape>() : nullptr) h.shape = *s;
+  }
   auto& storage = resource_variables_[{h.container, h.name}];
   if (!storage) {
     storage = std::make_shared<Variable>();
@@ -114,7 +135,7 @@ Tensor Session::resource_handle_for(const Node& node) {
 
 // Called with mu_ held (from plan_for).
 Variable* Session::variable_for(const Node& node) {
-  if (node.op == "VarHandleOp") {
+  if (makes_handle(node)) {
     // The node's state is its handle, made on first use.
     auto& slot = variables_[node.name + "#state"];
     if (!slot) {

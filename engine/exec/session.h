@@ -72,10 +72,15 @@ class Session {
   // variable by node (or shared_name), else a resource variable by its name
   // in the default container ("localhost"); nullptr if never created.
   Variable* find_variable(const std::string& name);
+  // The storage of a variable node, made now if no run has made it yet: a
+  // ref variable's own, or the resource variable the handle of a VarHandleOp
+  // or of a resource _Arg (exec/function_body.h) names. nullptr for a node
+  // that is none of these.
+  Variable* variable_of_node(const std::string& node);
 
  private:
   Variable* variable_for(const Node& node);
-  // A VarHandleOp's handle: the tensor the node outputs on every run.
+  // A VarHandleOp's or resource _Arg's handle: the tensor the node outputs on every run.
   Tensor resource_handle_for(const Node& node);
   void check_feed_matches_placeholder(const std::string& name, const Tensor& value) const;
   const ExecutionPlan& plan_for(const FeedList& feeds, const std::vector<std::string>& fetches,

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "exec/function_body.h"
 #include "io/tensor_bundle.h"
 #include "ops/kernel_context.h"
 
@@ -10,7 +11,8 @@ namespace flowlens {
 std::vector<std::string> variable_node_names(const Graph& graph) {
   std::vector<std::string> names;
   for (const Node& n : graph.nodes())
-    if (n.op == "VariableV2" || n.op == "Variable" || n.op == "VarHandleOp") names.push_back(n.name);
+    if (n.op == "VariableV2" || n.op == "Variable" || n.op == "VarHandleOp" || is_resource_arg(n))
+      names.push_back(n.name);
   return names;
 }
 

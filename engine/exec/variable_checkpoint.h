@@ -15,8 +15,8 @@ struct SavedVariables {
   std::vector<std::string> uninitialized;  // variables with no value yet (not written)
 };
 
-// The variable nodes of a graph: VariableV2, Variable and VarHandleOp, in
-// graph order.
+// The variable nodes of a graph: VariableV2, Variable, VarHandleOp and
+// resource _Args (a function body's variables), in graph order.
 std::vector<std::string> variable_node_names(const Graph& graph);
 
 // Writes every initialized variable to PREFIX.index / PREFIX.data-00000-of-00001

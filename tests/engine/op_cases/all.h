@@ -4,6 +4,7 @@
 #include "engine/op_cases/activations.h"
 #include "engine/op_cases/array.h"
 #include "engine/op_cases/core.h"
+#include "engine/op_cases/function.h"
 #include "engine/op_cases/math.h"
 #include "engine/op_cases/pool_norm.h"
 #include "engine/op_cases/reduce.h"
@@ -16,6 +17,7 @@ namespace flowlens::testing {
 inline OpCases all_op_cases() {
   OpCases c;
   add_core_cases(c);
+  add_function_cases(c);
   add_array_cases(c);
   add_math_cases(c);
   add_pool_norm_cases(c);

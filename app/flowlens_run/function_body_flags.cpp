@@ -1,0 +1,105 @@
+// --feed parsing shared by run and train, and the flags of graphs exported
+// from a function body (_Arg inputs, _Retval outputs; exec/function_body.h):
+// --init-args, --seed and --arg-map, with --checkpoint for the resource
+// arguments' first values.
+#include <iostream>
+
+#include "analysis/infer_shapes.h"
+#include "commands.h"
+#include "tensor/npy.h"
+#include "tensor/tensor_parse.h"
+
+namespace flowlens::cli {
+namespace {
+
+// The dtype a typed-in feed is read as: a function argument's T, the fed
+// node's dtype attr (a Placeholder's), else the tensor's dtype as shape
+// inference tells it.
+DType literal_feed_dtype(const GraphAnalysis& analysis, const std::string& name, const FunctionBody* body) {
+  if (body)
+    if (const FunctionArg* arg = body->find_arg(name)) return arg->dtype;
+  const Graph& graph = analysis.graph();
+  const auto id = TensorId::parse(name);
+  const int index = id ? graph.index_of(id->node) : -1;
+  if (index < 0)
+    throw Error("--feed '" + name + "': no node named '" + (id ? id->node : name) + "'" +
+                (body ? " and no function argument of that name (arg:N feeds by index)" : ""));
+  const DType declared = dtype_base(graph.nodes()[static_cast<size_t>(index)].attr_type("dtype", DType::Invalid));
+  if (declared != DType::Invalid) return declared;
+  // Inference needs a structurally valid graph; the Session reports the errors of one that is not.
+  if (const ShapeInferenceResult* inferred = analysis.shapes()) {
+    const auto& ports = inferred->outputs[static_cast<size_t>(index)];
+    if (id->index >= 0 && id->index < static_cast<int>(ports.size()) &&
+        ports[static_cast<size_t>(id->index)].dtype != DType::Invalid)
+      return ports[static_cast<size_t>(id->index)].dtype;
+  }
+  throw Error("--feed '" + name + "': cannot tell the tensor's dtype to read the value as; feed a .npy file");
+}
+
+}  // namespace
+
+FeedList parse_feeds(const std::vector<std::string>& specs, const GraphAnalysis& analysis, const FunctionBody* body) {
+  FeedList feeds;
+  for (const std::string& spec : specs) {
+    auto eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+      throw Error("--feed '" + spec + "': expected name=file.npy or name=VALUE");
+    const std::string name = spec.substr(0, eq), value = spec.substr(eq + 1);
+    try {
+      if (body)
+        if (const FunctionArg* arg = body->find_arg(name); arg && arg->resource)
+          throw Error(arg->describe() + " is a variable the session owns; give it a value with --checkpoint or "
+                      "--init-args instead");
+      if (value.ends_with(".npy")) {
+        feeds.emplace_back(name, read_npy(value));
+        continue;
+      }
+      feeds.emplace_back(name, parse_tensor_text(value, literal_feed_dtype(analysis, name, body)));
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      throw Error(what.starts_with("--feed") ? what : "--feed '" + name + "': " + what);
+    }
+  }
+  return feeds;
+}
+
+void add_function_body_flags(CLI::App* cmd, FunctionBodyFlags& flags) {
+  cmd->add_option("--init-args", flags.init_args,
+                  "Function-body graphs: give resource _Args (variables) that --checkpoint does not a first value: "
+                  "zeros, or random (glorot-uniform weights of rank >= 2, zeros for biases, counters and optimizer "
+                  "slots; seeded by --seed)")
+      ->check(CLI::IsMember({"zeros", "random"}));
+  cmd->add_option("--seed", flags.seed, "Seed of --init-args random (default 0)");
+  cmd->add_option("--arg-map", flags.arg_map,
+                  "Function-body graphs: a file mapping resource _Args to --checkpoint keys, one 'ARG KEY' a line "
+                  "(ARG a node name or arg:N; # comments). Without one an _Arg matches the key of its own name, or "
+                  "the one key TensorFlow's argument naming turns into it (dense/bias -> dense_bias[_resource])")
+      ->check(CLI::ExistingFile);
+}
+
+bool uses_function_body_flags(const FunctionBodyFlags& flags) { return !flags.init_args.empty() || !flags.arg_map.empty(); }
+
+void initialize_function_args(Session& session, const FunctionBody& body, const FunctionBodyFlags& flags,
+                              const std::string& checkpoint) {
+  ArgInitOptions options;
+  options.checkpoint = checkpoint;
+  if (!flags.arg_map.empty()) options.name_map = read_arg_map(flags.arg_map);
+  options.fill = flags.init_args == "zeros" ? ArgFill::Zeros : flags.init_args == "random" ? ArgFill::Random : ArgFill::None;
+  options.seed = flags.seed;
+  const ArgInitReport report = body.initialize_resource_args(session, options);
+  if (!report.restored.empty())
+    std::cerr << "note: restored " << report.restored.size() << " resource argument(s) from checkpoint " << checkpoint
+              << "\n";
+  if (!report.unmatched.empty()) {
+    std::cerr << "note: " << report.unmatched.size() << " resource argument(s) not in the checkpoint, initialized with "
+              << flags.init_args << " (map them with --arg-map):";
+    for (const std::string& name : report.unmatched) std::cerr << " " << name;
+    std::cerr << "\n";
+  }
+  const size_t filled = report.filled.size() - report.unmatched.size();
+  if (filled > 0)
+    std::cerr << "note: initialized " << filled << " resource argument(s) with " << flags.init_args
+              << (flags.init_args == "random" ? " (seed " + std::to_string(flags.seed) + ")" : std::string()) << "\n";
+}
+
+}  // namespace flowlens::cli
