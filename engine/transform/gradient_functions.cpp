@@ -24,6 +24,7 @@ void register_gradient_functions(OpRegistry& registry) {
   grad::add_reduction_gradients(table);
   grad::add_tile_stitch_gradients(table);
   grad::add_nn_gradients(table);
+  grad::add_conv_gradients(table);
   grad::add_array_gradients(table);
   grad::add_logging_gradients(table);
   grad::add_sparse_gradients(table);

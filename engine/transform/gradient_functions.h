@@ -42,6 +42,7 @@ void add_math_gradients(GradTable& table);   // math_gradients.cpp
 void add_reduction_gradients(GradTable& table);     // reduction_gradients.cpp
 void add_tile_stitch_gradients(GradTable& table);   // tile_stitch_gradients.cpp
 void add_nn_gradients(GradTable& table);     // nn_gradients.cpp
+void add_conv_gradients(GradTable& table);   // conv_gradients.cpp (Conv2D, depthwise, their backprops)
 void add_array_gradients(GradTable& table);  // array_gradients.cpp
 void add_logging_gradients(GradTable& table);  // logging_gradients.cpp
 void add_sparse_gradients(GradTable& table); // sparse_gradients.cpp (segment reductions, sparse tensors)

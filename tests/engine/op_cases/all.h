@@ -2,6 +2,7 @@
 // Every op family's registry-walk cases, for the registry walk and the
 // hostile-input walk.
 #include "engine/op_cases/array.h"
+#include "engine/op_cases/conv.h"
 #include "engine/op_cases/core.h"
 #include "engine/op_cases/math.h"
 #include "engine/op_cases/reduce.h"
@@ -15,6 +16,7 @@ inline OpCases all_op_cases() {
   OpCases c;
   add_core_cases(c);
   add_array_cases(c);
+  add_conv_cases(c);
   add_math_cases(c);
   add_reduce_cases(c);
   add_sparse_cases(c);
