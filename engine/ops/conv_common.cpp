@@ -341,8 +341,25 @@ void forward_f32(const Geometry& g, const float* x, const float* w, float* y) {
 void backward_data_f32(const Geometry& g, const float* w, const float* dy, float* dx) {
   if (!onednn_backward_data(g, w, dy, dx)) reference_backward_data(g, w, dy, dx);
 }
+// Chosen by measurement (tests/bench/conv.cpp, batch 8, NHWC, on the shared
+// 2-core AVX2 machine this was written on). Timed alone, im2col + sgemm
+// computed the filter gradient faster than oneDNN 2.6's jit:avx2
+// backward-weights primitive on every ResNet-50 shape but 3-channel conv1
+// (e.g. 14x14x256 3x3: 24-68 ms vs 37-92; 7x7x512: 34-55 vs 58-76), but
+// in a layer's real sequence, right after oneDNN's input gradient, the
+// switch between oneDNN's OpenMP threads and OpenBLAS's spinning ones eats
+// most of that: input + filter gradient took 89-112 ms both ways at
+// 56x56x64 and 28x28x128, 89-108 vs 99-101 ms at 14x14x256, and 78-83 vs
+// 95-96 ms at 7x7x512 (gemm faster), while 3-channel conv1 lost (158-267
+// vs 113-152 ms). So GEMM takes the filter gradient of ungrouped NHWC
+// convolutions with 256 or more input channels; oneDNN everything else.
+// The forward and input-gradient passes stay on oneDNN, which won or tied
+// everywhere (the input gradient by 1.2-2x).
+bool filter_gradient_by_gemm(const Geometry& g) {
+  return g.format == DataFormat::NHWC && g.groups == 1 && g.filter_depth >= 256;
+}
 void backward_filter_f32(const Geometry& g, const float* x, const float* dy, float* dw) {
-  if (!onednn_backward_filter(g, x, dy, dw)) reference_backward_filter(g, x, dy, dw);
+  if (filter_gradient_by_gemm(g) || !onednn_backward_filter(g, x, dy, dw)) reference_backward_filter(g, x, dy, dw);
 }
 
 // Runs `f32` on float32 views of a, b (the 16-bit floats widened) into out.

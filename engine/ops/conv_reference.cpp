@@ -5,13 +5,15 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
 namespace flowlens::ops::conv {
 namespace {
 
-// Elements of one im2col chunk (16 MiB of float): chunks hold whole rows of K.
+// Elements of one im2col chunk (16 MiB of float): chunks hold whole rows of K
+// and may span images (a batch of 7x7 images is one GEMM, not one per image).
 constexpr int64_t kColumnBudget = int64_t{1} << 22;
 
 bool fits_int(int64_t v) { return v <= std::numeric_limits<int>::max(); }
@@ -71,22 +73,24 @@ inline int64_t source(int64_t o, int64_t k, int64_t stride, int64_t dilation, in
   return o * stride - pad + k * dilation;
 }
 
-// Walks the im2col matrix of image `x` (NHWC), group `grp`, output pixels
-// [p0, p1): f(row, col, input index or -1 for padding).
+// Walks the im2col matrix of the NHWC batch, group `grp`, rows [r0, r1) of
+// the batch's output pixels (row r is pixel r % pixels of image r / pixels,
+// so a chunk may span images): f(matrix index, input index or -1 for padding).
 template <class F>
-void for_each_patch(const Geometry& g, int64_t grp, int64_t p0, int64_t p1, F&& f) {
-  const int64_t ig = g.filter_depth;
+void for_each_patch(const Geometry& g, int64_t grp, int64_t r0, int64_t r1, F&& f) {
+  const int64_t ig = g.filter_depth, pixels = g.out_rows * g.out_cols;
   const int64_t K = g.filter_rows * g.filter_cols * ig;
-  for (int64_t p = p0; p < p1; ++p) {
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t n = r / pixels, p = r % pixels;
     const int64_t oh = p / g.out_cols, ow = p % g.out_cols;
-    const int64_t row = p - p0;
+    const int64_t row = r - r0;
     for (int64_t kh = 0; kh < g.filter_rows; ++kh) {
       const int64_t ih = source(oh, kh, g.stride_rows, g.dilation_rows, g.pad_top);
       for (int64_t kw = 0; kw < g.filter_cols; ++kw) {
         const int64_t iw = source(ow, kw, g.stride_cols, g.dilation_cols, g.pad_left);
         const int64_t col = (kh * g.filter_cols + kw) * ig;
         const bool inside = ih >= 0 && ih < g.in_rows && iw >= 0 && iw < g.in_cols;
-        const int64_t base = inside ? (ih * g.in_cols + iw) * g.in_depth + grp * ig : -1;
+        const int64_t base = inside ? ((n * g.in_rows + ih) * g.in_cols + iw) * g.in_depth + grp * ig : -1;
         for (int64_t i = 0; i < ig; ++i) f(row * K + col + i, inside ? base + i : -1);
       }
     }
@@ -94,95 +98,78 @@ void for_each_patch(const Geometry& g, int64_t grp, int64_t p0, int64_t p1, F&& 
 }
 
 // A 1x1, stride-1, unpadded, ungrouped convolution reads the input as the
-// im2col matrix itself: one GEMM per image, no copy.
+// im2col matrix itself: one GEMM for the batch, no copy.
 bool pointwise(const Geometry& g) {
   return g.filter_rows == 1 && g.filter_cols == 1 && g.stride_rows == 1 && g.stride_cols == 1 && g.groups == 1 &&
          g.pad_top == 0 && g.pad_bottom == 0 && g.pad_left == 0 && g.pad_right == 0 && g.out_rows == g.in_rows &&
          g.out_cols == g.in_cols;
 }
 
+// The batch's output pixels as GEMM rows, in chunks whose im2col matrix
+// stays within kColumnBudget.
 struct Chunking {
-  int64_t pixels;  // output pixels per image
-  int64_t K;       // im2col columns
-  int64_t step;    // output pixels per chunk
+  int64_t rows;  // output pixels of the batch
+  int64_t K;     // im2col columns
+  int64_t step;  // rows per chunk
 };
 Chunking chunking(const Geometry& g) {
   Chunking c;
-  c.pixels = g.out_rows * g.out_cols;
+  c.rows = g.batch * g.out_rows * g.out_cols;
   c.K = g.filter_rows * g.filter_cols * g.filter_depth;
-  c.step = std::max<int64_t>(1, std::min<int64_t>(c.pixels, kColumnBudget / std::max<int64_t>(1, c.K)));
+  c.step = std::max<int64_t>(1, std::min<int64_t>(c.rows, kColumnBudget / std::max<int64_t>(1, c.K)));
   return c;
+}
+
+template <class T>
+std::unique_ptr<T[]> column_buffer(const Chunking& ch) {
+  return std::make_unique_for_overwrite<T[]>(static_cast<size_t>(ch.step * ch.K));
 }
 
 // The NHWC work of each pass on NHWC buffers.
 template <class T>
 void forward_nhwc(const Geometry& g, const T* x, const T* w, T* y) {
   const Chunking ch = chunking(g);
-  const int64_t O = g.out_depth, og = O / g.groups, in_image = g.in_rows * g.in_cols * g.in_depth;
-  if (pointwise(g)) {
-    for (int64_t n = 0; n < g.batch; ++n)
-      gemm<T>(false, false, ch.pixels, O, g.in_depth, x + n * in_image, g.in_depth, w, O, false, y + n * ch.pixels * O, O);
-    return;
-  }
-  std::vector<T> col(static_cast<size_t>(ch.step * ch.K));
-  for (int64_t n = 0; n < g.batch; ++n) {
-    const T* image = x + n * in_image;
-    for (int64_t grp = 0; grp < g.groups; ++grp)
-      for (int64_t p0 = 0; p0 < ch.pixels; p0 += ch.step) {
-        const int64_t p1 = std::min(ch.pixels, p0 + ch.step);
-        for_each_patch(g, grp, p0, p1, [&](int64_t at, int64_t from) { col[static_cast<size_t>(at)] = from < 0 ? T(0) : image[from]; });
-        gemm<T>(false, false, p1 - p0, og, ch.K, col.data(), ch.K, w + grp * og, O, false,
-                y + (n * ch.pixels + p0) * O + grp * og, O);
-      }
-  }
+  const int64_t O = g.out_depth, og = O / g.groups;
+  if (pointwise(g)) return gemm<T>(false, false, ch.rows, O, g.in_depth, x, g.in_depth, w, O, false, y, O);
+  const auto col = column_buffer<T>(ch);
+  for (int64_t grp = 0; grp < g.groups; ++grp)
+    for (int64_t r0 = 0; r0 < ch.rows; r0 += ch.step) {
+      const int64_t r1 = std::min(ch.rows, r0 + ch.step);
+      for_each_patch(g, grp, r0, r1, [&](int64_t at, int64_t from) { col[static_cast<size_t>(at)] = from < 0 ? T(0) : x[from]; });
+      gemm<T>(false, false, r1 - r0, og, ch.K, col.get(), ch.K, w + grp * og, O, false, y + r0 * O + grp * og, O);
+    }
 }
 
 template <class T>
 void backward_data_nhwc(const Geometry& g, const T* w, const T* dy, T* dx) {
   const Chunking ch = chunking(g);
-  const int64_t O = g.out_depth, og = O / g.groups, in_image = g.in_rows * g.in_cols * g.in_depth;
-  std::fill(dx, dx + g.batch * in_image, T(0));
-  if (pointwise(g)) {
-    for (int64_t n = 0; n < g.batch; ++n)
-      gemm<T>(false, true, ch.pixels, g.in_depth, O, dy + n * ch.pixels * O, O, w, O, false, dx + n * in_image, g.in_depth);
-    return;
-  }
-  std::vector<T> col(static_cast<size_t>(ch.step * ch.K));
-  for (int64_t n = 0; n < g.batch; ++n) {
-    T* image = dx + n * in_image;
-    for (int64_t grp = 0; grp < g.groups; ++grp)
-      for (int64_t p0 = 0; p0 < ch.pixels; p0 += ch.step) {
-        const int64_t p1 = std::min(ch.pixels, p0 + ch.step);
-        gemm<T>(false, true, p1 - p0, ch.K, og, dy + (n * ch.pixels + p0) * O + grp * og, O, w + grp * og, O, false,
-                col.data(), ch.K);
-        for_each_patch(g, grp, p0, p1, [&](int64_t at, int64_t to) {
-          if (to >= 0) image[to] = static_cast<T>(image[to] + col[static_cast<size_t>(at)]);
-        });
-      }
-  }
+  const int64_t O = g.out_depth, og = O / g.groups;
+  if (pointwise(g)) return gemm<T>(false, true, ch.rows, g.in_depth, O, dy, O, w, O, false, dx, g.in_depth);
+  std::fill(dx, dx + g.input_elements(), T(0));
+  const auto col = column_buffer<T>(ch);
+  for (int64_t grp = 0; grp < g.groups; ++grp)
+    for (int64_t r0 = 0; r0 < ch.rows; r0 += ch.step) {
+      const int64_t r1 = std::min(ch.rows, r0 + ch.step);
+      gemm<T>(false, true, r1 - r0, ch.K, og, dy + r0 * O + grp * og, O, w + grp * og, O, false, col.get(), ch.K);
+      for_each_patch(g, grp, r0, r1, [&](int64_t at, int64_t to) {
+        if (to >= 0) dx[to] = static_cast<T>(dx[to] + col[static_cast<size_t>(at)]);
+      });
+    }
 }
 
 template <class T>
 void backward_filter_nhwc(const Geometry& g, const T* x, const T* dy, T* dw) {
   const Chunking ch = chunking(g);
-  const int64_t O = g.out_depth, og = O / g.groups, in_image = g.in_rows * g.in_cols * g.in_depth;
+  const int64_t O = g.out_depth, og = O / g.groups;
+  if (pointwise(g)) return gemm<T>(true, false, g.in_depth, O, ch.rows, x, g.in_depth, dy, O, false, dw, O);
   std::fill(dw, dw + ch.K * O, T(0));
-  if (pointwise(g)) {
-    for (int64_t n = 0; n < g.batch; ++n)
-      gemm<T>(true, false, g.in_depth, O, ch.pixels, x + n * in_image, g.in_depth, dy + n * ch.pixels * O, O, true, dw, O);
-    return;
-  }
-  std::vector<T> col(static_cast<size_t>(ch.step * ch.K));
-  for (int64_t n = 0; n < g.batch; ++n) {
-    const T* image = x + n * in_image;
-    for (int64_t grp = 0; grp < g.groups; ++grp)
-      for (int64_t p0 = 0; p0 < ch.pixels; p0 += ch.step) {
-        const int64_t p1 = std::min(ch.pixels, p0 + ch.step);
-        for_each_patch(g, grp, p0, p1, [&](int64_t at, int64_t from) { col[static_cast<size_t>(at)] = from < 0 ? T(0) : image[from]; });
-        gemm<T>(true, false, ch.K, og, p1 - p0, col.data(), ch.K, dy + (n * ch.pixels + p0) * O + grp * og, O, true,
-                dw + grp * og, O);
-      }
-  }
+  const auto col = column_buffer<T>(ch);
+  for (int64_t grp = 0; grp < g.groups; ++grp)
+    for (int64_t r0 = 0; r0 < ch.rows; r0 += ch.step) {
+      const int64_t r1 = std::min(ch.rows, r0 + ch.step);
+      for_each_patch(g, grp, r0, r1, [&](int64_t at, int64_t from) { col[static_cast<size_t>(at)] = from < 0 ? T(0) : x[from]; });
+      gemm<T>(true, false, ch.K, og, r1 - r0, col.get(), ch.K, dy + r0 * O + grp * og, O, true, dw + grp * og, O);
+    }
 }
 
 // An NHWC copy of an NCHW tensor (or the tensor itself).

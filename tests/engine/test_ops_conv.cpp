@@ -372,6 +372,25 @@ class TestOpsConv : public QObject {
     }
   }
 
+  void deep_filter_gradients_through_gemm_match_the_direct_loop() {
+    // 256+ input channels, NHWC: the filter gradient is computed by im2col + sgemm (conv_common.cpp).
+    for (const char* padding : {"SAME", "VALID"}) {
+      Case k;
+      k.padding = padding;
+      k.n = 2;
+      k.h = 3;
+      k.w = 4;
+      k.c = k.ki = 256;
+      k.kh = k.kw = 2;
+      k.ko = 3;
+      const std::vector<double> xv = values(k.in_shape().num_elements(), 41), dyv = values(k.out_shape().num_elements(), 42);
+      const Direct want = direct(k, xv, std::vector<double>(static_cast<size_t>(k.filter_shape().num_elements())), dyv);
+      QVERIFY(near(run1("Conv2DBackpropFilter", k.attrs(), {T(DType::Float, k.in_shape(), xv), shape_tensor(k.filter_shape()),
+                                                            T(DType::Float, k.out_shape(), dyv)}),
+                   want.dw, 1e-5, k.name()));
+    }
+  }
+
   void depthwise_matches_the_direct_loop() {
     for (const Case& k : depthwise_cases()) {
       const std::vector<double> xv = values(k.in_shape().num_elements(), 7), wv = values(k.filter_shape().num_elements(), 8),
