@@ -182,11 +182,17 @@ double max_relative_difference(const Tensor& t, const std::vector<float>& want) 
   return worst;
 }
 
-// Medians of `reps` rounds, each running every function once, in turn.
+// Medians of `reps` rounds, each running every function once, the order
+// rotating from round to round: oneDNN's OpenMP threads and OpenBLAS's keep
+// spinning for a while after a call and slow whatever runs next, so each
+// function follows each other one equally often.
 std::vector<double> interleaved(int reps, const std::vector<std::function<void()>>& fns) {
   std::vector<std::vector<double>> times(fns.size());
   for (int r = 0; r < reps; ++r)
-    for (size_t i = 0; i < fns.size(); ++i) times[i].push_back(bench::seconds_of(fns[i]));
+    for (size_t k = 0; k < fns.size(); ++k) {
+      const size_t i = (k + static_cast<size_t>(r)) % fns.size();
+      times[i].push_back(bench::seconds_of(fns[i]));
+    }
   std::vector<double> out;
   for (auto& t : times) out.push_back(bench::median(t));
   return out;
@@ -210,7 +216,7 @@ double sgemm_gflops(int n, int reps) {
 int main(int argc, char** argv) {
   const bool smoke = bench::smoke_mode(argc, argv);
   const int64_t batch = smoke ? 1 : 8;
-  const int reps = smoke ? 1 : 5;
+  const int reps = smoke ? 1 : 9;
   const std::vector<Layer> layers =
       smoke ? std::vector<Layer>{{"tiny3x3", 12, 8, 3, 8, 1}, {"tiny7x7s2", 16, 3, 7, 8, 2}}
             : std::vector<Layer>{{"conv1_224x3_7x7s2_64", 224, 3, 7, 64, 2},
