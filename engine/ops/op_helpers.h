@@ -92,6 +92,7 @@ void register_stitch_ops(OpRegistry& r);     // stitch_ops.cpp
 void register_matmul_op(OpRegistry& r);      // matmul_op.cpp
 void register_nn_ops(OpRegistry& r);         // nn_ops.cpp (calls register_softmax_ops)
 void register_softmax_ops(OpRegistry& r);    // softmax_ops.cpp
+void register_conv_ops(OpRegistry& r);       // conv_ops.cpp (+ depthwise_conv_ops.cpp, fused_conv_ops.cpp)
 void register_segment_ops(OpRegistry& r);    // segment_ops.cpp
 void register_sparse_ops(OpRegistry& r);     // sparse_ops.cpp
 void register_array_ops(OpRegistry& r);      // array_ops.cpp

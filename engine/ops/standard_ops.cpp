@@ -22,6 +22,7 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_stitch_ops(registry);
   ops::register_matmul_op(registry);
   ops::register_nn_ops(registry);
+  ops::register_conv_ops(registry);
   ops::register_array_ops(registry);
   ops::register_concat_ops(registry);
   ops::register_random_ops(registry);

@@ -26,6 +26,7 @@ void register_gradient_functions(OpRegistry& registry) {
   grad::add_nn_gradients(table);
   grad::add_activation_gradients(table);
   grad::add_pool_norm_gradients(table);
+  grad::add_conv_gradients(table);
   grad::add_array_gradients(table);
   grad::add_logging_gradients(table);
   grad::add_sparse_gradients(table);

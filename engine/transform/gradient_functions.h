@@ -44,6 +44,7 @@ void add_tile_stitch_gradients(GradTable& table);   // tile_stitch_gradients.cpp
 void add_nn_gradients(GradTable& table);     // nn_gradients.cpp
 void add_activation_gradients(GradTable& table);  // activation_gradients.cpp: Relu6, LeakyRelu, Elu, Selu, Softplus, Softsign
 void add_pool_norm_gradients(GradTable& table);  // pool_norm_gradients.cpp (pooling, batch norm, LRN, resize)
+void add_conv_gradients(GradTable& table);   // conv_gradients.cpp (Conv2D, depthwise, their backprops)
 void add_array_gradients(GradTable& table);  // array_gradients.cpp
 void add_logging_gradients(GradTable& table);  // logging_gradients.cpp
 void add_sparse_gradients(GradTable& table); // sparse_gradients.cpp (segment reductions, sparse tensors)
