@@ -84,7 +84,14 @@ ReplicateDialog::ReplicateDialog(const QStringList& node_names, QWidget* parent)
   form->addRow(QStringLiteral("&Replicas:"), replicas_);
   form->addRow(QStringLiteral("&Devices:"), devices_);
   form->addRow(QStringLiteral("&Split inputs:"), split_);
+  loss_ = new QLineEdit(this);
+  loss_->setObjectName(QStringLiteral("lossEdit"));
+  loss_->setPlaceholderText(QStringLiteral("training: e.g. loss"));
+  loss_->setToolTip(QStringLiteral("A scalar loss: each tower computes it and its gradients, the gradients are averaged "
+                                   "and one train op applies them"));
+  loss_->setCompleter(new ListCompleter(names_, loss_));
   form->addRow(QStringLiteral("&Merge outputs:"), merge_);
+  form->addRow(QStringLiteral("&Loss:"), loss_);
   layout->addLayout(form);
 
   problem_ = new QLabel(this);
@@ -105,7 +112,7 @@ ReplicateDialog::ReplicateDialog(const QStringList& node_names, QWidget* parent)
     devices_edited_ = true;
     validate();
   });
-  for (QLineEdit* e : {split_, merge_}) connect(e, &QLineEdit::textChanged, this, &ReplicateDialog::validate);
+  for (QLineEdit* e : {split_, merge_, loss_}) connect(e, &QLineEdit::textChanged, this, &ReplicateDialog::validate);
 
   validate();
 }
@@ -117,12 +124,21 @@ QString ReplicateDialog::default_devices(int replicas) {
 }
 
 bool ReplicateDialog::guess_endpoints(const Graph& graph, ReplicateOptions* options) {
-  const bool ok = graph.find("input_data") && graph.find("output");
-  if (ok && options) {
-    options->split_inputs = {"input_data"};
-    options->merge_outputs = {"output"};
+  if (graph.find("input_data") && graph.find("output")) {
+    if (options) {
+      options->split_inputs = {"input_data"};
+      options->merge_outputs = {"output"};
+    }
+    return true;
   }
-  return ok;
+  if (graph.find("features") && graph.find("labels") && graph.find("loss")) {
+    if (options) {
+      options->split_inputs = {"features", "labels"};
+      options->loss = "loss";
+    }
+    return true;
+  }
+  return false;
 }
 
 void ReplicateDialog::set_options(const ReplicateOptions& options) {
@@ -133,6 +149,7 @@ void ReplicateDialog::set_options(const ReplicateOptions& options) {
   }
   if (!options.split_inputs.empty()) split_->setText(join(options.split_inputs));
   if (!options.merge_outputs.empty()) merge_->setText(join(options.merge_outputs));
+  if (!options.loss.empty()) loss_->setText(QString::fromStdString(options.loss));
   validate();
 }
 
@@ -142,6 +159,7 @@ ReplicateOptions ReplicateDialog::options() const {
   o.devices = to_std(split_list(devices_->text()));
   o.split_inputs = to_std(split_list(split_->text()));
   o.merge_outputs = to_std(split_list(merge_->text()));
+  o.loss = loss_->text().trimmed().toStdString();
   return o;
 }
 
@@ -151,11 +169,12 @@ void ReplicateDialog::validate() {
   const QStringList devices = split_list(devices_->text());
   if (devices.size() != replicas_->value())
     problem = QStringLiteral("Give one device per replica (%1 given, %2 needed).").arg(devices.size()).arg(replicas_->value());
-  for (QLineEdit* e : {split_, merge_}) {
+  const bool training = !loss_->text().trimmed().isEmpty();
+  for (QLineEdit* e : {split_, merge_, loss_}) {
     const QStringList list = split_list(e->text());
-    if (problem.isEmpty() && list.isEmpty())
-      problem = e == split_ ? QStringLiteral("Name at least one input to split.")
-                            : QStringLiteral("Name at least one output to merge.");
+    if (problem.isEmpty() && list.isEmpty() && e == split_) problem = QStringLiteral("Name at least one input to split.");
+    if (problem.isEmpty() && list.isEmpty() && e == merge_ && !training)
+      problem = QStringLiteral("Name at least one output to merge, or a loss to train on.");
     for (const QString& n : list)
       if (problem.isEmpty() && !names_.contains(n)) problem = QStringLiteral("No node named '%1'.").arg(n);
   }

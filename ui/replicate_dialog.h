@@ -1,7 +1,8 @@
 #pragma once
 // Graph → Replicate…: asks for the in-graph replication parameters (tower
-// count, one device per tower, the inputs to split and the outputs to merge,
-// with node-name completion) and hands back ReplicateOptions.
+// count, one device per tower, the inputs to split, the outputs to merge and,
+// for training, the loss, with node-name completion) and hands back
+// ReplicateOptions.
 #include <QDialog>
 #include <QStringList>
 
@@ -25,9 +26,10 @@ class ReplicateDialog : public QDialog {
   void set_options(const ReplicateOptions& options);
   ReplicateOptions options() const;
 
-  // The defaults for the matmul samples: split "input_data", merge "output",
-  // each only if the graph has such a node. False when either is missing
-  // (then the dialog has to ask).
+  // The defaults for the matmul samples (split "input_data", merge "output")
+  // and for the training templates (split "features" and "labels", train on
+  // "loss"), each only if the graph has those nodes. False when it has
+  // neither set (then the dialog has to ask).
   static bool guess_endpoints(const Graph& graph, ReplicateOptions* options);
   // "/gpu:0,/gpu:1,..." for `replicas` towers.
   static QString default_devices(int replicas);
@@ -36,6 +38,7 @@ class ReplicateDialog : public QDialog {
   QLineEdit* devices_edit() const { return devices_; }
   QLineEdit* split_edit() const { return split_; }
   QLineEdit* merge_edit() const { return merge_; }
+  QLineEdit* loss_edit() const { return loss_; }
 
  private:
   void validate();
@@ -45,6 +48,7 @@ class ReplicateDialog : public QDialog {
   QLineEdit* devices_ = nullptr;
   QLineEdit* split_ = nullptr;
   QLineEdit* merge_ = nullptr;
+  QLineEdit* loss_ = nullptr;
   QLabel* problem_ = nullptr;
   QDialogButtonBox* buttons_ = nullptr;
   bool devices_edited_ = false;  // stop regenerating the default once typed in

@@ -117,8 +117,9 @@ StartupOutcome run_startup_script(MainWindow& window, const StartupOptions& o) {
     const bool guessed = ReplicateDialog::guess_endpoints(*window.document()->graph, &guess);
     if (options.split_inputs.empty() && guessed) options.split_inputs = guess.split_inputs;
     if (options.merge_outputs.empty() && guessed) options.merge_outputs = guess.merge_outputs;
+    if (options.merge_outputs.empty() && guessed) options.loss = guess.loss;
     QString error;
-    if (options.split_inputs.empty() || options.merge_outputs.empty()) {
+    if (options.split_inputs.empty() || (options.merge_outputs.empty() && options.loss.empty())) {
       if (screenshot) return fail(QStringLiteral("--replicas: give --split and --merge for this graph"), 2);
       ask_replicate = true;
     } else if (!window.replicate(options, &error)) {

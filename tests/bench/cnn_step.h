@@ -3,36 +3,17 @@
 // editor and `flowlens-run template cnn` use), timed through a Session:
 // images/s, and the GFLOP/s of its convolutions and matrix products as a
 // fraction of this machine's sgemm peak measured in the same run.
-#include <cblas.h>
-
-#include <cstdio>
-#include <random>
+#include <vector>
 
 #include "analysis/infer_shapes.h"
 #include "bench_util.h"
 #include "exec/session.h"
+#include "graph/edge_index.h"
 #include "graph/variable_initializers.h"
 #include "ops/op_registry.h"
 #include "transform/graph_templates.h"
 
 namespace flowlens::bench {
-
-// The best sgemm rate of n×n×n products on this machine (OpenBLAS, all cores).
-inline double sgemm_peak_gflops(int n, int reps) {
-  std::vector<float> a(static_cast<std::size_t>(n) * n), b(a.size()), c(a.size());
-  std::mt19937 rng(1);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  for (float& x : a) x = dist(rng);
-  for (float& x : b) x = dist(rng);
-  double best = 1e30;
-  for (int i = 0; i < reps + 1; ++i) {  // the first run warms up
-    const double t = seconds_of([&] {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
-    });
-    if (i > 0) best = std::min(best, t);
-  }
-  return 2.0 * n * n * static_cast<double>(n) / best / 1e9;
-}
 
 // Multiply-adds ×2 of every Conv2D, Conv2DBackpropInput/Filter and MatMul in a
 // graph, from its inferred shapes: what a training step must compute at least.

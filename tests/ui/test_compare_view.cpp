@@ -209,8 +209,22 @@ class CompareViewTest : public QObject {
     QVERIFY(ok->isEnabled());
     d.merge_edit()->setText(QStringLiteral("nope"));
     QVERIFY(!ok->isEnabled());
+    // A training graph shaped like the templates (features, labels, loss) trains on its loss.
     QVERIFY(w.open_file(sample("mlp_model.pbtxt")));
-    QVERIFY(!flowlens::ui::ReplicateDialog::guess_endpoints(*w.document()->graph, nullptr));
+    flowlens::ReplicateOptions training;
+    QVERIFY(flowlens::ui::ReplicateDialog::guess_endpoints(*w.document()->graph, &training));
+    QCOMPARE(training.split_inputs, (std::vector<std::string>{"features", "labels"}));
+    QCOMPARE(training.loss, std::string("loss"));
+    QVERIFY(training.merge_outputs.empty());
+    flowlens::ui::ReplicateDialog t({QStringLiteral("features"), QStringLiteral("labels"), QStringLiteral("loss")});
+    t.set_options(training);
+    auto* train_ok = t.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+    QVERIFY(train_ok->isEnabled());  // a loss instead of merge outputs
+    QCOMPARE(t.options().loss, std::string("loss"));
+    t.loss_edit()->clear();
+    QVERIFY(!train_ok->isEnabled());
+    const flowlens::Graph other = flowlens::parse_graph_text("node { name: 'x' op: 'NoOp' }", "other.pbtxt");
+    QVERIFY(!flowlens::ui::ReplicateDialog::guess_endpoints(other, nullptr));
   }
 
   // The CNN template's forward model on 2 towers: Compare Loss shows the
