@@ -1,6 +1,6 @@
 // The Diagnostics dock at first sight of a real export: one finding repeated
 // over many nodes (a ResNet export warns about its unknown ops once per
-// node) is one row per kind and op, "unknown op '_Arg' ×5", expanding to a
+// node) is one row per kind and op, "unknown op 'CudnnRNN' ×5", expanding to a
 // row per node; a finding on one node stays a single row. Validation tags
 // each diagnostic with its kind and op for that (analysis/validate.h).
 #include <QtTest>
@@ -15,13 +15,13 @@ using flowlens::ui::DiagnosticsPanel;
 
 namespace {
 
-// 5 × _Arg, 3 × _Retval, one _Other (ops nobody registered: warnings) and
+// 5 × CudnnRNN, 3 × CudnnRNNBackprop, one _Other (ops FlowLens does not register: warnings) and
 // two Negs reading nodes that are not there (errors).
 std::vector<Diagnostic> mixed_diagnostics() {
   std::string text;
-  for (int i = 0; i < 5; ++i) text += "node { name: \"arg_" + std::to_string(i) + "\" op: \"_Arg\" }\n";
+  for (int i = 0; i < 5; ++i) text += "node { name: \"arg_" + std::to_string(i) + "\" op: \"CudnnRNN\" }\n";
   for (int i = 0; i < 3; ++i)
-    text += "node { name: \"ret_" + std::to_string(i) + "\" op: \"_Retval\" input: \"arg_" + std::to_string(i) + "\" }\n";
+    text += "node { name: \"ret_" + std::to_string(i) + "\" op: \"CudnnRNNBackprop\" input: \"arg_" + std::to_string(i) + "\" }\n";
   text += "node { name: \"odd\" op: \"_Other\" }\n";
   text += "node { name: \"neg_a\" op: \"Neg\" input: \"ghost\" attr { key: \"T\" value { type: DT_FLOAT } } }\n";
   text += "node { name: \"neg_b\" op: \"Neg\" input: \"phantom\" attr { key: \"T\" value { type: DT_FLOAT } } }\n";
@@ -40,7 +40,7 @@ class DiagnosticsPanelTest : public QObject {
     QCOMPARE(diagnostics.size(), std::size_t{11});
     int unknown_args = 0, missing = 0;
     for (const Diagnostic& d : diagnostics) {
-      unknown_args += d.kind == Diagnostic::Kind::UnknownOp && d.op == "_Arg";
+      unknown_args += d.kind == Diagnostic::Kind::UnknownOp && d.op == "CudnnRNN";
       missing += d.kind == Diagnostic::Kind::MissingInput && d.op == "Neg";
     }
     QCOMPARE(unknown_args, 5);
@@ -54,8 +54,8 @@ class DiagnosticsPanelTest : public QObject {
     const QStringList summary = panel.summary_lines();
     QCOMPARE(summary.size(), 4);
     QCOMPARE(summary[0], QStringLiteral("error \u00B7 inputs naming nodes not in the graph on Neg nodes \u00D72"));
-    QCOMPARE(summary[1], QStringLiteral("warning \u00B7 unknown op '_Arg' \u00D75"));
-    QCOMPARE(summary[2], QStringLiteral("warning \u00B7 unknown op '_Retval' \u00D73"));
+    QCOMPARE(summary[1], QStringLiteral("warning \u00B7 unknown op 'CudnnRNN' \u00D75"));
+    QCOMPARE(summary[2], QStringLiteral("warning \u00B7 unknown op 'CudnnRNNBackprop' \u00D73"));
     QVERIFY2(summary[3].startsWith(QStringLiteral("warning: node 'odd': unknown op '_Other'")), qPrintable(summary[3]));
     QVERIFY(panel.rootIsDecorated());
 
@@ -73,7 +73,7 @@ class DiagnosticsPanelTest : public QObject {
     const QStringList lines = panel.lines();
     QCOMPARE(lines.size(), 11);
     QVERIFY2(lines[0].startsWith(QStringLiteral("error: node 'neg_a': input 'ghost'")), qPrintable(lines[0]));
-    QVERIFY2(lines[4].startsWith(QStringLiteral("warning: node 'arg_2': unknown op '_Arg'")), qPrintable(lines[4]));
+    QVERIFY2(lines[4].startsWith(QStringLiteral("warning: node 'arg_2': unknown op 'CudnnRNN'")), qPrintable(lines[4]));
   }
 
   void child_rows_select_their_node() {
@@ -92,7 +92,7 @@ class DiagnosticsPanelTest : public QObject {
 
   void an_export_with_thousands_of_warnings_is_two_rows() {
     std::string text;
-    for (int i = 0; i < 1200; ++i) text += "node { name: \"conv" + std::to_string(i) + "/_Arg\" op: \"_Arg\" }\n";
+    for (int i = 0; i < 1200; ++i) text += "node { name: \"conv" + std::to_string(i) + "/CudnnRNN\" op: \"CudnnRNN\" }\n";
     const auto diagnostics =
         flowlens::validate_graph(flowlens::parse_graph_text(text, "resnet"), flowlens::OpRegistry::global());
     DiagnosticsPanel panel;

@@ -424,7 +424,8 @@ class TestGraphEditor : public QObject {
     QTest::keyClicks(palette->search_edit(), QStringLiteral("matm"));  // a substring, any case
     QStringList found = palette->visible_ops();
     found.sort();
-    QCOMPARE(found, (QStringList{QStringLiteral("BatchMatMul"), QStringLiteral("BatchMatMulV2"), QStringLiteral("MatMul")}));
+    QCOMPARE(found, (QStringList{QStringLiteral("BatchMatMul"), QStringLiteral("BatchMatMulV2"), QStringLiteral("BatchMatMulV3"),
+                              QStringLiteral("MatMul"), QStringLiteral("_FusedMatMul")}));
     palette->search_edit()->clear();
     QVERIFY(palette->visible_ops().size() > 40);
   }
