@@ -5,6 +5,8 @@
 #include <cmath>
 #include <mutex>
 #include <random>
+#include <unordered_map>
+#include <vector>
 
 #include "ops/op_helpers.h"
 
@@ -109,6 +111,33 @@ Shape image_shape(const ImageAttrs& a) {
   return s;
 }
 
+// Class k's pattern, [channels, height, width]: its own random stream (fixed by
+// the seed and k), so any class can be drawn without drawing the others.
+std::vector<float> class_pattern(const ImageAttrs& a, int64_t k) {
+  std::mt19937_64 cg = engine_for(static_cast<uint64_t>(a.seed), (uint64_t{1} << 63) | static_cast<uint64_t>(k));
+  constexpr double kTwoPi = 2.0 * 3.14159265358979323846;
+  const int64_t plane = a.height * a.width;
+  std::vector<float> pattern(static_cast<std::size_t>(a.channels * plane));
+  const double fy = 1.0 + std::floor(uniform01(cg) * 3.0);
+  const double fx = 1.0 + std::floor(uniform01(cg) * 3.0);
+  const int64_t side = std::max<int64_t>(1, std::min(a.height, a.width) / 4);
+  const auto sy = static_cast<int64_t>(uniform01(cg) * static_cast<double>(a.height - side + 1));
+  const auto sx = static_cast<int64_t>(uniform01(cg) * static_cast<double>(a.width - side + 1));
+  for (int64_t c = 0; c < a.channels; ++c) {
+    const double phase = kTwoPi * uniform01(cg);
+    float* p = pattern.data() + c * plane;
+    for (int64_t y = 0; y < a.height; ++y)
+      for (int64_t x = 0; x < a.width; ++x) {
+        const double wave = std::sin(kTwoPi * (fy * static_cast<double>(y) / static_cast<double>(a.height) +
+                                               fx * static_cast<double>(x) / static_cast<double>(a.width)) +
+                                     phase);
+        const bool in_square = y >= sy && y < sy + side && x >= sx && x < sx + side;
+        p[y * a.width + x] = static_cast<float>(0.5 * wave + (in_square ? 1.0 : 0.0));
+      }
+  }
+  return pattern;
+}
+
 void synthetic_images_kernel(KernelContext& ctx) {
   const ImageAttrs a = image_attrs(ctx.node());
   const Shape shape = image_shape(a);
@@ -121,30 +150,9 @@ void synthetic_images_kernel(KernelContext& ctx) {
   }
   const auto seed = static_cast<uint64_t>(a.seed);
   const int64_t plane = a.height * a.width;
-  // The class patterns, [classes, channels, height, width], checked like any tensor.
-  Tensor pattern_storage(DType::Float, Shape{a.classes, a.channels, a.height, a.width});
-  float* patterns = pattern_storage.data<float>();
-  std::mt19937_64 cg = engine_for(seed, ~uint64_t{0});
-  constexpr double kTwoPi = 2.0 * 3.14159265358979323846;
-  for (int64_t k = 0; k < a.classes; ++k) {
-    const double fy = 1.0 + std::floor(uniform01(cg) * 3.0);
-    const double fx = 1.0 + std::floor(uniform01(cg) * 3.0);
-    const int64_t side = std::max<int64_t>(1, std::min(a.height, a.width) / 4);
-    const auto sy = static_cast<int64_t>(uniform01(cg) * static_cast<double>(a.height - side + 1));
-    const auto sx = static_cast<int64_t>(uniform01(cg) * static_cast<double>(a.width - side + 1));
-    for (int64_t c = 0; c < a.channels; ++c) {
-      const double phase = kTwoPi * uniform01(cg);
-      float* p = patterns + (k * a.channels + c) * plane;
-      for (int64_t y = 0; y < a.height; ++y)
-        for (int64_t x = 0; x < a.width; ++x) {
-          const double wave = std::sin(kTwoPi * (fy * static_cast<double>(y) / static_cast<double>(a.height) +
-                                                 fx * static_cast<double>(x) / static_cast<double>(a.width)) +
-                                       phase);
-          const bool in_square = y >= sy && y < sy + side && x >= sx && x < sx + side;
-          p[y * a.width + x] = static_cast<float>(0.5 * wave + (in_square ? 1.0 : 0.0));
-        }
-    }
-  }
+  // Only the classes this batch draws are drawn as patterns (1,000 classes of
+  // 224x224 would cost more than the step they feed).
+  std::unordered_map<int64_t, std::vector<float>> patterns;
   std::mt19937_64 g = engine_for(seed, static_cast<uint64_t>(batch_index));
   Tensor& images = ctx.allocate_output(0, DType::Float, shape);
   Tensor& labels = ctx.allocate_output(1, DType::Int32, Shape{a.batch});
@@ -153,7 +161,9 @@ void synthetic_images_kernel(KernelContext& ctx) {
   for (int64_t i = 0; i < a.batch; ++i) {
     const auto label = std::min(static_cast<int64_t>(uniform01(g) * static_cast<double>(a.classes)), a.classes - 1);
     py[i] = static_cast<int32_t>(label);
-    const float* p = patterns + label * a.channels * plane;
+    auto [it, fresh] = patterns.try_emplace(label);
+    if (fresh) it->second = class_pattern(a, label);
+    const float* p = it->second.data();
     float* img = out + i * a.channels * plane;
     for (int64_t c = 0; c < a.channels; ++c)
       for (int64_t yx = 0; yx < plane; ++yx) {
