@@ -3,6 +3,7 @@
 // --init-args, --seed and --arg-map, with --checkpoint for the resource
 // arguments' first values.
 #include <iostream>
+#include <sstream>
 
 #include "analysis/infer_shapes.h"
 #include "commands.h"
@@ -66,8 +67,9 @@ FeedList parse_feeds(const std::vector<std::string>& specs, const GraphAnalysis&
 void add_function_body_flags(CLI::App* cmd, FunctionBodyFlags& flags) {
   cmd->add_option("--init-args", flags.init_args,
                   "Function-body graphs: give resource _Args (variables) that --checkpoint does not a first value: "
-                  "zeros, or random (glorot-uniform weights of rank >= 2, zeros for biases, counters and optimizer "
-                  "slots; seeded by --seed)")
+                  "zeros, or random (glorot-uniform weights of rank >= 2; TensorFlow/Keras's defaults for variables "
+                  "reaching a batch norm's scale or variance (1) or an optimizer's hyperparameters (Adam lr 0.001, "
+                  "beta1 0.9, ...); zeros for biases, counters and optimizer slots; seeded by --seed)")
       ->check(CLI::IsMember({"zeros", "random"}));
   cmd->add_option("--seed", flags.seed, "Seed of --init-args random (default 0)");
   cmd->add_option("--arg-map", flags.arg_map,
@@ -100,6 +102,14 @@ void initialize_function_args(Session& session, const FunctionBody& body, const 
   if (filled > 0)
     std::cerr << "note: initialized " << filled << " resource argument(s) with " << flags.init_args
               << (flags.init_args == "random" ? " (seed " + std::to_string(flags.seed) + ")" : std::string()) << "\n";
+  // One line per role, so a learning rate or a gamma that is not a glorot
+  // weight shows where its value came from.
+  for (const auto& [role, args] : report.by_role) {
+    std::ostringstream value;
+    value << role.value;
+    std::cerr << "note: --init-args random: " << args.size() << " resource argument(s) reaching " << role.kind
+              << " start at " << value.str() << " (TensorFlow/Keras's default there)\n";
+  }
 }
 
 }  // namespace flowlens::cli

@@ -8,6 +8,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <string_view>
 
 #include "common/trim.h"
 #include "graph/edge_index.h"
@@ -86,11 +87,23 @@ Tensor zeros(DType dtype, const Shape& shape) {
   return t;
 }
 
+// Whether --init-args random gives `arg` its role's default.
+bool fills_by_role(const FunctionArg& arg, ArgFill fill) {
+  return fill == ArgFill::Random && arg.role && dtype_is_floating(arg.var_dtype);
+}
+
 // The value `arg`'s variable starts with when no checkpoint gives it.
 Tensor fill_value(const FunctionArg& arg, ArgFill fill, std::mt19937_64& random) {
+  Tensor t = zeros(arg.var_dtype, arg.var_shape);
+  if (fills_by_role(arg, fill)) {
+    ops::dispatch<ops::FloatTypes>(arg.var_dtype, "--init-args random", [&](auto tag) {
+      using T = decltype(tag);
+      std::fill_n(t.data<T>(), t.num_elements(), static_cast<T>(arg.role->value));
+    });
+    return t;
+  }
   const bool weight = fill == ArgFill::Random && dtype_is_floating(arg.var_dtype) && arg.var_shape.rank() >= 2 &&
                       !arg.optimizer_slot;
-  Tensor t = zeros(arg.var_dtype, arg.var_shape);
   if (!weight) return t;
   double fan_in = 0, fan_out = 0;
   keras_fans(arg.var_shape, &fan_in, &fan_out);
@@ -105,6 +118,110 @@ Tensor fill_value(const FunctionArg& arg, ArgFill fill, std::mt19937_64& random)
     }
   });
   return t;
+}
+
+// The ports of a value-preserving op that carry its data input `input` on
+// (ReadVariableOp: the variable's value); nullopt for any other op.
+std::optional<std::vector<int>> passed_through(const std::string& op, int input) {
+  static const std::set<std::string, std::less<>> one_to_one = {
+      "ReadVariableOp", "Identity",     "Cast",        "Snapshot", "StopGradient", "PreventGradient",
+      "CheckNumerics",  "CheckNumericsV2", "EnsureShape", "Enter",    "Exit",         "NextIteration"};
+  if (op == "IdentityN") return std::vector<int>{input};
+  if (op == "Merge") return std::vector<int>{0};
+  if (op == "Switch") return input == 0 ? std::vector<int>{0, 1} : std::vector<int>{};  // not the predicate
+  if (one_to_one.count(op)) return input == 0 ? std::vector<int>{0} : std::vector<int>{};
+  return std::nullopt;
+}
+
+// TensorFlow's and Keras's defaults by consumer and input name (see
+// FunctionBody::initialize_resource_args). `family` is the op without its
+// Resource / Sparse / Apply prefixes.
+struct RoleDefault {
+  const char* family;
+  const char* input;
+  double value;
+};
+constexpr RoleDefault kRoleDefaults[] = {
+    // Keras's BatchNormalization: gamma_initializer and moving_variance_initializer "ones".
+    {"FusedBatchNorm", "scale", 1.0},
+    {"FusedBatchNorm", "variance", 1.0},
+    // Keras's Adam(learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7);
+    // TF1's AdamOptimizer creates beta1_power and beta2_power with values beta1, beta2.
+    {"Adam", "lr", 0.001},
+    {"Adam", "beta1", 0.9},
+    {"Adam", "beta2", 0.999},
+    {"Adam", "epsilon", 1e-7},
+    {"Adam", "beta1_power", 0.9},
+    {"Adam", "beta2_power", 0.999},
+    // Keras's SGD(learning_rate=0.01, momentum=0.0).
+    {"GradientDescent", "alpha", 0.01},
+    {"Momentum", "lr", 0.01},
+    {"Momentum", "momentum", 0.0},
+    {"KerasMomentum", "lr", 0.01},
+    {"KerasMomentum", "momentum", 0.0},
+    // Keras's RMSprop(learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7).
+    {"RMSProp", "lr", 0.001},
+    {"RMSProp", "rho", 0.9},
+    {"RMSProp", "momentum", 0.0},
+    {"RMSProp", "epsilon", 1e-7},
+    // Keras's Adagrad(learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7).
+    {"Adagrad", "lr", 0.001},
+    {"Adagrad", "accum", 0.1},
+    {"AdagradV2", "lr", 0.001},
+    {"AdagradV2", "epsilon", 1e-7},
+    {"AdagradV2", "accum", 0.1},
+    // Keras's Ftrl(learning_rate=0.001, learning_rate_power=-0.5, initial_accumulator_value=0.1).
+    {"Ftrl", "lr", 0.001},
+    {"Ftrl", "lr_power", -0.5},
+    {"Ftrl", "accum", 0.1},
+    {"FtrlV2", "lr", 0.001},
+    {"FtrlV2", "lr_power", -0.5},
+    {"FtrlV2", "accum", 0.1},
+};
+
+// "ResourceSparseApplyAdagradV2" -> "AdagradV2", "FusedBatchNormV3" ->
+// "FusedBatchNorm"; "" for an op no default is for.
+std::string role_family(std::string_view op) {
+  if (op == "FusedBatchNorm" || op == "FusedBatchNormV2" || op == "FusedBatchNormV3") return "FusedBatchNorm";
+  if (op.starts_with("Resource")) op.remove_prefix(8);
+  if (op.starts_with("Sparse")) op.remove_prefix(6);
+  if (!op.starts_with("Apply")) return {};
+  op.remove_prefix(5);
+  return std::string(op);
+}
+
+// The role the value of node `arg` (a resource argument) plays: followed
+// through value-preserving ops to the inputs that consume it. None when it
+// reaches no input with a default, or inputs whose defaults differ.
+std::optional<ArgRole> role_of(const Graph& graph, const EdgeIndex& edges, int arg) {
+  const OpRegistry& registry = OpRegistry::global();
+  std::vector<ArgRole> roles;
+  std::set<std::pair<int, int>> seen{{arg, 0}};
+  std::vector<std::pair<int, int>> work{{arg, 0}};
+  while (!work.empty()) {
+    const auto [node, port] = work.back();
+    work.pop_back();
+    for (const OutputEdge& e : edges.outputs(node)) {
+      if (e.is_control() || e.port != port) continue;
+      const Node& consumer = graph.nodes()[static_cast<size_t>(e.consumer)];
+      if (const auto ports = passed_through(consumer.op, e.input)) {
+        for (int p : *ports)
+          if (seen.insert({e.consumer, p}).second) work.emplace_back(e.consumer, p);
+        continue;
+      }
+      const std::string family = role_family(consumer.op);
+      if (family.empty()) continue;
+      const OpDef* def = registry.find(consumer.op);
+      const ArgDef* input = def ? def->input_arg(consumer, e.input) : nullptr;
+      if (!input) continue;
+      for (const RoleDefault& d : kRoleDefaults)
+        if (family == d.family && input->name == d.input) roles.push_back({family + " " + d.input, d.value});
+    }
+  }
+  if (roles.empty()) return std::nullopt;
+  for (const ArgRole& r : roles)
+    if (r.value != roles[0].value) return std::nullopt;
+  return roles[0];
 }
 
 }  // namespace
@@ -187,6 +304,7 @@ FunctionBody::FunctionBody(const Graph& graph) {
           if (!e.is_control() && e.input > 0 && (op.starts_with("ResourceApply") || op.starts_with("ResourceSparseApply")))
             a.optimizer_slot = true;
         }
+        a.role = role_of(graph, edges, static_cast<int>(i));
       } else if (const AttrValue* shapes = n.find_attr("_output_shapes")) {
         if (const AttrList* l = shapes->get_if<AttrList>(); l && !l->shape.empty()) a.shape = l->shape[0];
       }
@@ -392,8 +510,19 @@ ArgInitReport FunctionBody::initialize_resource_args(Session& session, const Arg
       std::lock_guard lock(v->mu);
       v->value = std::move(p.value);
     }
-    if (p.key.empty()) report.filled.push_back(p.arg->node);
-    else report.restored.emplace_back(p.arg->node, p.key);
+    if (!p.key.empty()) {
+      report.restored.emplace_back(p.arg->node, p.key);
+      continue;
+    }
+    report.filled.push_back(p.arg->node);
+    if (!fills_by_role(*p.arg, options.fill)) continue;
+    auto kind = std::find_if(report.by_role.begin(), report.by_role.end(),
+                             [&](const auto& r) { return r.first.kind == p.arg->role->kind; });
+    if (kind == report.by_role.end()) {
+      report.by_role.emplace_back(*p.arg->role, std::vector<std::string>{});
+      kind = std::prev(report.by_role.end());
+    }
+    kind->second.push_back(p.arg->node);
   }
   return report;
 }

@@ -18,6 +18,7 @@
 //     body does not tie to a return value), whichever values are fetched.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,15 @@
 #include "graph/graph.h"
 
 namespace flowlens {
+
+// What a resource argument's value is to the ops that read it, found by
+// following the value forward (see FunctionBody::initialize_resource_args):
+// its kind ("Adam lr", "FusedBatchNorm scale") and the default TensorFlow /
+// Keras gives a variable in that role.
+struct ArgRole {
+  std::string kind;
+  double value = 0;
+};
 
 struct FunctionArg {
   std::string node;
@@ -37,6 +47,9 @@ struct FunctionArg {
   Shape var_shape = Shape::unknown_rank();
   // Input 1.. of a ResourceApply* op: an optimizer slot (Adam's m and v), not a weight.
   bool optimizer_slot = false;
+  // The role its value plays, when the consumers it reaches give it one (and
+  // agree on the default); --init-args random starts it at role->value.
+  std::optional<ArgRole> role;
   // "arg:3 'x' (float [4,3])" for messages.
   std::string describe() const;
 };
@@ -58,7 +71,7 @@ void resource_arg_handle_data(const Node& node, DType* dtype, Shape* shape);
 enum class ArgFill {
   None,    // every resource argument must come from the checkpoint
   Zeros,   // zeros of the variable's dtype and shape
-  Random,  // glorot-uniform weights, zeros for the rest (see initialize_resource_args)
+  Random,  // glorot-uniform weights, role defaults, zeros for the rest (see initialize_resource_args)
 };
 
 struct ArgInitOptions {
@@ -74,6 +87,9 @@ struct ArgInitReport {
   std::vector<std::pair<std::string, std::string>> restored;  // (argument node, checkpoint key)
   std::vector<std::string> filled;                            // given by the fill
   std::vector<std::string> unmatched;                         // not in the checkpoint (then filled)
+  // Of `filled`, those ArgFill::Random gave their role's default, by kind in
+  // argument order: (role, argument nodes).
+  std::vector<std::pair<ArgRole, std::vector<std::string>>> by_role;
 };
 
 // Reads an argument-to-checkpoint-key map: one "ARG KEY" or "ARG=KEY" pair a
@@ -133,11 +149,34 @@ class FunctionBody {
   // Arguments the checkpoint does not give are filled by options.fill; with
   // ArgFill::None they are an Error listing each, with the checkpoint keys of
   // the same dtype and shape as candidates for a map.
-  // ArgFill::Random: floating-point variables of rank >= 2 that are not
-  // optimizer slots get glorot-uniform values, U(-l, l) with
-  // l = sqrt(6 / (fan_in + fan_out)) as Keras computes the fans, drawn from a
-  // generator seeded by options.seed (arguments in index order); biases,
-  // scalars, integers and optimizer slots get zeros, as Keras initializes them.
+  // ArgFill::Random gives each floating-point variable what Keras would:
+  //   * by role: the argument's value is followed forward, through
+  //     ReadVariableOp and value-preserving ops (Identity, IdentityN port by
+  //     port, Cast, Snapshot, StopGradient, PreventGradient, CheckNumerics,
+  //     EnsureShape, Enter/Exit/NextIteration/Switch/Merge), to the inputs it
+  //     reaches; by the registered name of such an input it gets
+  //       FusedBatchNorm{,V2,V3} scale, variance            1 (Keras's gamma and
+  //                                                          moving_variance)
+  //       *ApplyAdam lr 0.001, beta1 0.9, beta2 0.999, epsilon 1e-7 (Keras's
+  //         Adam), beta1_power 0.9, beta2_power 0.999 (TF1's AdamOptimizer
+  //         starts its power accumulators at beta1, beta2; Keras computes the
+  //         powers with Pow from beta_1, which is not followed)
+  //       *ApplyGradientDescent alpha 0.01 (Keras's SGD)
+  //       *Apply{,Keras}Momentum lr 0.01, momentum 0 (Keras's SGD)
+  //       *ApplyRMSProp lr 0.001, rho 0.9, momentum 0, epsilon 1e-7
+  //       *ApplyAdagrad{,V2} lr 0.001, epsilon 1e-7, accum 0.1 (Keras's
+  //         initial_accumulator_value)
+  //       *ApplyFtrl{,V2} lr 0.001, lr_power -0.5, accum 0.1
+  //     (* any of Apply, SparseApply, ResourceApply, ResourceSparseApply).
+  //     An argument whose roles disagree on the value gets none. Names play
+  //     no part: a learning rate is the variable that reaches an lr input.
+  //   * otherwise, variables of rank >= 2 that are not optimizer slots get
+  //     glorot-uniform values, U(-l, l) with l = sqrt(6 / (fan_in + fan_out))
+  //     as Keras computes the fans, drawn from a generator seeded by
+  //     options.seed (arguments in index order);
+  //   * and biases, scalars, integers, counters and optimizer slots (Adam's m
+  //     and v) get zeros, as Keras initializes them.
+  // The report lists the arguments given a role's default (by_role).
   ArgInitReport initialize_resource_args(Session& session, const ArgInitOptions& options) const;
 
  private:

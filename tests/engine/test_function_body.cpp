@@ -220,6 +220,100 @@ node { name: 'apply' op: 'ResourceApplyMomentum' input: 'var' input: 'accum' inp
     QVERIFY(tensor_near(value_of(s, "accum"), DType::Float, {4, 4}, std::vector<double>(16, 1.0)));
   }
 
+  void random_init_gives_defaults_by_the_role_the_value_plays() {
+    // Resource arguments named after nothing they are: what each reaches, through
+    // ReadVariableOp and value-preserving ops, says what TensorFlow/Keras starts it at.
+    auto var = [](const char* name, int index, const char* shape) {
+      return std::string("node { name: '") + name + "' op: '_Arg' attr { key: 'T' value { type: DT_RESOURCE } } " +
+             "attr { key: 'index' value { i: " + std::to_string(index) + " } } " +
+             "attr { key: '_handle_dtypes' value { list { type: DT_FLOAT } } } " +
+             "attr { key: '_handle_shapes' value { list { shape { " + shape + " } } } } }\n";
+    };
+    auto read = [](const char* name) {
+      return std::string("node { name: 'read_") + name + "' op: 'ReadVariableOp' input: '" + name +
+             "' attr { key: 'dtype' value { type: DT_FLOAT } } }\n";
+    };
+    const char* m22 = "dim { size: 2 } dim { size: 2 }";
+    const char* v2 = "dim { size: 2 }";
+    std::string text = var("a", 0, m22) + var("b", 1, m22) + var("c", 2, m22) + var("d", 3, "") + var("e", 4, "") +
+                       var("f", 5, "") + var("g", 6, "") + var("h", 7, "") + var("k", 8, "") + var("p", 9, v2) +
+                       var("q", 10, v2) + var("r", 11, v2) + var("s", 12, v2);
+    for (const char* n : {"d", "e", "f", "g", "h", "k", "p", "q"}) text += read(n);
+    text += R"(
+node { name: 'eps' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
+  attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1e-7 } } } }
+node { name: 'two' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
+  attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 2 } } } }
+node { name: 'grad' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
+  attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } dim { size: 2 } } float_val: 1 } } } }
+node { name: 'grad2' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
+  attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } } float_val: 1 } } } }
+node { name: 'x' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
+  attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 1 } dim { size: 1 } dim { size: 2 } dim { size: 2 } } float_val: 1 } } } }
+node { name: 'beta1_power' op: 'Identity' input: 'read_d' attr { key: 'T' value { type: DT_FLOAT } } }
+node { name: 'lr_and_beta2_power' op: 'IdentityN' input: 'read_f' input: 'read_e'
+  attr { key: 'T' value { list { type: DT_FLOAT type: DT_FLOAT } } } }
+node { name: 'lr' op: 'Cast' input: 'lr_and_beta2_power:0'
+  attr { key: 'SrcT' value { type: DT_FLOAT } } attr { key: 'DstT' value { type: DT_FLOAT } } }
+node { name: 'beta1_t' op: 'Pow' input: 'read_g' input: 'two' attr { key: 'T' value { type: DT_FLOAT } } }
+node { name: 'adam' op: 'ResourceApplyAdam' input: 'a' input: 'b' input: 'c' input: 'beta1_power'
+  input: 'lr_and_beta2_power:1' input: 'lr' input: 'read_g' input: 'read_h' input: 'eps' input: 'grad'
+  attr { key: 'T' value { type: DT_FLOAT } } }
+node { name: 'sgd' op: 'ResourceApplyGradientDescent' input: 'a' input: 'read_k' input: 'grad'
+  attr { key: 'T' value { type: DT_FLOAT } } }
+node { name: 'also_adam_lr' op: 'ResourceApplyAdam' input: 'a' input: 'b' input: 'c' input: 'beta1_power'
+  input: 'lr_and_beta2_power:1' input: 'read_k' input: 'read_g' input: 'read_h' input: 'eps' input: 'grad'
+  attr { key: 'T' value { type: DT_FLOAT } } }
+node { name: 'bn' op: 'FusedBatchNormV3' input: 'x' input: 'read_p' input: 'grad2' input: 'grad2' input: 'read_q'
+  attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'U' value { type: DT_FLOAT } } }
+node { name: 'adagrad' op: 'ResourceApplyAdagradV2' input: 'r' input: 's' input: 'eps' input: 'eps' input: 'grad2'
+  attr { key: 'T' value { type: DT_FLOAT } } }
+)";
+    const Graph g = parse_graph_text(text, "roles");
+    const FunctionBody body(g);
+    auto role = [&](const char* arg) {
+      const auto& r = body.find_arg(arg)->role;
+      return r ? QString("%1=%2").arg(QString::fromStdString(r->kind)).arg(r->value) : QString("none");
+    };
+    QCOMPARE(role("a"), QString("none"));  // the var of every update: a weight
+    QCOMPARE(role("b"), QString("none"));  // Adam's m: a slot, zeros
+    QCOMPARE(role("d"), QString("Adam beta1_power=0.9"));  // through Identity (TF1's beta1_power variable)
+    QCOMPARE(role("e"), QString("Adam beta2_power=0.999"));  // IdentityN's port 1 only
+    QCOMPARE(role("f"), QString("Adam lr=0.001"));  // IdentityN's port 0, then Cast
+    QCOMPARE(role("g"), QString("Adam beta1=0.9"));  // also into Pow, which changes the value: not followed
+    QCOMPARE(role("h"), QString("Adam beta2=0.999"));
+    QCOMPARE(role("k"), QString("none"));  // an SGD alpha (0.01) and an Adam lr (0.001): they disagree
+    QCOMPARE(role("p"), QString("FusedBatchNorm scale=1"));
+    QCOMPARE(role("q"), QString("FusedBatchNorm variance=1"));
+    QCOMPARE(role("r"), QString("none"));
+    QCOMPARE(role("s"), QString("AdagradV2 accum=0.1"));  // Keras's initial_accumulator_value
+
+    Session s(g);
+    const ArgInitReport report = body.initialize_resource_args(s, filled_with(ArgFill::Random, 1));
+    QCOMPARE(report.filled.size(), size_t(13));
+    QCOMPARE(report.by_role.size(), size_t(8));
+    QCOMPARE(report.by_role[0].first.kind, std::string("Adam beta1_power"));
+    QCOMPARE(report.by_role[0].second, std::vector<std::string>{"d"});
+    auto scalar_of = [&](const char* n) { return value_of(s, n).data<float>()[0]; };
+    QCOMPARE(scalar_of("d"), 0.9f);
+    QCOMPARE(scalar_of("e"), 0.999f);
+    QCOMPARE(scalar_of("f"), 0.001f);
+    QCOMPARE(scalar_of("g"), 0.9f);
+    QCOMPARE(scalar_of("h"), 0.999f);
+    QCOMPARE(scalar_of("k"), 0.0f);
+    QVERIFY(tensor_near(value_of(s, "p"), DType::Float, {2}, {1, 1}));
+    QVERIFY(tensor_near(value_of(s, "q"), DType::Float, {2}, {1, 1}));
+    QVERIFY(tensor_near(value_of(s, "r"), DType::Float, {2}, {0, 0}));
+    QVERIFY(tensor_near(value_of(s, "s"), DType::Float, {2}, {0.1, 0.1}, 1e-7));
+    QVERIFY(tensor_near(value_of(s, "b"), DType::Float, {2, 2}, {0, 0, 0, 0}));
+    QVERIFY(as_doubles(value_of(s, "a")) != std::vector<double>(4, 0.0));
+    // --init-args zeros means zeros.
+    Session z(g);
+    QVERIFY(body.initialize_resource_args(z, filled_with(ArgFill::Zeros)).by_role.empty());
+    QCOMPARE(value_of(z, "f").data<float>()[0], 0.0f);
+    QVERIFY(tensor_near(value_of(z, "p"), DType::Float, {2}, {0, 0}));
+  }
+
   void checkpoint_by_map_exact_and_normalized_names() {
     QTemporaryDir dir;
     const std::string prefix = dir.filePath("ckpt").toStdString();

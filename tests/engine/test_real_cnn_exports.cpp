@@ -9,6 +9,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -56,13 +57,6 @@ FeedList keras_batch() {
   return {{"images", F({8, 16, 16, 3}, images)}, {"labels", I32({8}, labels)}};
 }
 
-void set_value(Session& session, const std::string& node, const Tensor& value) {
-  Variable* v = session.variable_of_node(node);
-  QVERIFY2(v, node.c_str());
-  std::lock_guard lock(v->mu);
-  v->value = value;
-}
-
 Tensor value_of(Session& session, const std::string& node) {
   Variable* v = session.variable_of_node(node);
   if (!v) return {};
@@ -70,19 +64,12 @@ Tensor value_of(Session& session, const std::string& node) {
   return v->value;
 }
 
-Tensor filled(int64_t n, float x) { return F({n}, std::vector<float>(static_cast<size_t>(n), x)); }
-
-// What Keras gives the variables that --init-args random leaves at zero: the
-// batch norms' gamma and moving variance start at one, Adam's hyperparameters
-// at the values compiled in (learning rate 0.01 here, Keras's betas).
-void keras_initial_values(Session& session) {
-  for (const char* bn : {"model_batch_normalization", "model_batch_normalization_1", "model_batch_normalization_2"}) {
-    set_value(session, std::string(bn) + "_readvariableop_resource", filled(8, 1));
-    set_value(session, std::string(bn) + "_fusedbatchnormv3_readvariableop_1_resource", filled(8, 1));
-  }
-  set_value(session, "adam_identity_readvariableop_resource", F({}, {0.01f}));
-  set_value(session, "adam_identity_1_readvariableop_resource", F({}, {0.9f}));
-  set_value(session, "adam_identity_2_readvariableop_resource", F({}, {0.999f}));
+// The variable's value as doubles (float32 variables).
+std::vector<double> values_of(Session& session, const std::string& node) {
+  const Tensor t = value_of(session, node);
+  std::vector<double> out;
+  for (int64_t i = 0; i < t.num_elements(); ++i) out.push_back(t.data<float>()[i]);
+  return out;
 }
 
 // Every node's op is registered and validation finds nothing wrong.
@@ -158,11 +145,40 @@ class TestRealCnnExports : public QObject {
       init.seed = 3;
       const ArgInitReport report = body.initialize_resource_args(session, init);
       QCOMPARE(report.filled.size(), size_t(50));
-      keras_initial_values(session);
+      // Nothing else: the roles the values play give Keras's starting values
+      // where zeros would stop the step from learning. Each batch norm's gamma
+      // (scale) and moving variance start at one, Adam's hyperparameters at
+      // Keras's defaults (the fixture's model compiles Adam()), the rest of
+      // the vectors and scalars at zero.
+      std::map<std::string, std::vector<std::string>> by_role;
+      for (const auto& [role, args] : report.by_role) by_role[role.kind] = args;
+      QCOMPARE(by_role.size(), size_t(5));
+      QCOMPARE(by_role["FusedBatchNorm scale"],
+               (std::vector<std::string>{"model_batch_normalization_readvariableop_resource",
+                                         "model_batch_normalization_1_readvariableop_resource",
+                                         "model_batch_normalization_2_readvariableop_resource"}));
+      QCOMPARE(by_role["FusedBatchNorm variance"].size(), size_t(3));
+      QCOMPARE(by_role["Adam lr"], std::vector<std::string>{"adam_identity_readvariableop_resource"});
+      QCOMPARE(by_role["Adam beta1"], std::vector<std::string>{"adam_identity_1_readvariableop_resource"});
+      QCOMPARE(by_role["Adam beta2"], std::vector<std::string>{"adam_identity_2_readvariableop_resource"});
+      for (const char* bn : {"model_batch_normalization", "model_batch_normalization_1", "model_batch_normalization_2"}) {
+        QCOMPARE(values_of(session, std::string(bn) + "_readvariableop_resource"), std::vector<double>(8, 1.0));
+        QCOMPARE(values_of(session, std::string(bn) + "_fusedbatchnormv3_readvariableop_1_resource"),
+                 std::vector<double>(8, 1.0));
+        QCOMPARE(values_of(session, std::string(bn) + "_readvariableop_1_resource"), std::vector<double>(8, 0.0));
+        QCOMPARE(values_of(session, std::string(bn) + "_fusedbatchnormv3_readvariableop_resource"),
+                 std::vector<double>(8, 0.0));
+      }
+      QCOMPARE(values_of(session, "adam_identity_readvariableop_resource"), std::vector<double>{double(0.001f)});
+      QCOMPARE(values_of(session, "adam_identity_1_readvariableop_resource"), std::vector<double>{double(0.9f)});
+      QCOMPARE(values_of(session, "adam_identity_2_readvariableop_resource"), std::vector<double>{double(0.999f)});
+      QCOMPARE(values_of(session, "adam_adam_update_2_resourceapplyadam_m"), std::vector<double>(8, 0.0));
+      QCOMPARE(values_of(session, "adam_adam_update_2_resourceapplyadam_v"), std::vector<double>(8, 0.0));
+      QCOMPARE(value_of(session, "adam_readvariableop_resource").data<int64_t>()[0], int64_t(0));
       const FeedList batch = keras_batch();
       std::vector<float> losses;
       std::vector<Tensor> out;
-      const int steps = 30;
+      const int steps = 40;
       for (int step = 0; step < steps; ++step) {
         out = body.run(session, batch, {kKerasLoss, "retval:0", "retval:1"});
         losses.push_back(scalar(out[0]));
@@ -173,8 +189,11 @@ class TestRealCnnExports : public QObject {
                                 .arg(losses.front())
                                 .arg(losses[steps / 2])
                                 .arg(losses.back());
-      QVERIFY2(losses.back() < 0.5f * losses.front(), qPrintable(trace));
-      QVERIFY2(losses.back() < 1.0f, qPrintable(trace));
+      // At Keras's learning rate of 0.001 the loss falls steadily: to about
+      // half in 40 steps (2.75 -> 1.88 -> 1.43 with seed 3).
+      QVERIFY2(losses[steps / 2] < 0.8f * losses.front(), qPrintable(trace));
+      QVERIFY2(losses.back() < 0.8f * losses[steps / 2], qPrintable(trace));
+      QVERIFY2(losses.back() < 0.6f * losses.front(), qPrintable(trace));
       // retval:1 is Keras's loss metric: the mean of the steps' losses so far
       // (total += loss * batch, count += batch).
       double mean = 0;
