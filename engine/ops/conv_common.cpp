@@ -50,6 +50,24 @@ void check_valid_padding(Padding padding, const std::vector<int64_t>& explicit_p
     fail("Nonzero explicit padding in the batch or depth dimensions is not supported");
 }
 
+namespace {
+
+// The padding attr and, for EXPLICIT, the spatial amounts of explicit_paddings
+// (checked as TensorFlow's CheckValidPadding does).
+void read_padding(const AttrReader& attrs, const Dims4& d, Params& p) {
+  p.padding = padding_from(attrs.string("padding"));
+  const std::vector<int64_t> explicit_paddings = explicit_paddings_of(attrs);
+  check_valid_padding(p.padding, explicit_paddings, p.format);
+  if (p.padding == Padding::Explicit) {
+    p.pad_top = explicit_paddings[static_cast<size_t>(2 * d.h)];
+    p.pad_bottom = explicit_paddings[static_cast<size_t>(2 * d.h + 1)];
+    p.pad_left = explicit_paddings[static_cast<size_t>(2 * d.w)];
+    p.pad_right = explicit_paddings[static_cast<size_t>(2 * d.w + 1)];
+  }
+}
+
+}  // namespace
+
 Params read_params(const AttrReader& attrs) {
   Params p;
   const std::string& format = attrs.string("data_format");
@@ -71,15 +89,7 @@ Params read_params(const AttrReader& attrs) {
   p.stride_cols = at(strides, d.w);
   p.dilation_rows = at(dilations, d.h);
   p.dilation_cols = at(dilations, d.w);
-  p.padding = padding_from(attrs.string("padding"));
-  const std::vector<int64_t> explicit_paddings = explicit_paddings_of(attrs);
-  check_valid_padding(p.padding, explicit_paddings, p.format);
-  if (p.padding == Padding::Explicit) {
-    p.pad_top = explicit_paddings[static_cast<size_t>(2 * d.h)];
-    p.pad_bottom = explicit_paddings[static_cast<size_t>(2 * d.h + 1)];
-    p.pad_left = explicit_paddings[static_cast<size_t>(2 * d.w)];
-    p.pad_right = explicit_paddings[static_cast<size_t>(2 * d.w + 1)];
-  }
+  read_padding(attrs, d, p);
   return p;
 }
 
@@ -279,15 +289,7 @@ Params read_shape_params(const ShapeContext& ctx, const char* what) {
     if (s <= 0) fail("Stride must be > 0, but got " + str(s));
   for (int64_t r : {p.dilation_rows, p.dilation_cols})
     if (r < 1) fail("Dilation rate must be >= 1, but got " + str(r));
-  p.padding = padding_from(attrs.string("padding"));
-  const std::vector<int64_t> explicit_paddings = explicit_paddings_of(attrs);
-  check_valid_padding(p.padding, explicit_paddings, p.format);
-  if (p.padding == Padding::Explicit) {
-    p.pad_top = explicit_paddings[static_cast<size_t>(2 * d.h)];
-    p.pad_bottom = explicit_paddings[static_cast<size_t>(2 * d.h + 1)];
-    p.pad_left = explicit_paddings[static_cast<size_t>(2 * d.w)];
-    p.pad_right = explicit_paddings[static_cast<size_t>(2 * d.w + 1)];
-  }
+  read_padding(attrs, d, p);
   return p;
 }
 

@@ -29,6 +29,19 @@ std::mt19937_64 engine_for(uint64_t seed, uint64_t stream) {
   return std::mt19937_64(seq);
 }
 
+// The node's own counter (its session-owned state): 0 on the first run, then
+// 1, 2 ...; each batch index draws a different, reproducible batch.
+int64_t next_batch_index(KernelContext& ctx) {
+  int64_t batch_index = 0;
+  if (Variable* v = ctx.own_variable()) {
+    std::lock_guard lock(v->mu);
+    if (v->value.valid() && v->value.dtype() == DType::Int64 && v->value.num_elements() == 1)
+      batch_index = v->value.data<int64_t>()[0];
+    v->value = Tensor::scalar<int64_t>(batch_index + 1);
+  }
+  return batch_index;
+}
+
 struct SyntheticAttrs {
   int64_t batch, features, classes, seed;
 };
@@ -43,13 +56,7 @@ SyntheticAttrs synthetic_attrs(const Node& n) {
 
 void synthetic_kernel(KernelContext& ctx) {
   const SyntheticAttrs a = synthetic_attrs(ctx.node());
-  int64_t batch_index = 0;
-  if (Variable* v = ctx.own_variable()) {
-    std::lock_guard lock(v->mu);
-    if (v->value.valid() && v->value.dtype() == DType::Int64 && v->value.num_elements() == 1)
-      batch_index = v->value.data<int64_t>()[0];
-    v->value = Tensor::scalar<int64_t>(batch_index + 1);
-  }
+  const int64_t batch_index = next_batch_index(ctx);
   const auto seed = static_cast<uint64_t>(a.seed);
   // Class centers: fixed by the seed, coordinates N(0, 3^2); held in a float64
   // tensor so its size is checked like any other.
@@ -141,13 +148,7 @@ std::vector<float> class_pattern(const ImageAttrs& a, int64_t k) {
 void synthetic_images_kernel(KernelContext& ctx) {
   const ImageAttrs a = image_attrs(ctx.node());
   const Shape shape = image_shape(a);
-  int64_t batch_index = 0;
-  if (Variable* v = ctx.own_variable()) {
-    std::lock_guard lock(v->mu);
-    if (v->value.valid() && v->value.dtype() == DType::Int64 && v->value.num_elements() == 1)
-      batch_index = v->value.data<int64_t>()[0];
-    v->value = Tensor::scalar<int64_t>(batch_index + 1);
-  }
+  const int64_t batch_index = next_batch_index(ctx);
   const auto seed = static_cast<uint64_t>(a.seed);
   const int64_t plane = a.height * a.width;
   // Only the classes this batch draws are drawn as patterns (1,000 classes of

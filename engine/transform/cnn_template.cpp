@@ -128,20 +128,16 @@ class CnnBuilder {
   std::vector<std::string> updates_;
 };
 
-void check_positive(const char* what, int value) {
-  if (value < 1) throw Error(std::string("CNN template: ") + what + " must be at least 1, got " + std::to_string(value));
-}
-
 void check_options(const CnnTemplateOptions& o) {
-  check_positive("batch", o.batch);
-  check_positive("image_size", o.image_size);
-  check_positive("channels", o.channels);
-  check_positive("classes", o.classes);
+  require_positive("CNN", "batch", o.batch);
+  require_positive("CNN", "image_size", o.image_size);
+  require_positive("CNN", "channels", o.channels);
+  require_positive("CNN", "classes", o.classes);
   if (o.data_format != "NHWC" && o.data_format != "NCHW")
     throw Error("CNN template: data_format must be NHWC or NCHW, got '" + o.data_format + "'");
   if (o.resnet_stages.empty()) {
     if (o.filters.empty()) throw Error("CNN template: give at least one block (filters) or ResNet stages");
-    for (int f : o.filters) check_positive("a block's filters", f);
+    for (int f : o.filters) require_positive("CNN", "a block's filters", f);
     // Each block's 2x2 VALID pool halves the image; it must stay at least 1 pixel.
     if (o.filters.size() >= 31 || (int64_t{1} << o.filters.size()) > o.image_size)
       throw Error("CNN template: a " + std::to_string(o.image_size) + "-pixel image is too small for " +
@@ -150,7 +146,7 @@ void check_options(const CnnTemplateOptions& o) {
                   " pixels)");
   } else {
     if (o.resnet_stages.size() > 6) throw Error("CNN template: at most 6 ResNet stages");
-    for (int n : o.resnet_stages) check_positive("a ResNet stage's block count", n);
+    for (int n : o.resnet_stages) require_positive("CNN", "a ResNet stage's block count", n);
   }
   if (!(o.noise >= 0) || !std::isfinite(o.noise)) throw Error("CNN template: noise must be finite and >= 0");
   if (!(o.learning_rate > 0)) throw Error("CNN template: the learning rate must be positive");

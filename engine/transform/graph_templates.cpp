@@ -14,15 +14,11 @@
 namespace flowlens {
 namespace {
 
-void check_positive(const char* what, int value) {
-  if (value < 1) throw Error(std::string("MLP template: ") + what + " must be at least 1, got " + std::to_string(value));
-}
-
 void check_mlp_options(const MlpTemplateOptions& o) {
-  check_positive("batch", o.batch);
-  check_positive("features", o.features);
-  check_positive("classes", o.classes);
-  for (int h : o.hidden) check_positive("a hidden layer size", h);
+  require_positive("MLP", "batch", o.batch);
+  require_positive("MLP", "features", o.features);
+  require_positive("MLP", "classes", o.classes);
+  for (int h : o.hidden) require_positive("MLP", "a hidden layer size", h);
   const auto& known = mlp_template_activations();
   if (std::find(known.begin(), known.end(), o.activation) == known.end())
     throw Error("MLP template: activation must be Relu, Tanh or Sigmoid, got '" + o.activation + "'");

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/error.h"
+
 namespace flowlens {
 namespace {
 
@@ -74,6 +76,11 @@ std::string add_classification_loss(GraphBuilder& root, const std::string& logit
   const std::string axes = root.int32_vector("loss/axes", {0});
   return root.add("Mean", "loss", {xent, axes},
                   {{"T", AttrValue(DType::Float)}, {"Tidx", AttrValue(DType::Int32)}, {"keep_dims", AttrValue(false)}});
+}
+
+void require_positive(const char* template_name, const char* what, int value) {
+  if (value < 1)
+    throw Error(std::string(template_name) + " template: " + what + " must be at least 1, got " + std::to_string(value));
 }
 
 }  // namespace flowlens

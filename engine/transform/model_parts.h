@@ -30,4 +30,7 @@ std::string add_dense_layer(Graph& g, const std::string& scope, const std::strin
 // `loss`. Returns the loss's name.
 std::string add_classification_loss(GraphBuilder& root, const std::string& logits, const std::string& labels);
 
+// Throws Error "<what_template> template: <what> must be at least 1, got N".
+void require_positive(const char* template_name, const char* what, int value);
+
 }  // namespace flowlens
