@@ -216,7 +216,10 @@ void resize_nearest_grad_kernel(KernelContext& ctx) {
   const ResizeAttrs a = resize_attrs(ctx);
   const Tensor& g = input(ctx, 0);
   if (g.shape().rank() != 4) fail("input must be 4-dimensional" + shape_str(g.shape()));
-  const auto [oh, ow] = size_input(ctx, 1);
+  // Plain names, not a structured binding: the lambda below reads them (C++20
+  // lets lambdas capture bindings, clang 14 does not yet).
+  const std::pair<int64_t, int64_t> size = size_input(ctx, 1);
+  const int64_t oh = size.first, ow = size.second;
   const int64_t batch = g.shape().dim(0), ih = g.shape().dim(1), iw = g.shape().dim(2), channels = g.shape().dim(3);
   if (ih > kInt32Max || iw > kInt32Max) fail("input sizes must be between 0 and max int32");
   checked_elements("ResizeNearestNeighborGrad", {batch, oh, ow, channels});
