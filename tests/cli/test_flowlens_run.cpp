@@ -1,6 +1,10 @@
 // flowlens-run as a user drives it: exit codes, output and error messages.
 #include <QtTest>
 
+#include <QFile>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+
 #include "cli/cli_runner.h"
 #include <cstring>
 
@@ -19,6 +23,31 @@ class TestFlowlensRun : public QObject {
       QCOMPARE(r.code, 0);
       QVERIFY2(r.out.contains("Usage") || r.out.contains("usage"), qPrintable(r.out));
     }
+  }
+
+  // The CNN sample is what `template cnn` writes (so the two never drift
+  // apart), and it trains: the loss falls over 40 steps. Bad template
+  // options are usage errors naming the option.
+  void template_writes_the_cnn_sample_and_it_trains() {
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("cnn.pbtxt"));
+    CliResult r = flowlens_run({"template", "cnn", "-o", out, "--batch", "16", "--image-size", "16", "--classes", "4",
+                                "--filters", "8,16"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QFile written(out), bundled(sample("cnn_train.pbtxt"));
+    QVERIFY(written.open(QIODevice::ReadOnly) && bundled.open(QIODevice::ReadOnly));
+    QVERIFY2(written.readAll() == bundled.readAll(), "samples/cnn_train.pbtxt differs from `template cnn`'s output");
+    r = flowlens_run({"train", sample("cnn_train.pbtxt"), "--steps", "40"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QRegularExpression loss(QStringLiteral("loss ([0-9.]+) -> ([0-9.]+)"));
+    const QRegularExpressionMatch m = loss.match(r.out + r.err);
+    QVERIFY2(m.hasMatch(), qPrintable(r.out));
+    QVERIFY2(m.captured(2).toDouble() < 0.75 * m.captured(1).toDouble(), qPrintable(m.captured(0)));
+    r = flowlens_run({"template", "cnn", "-o", out, "--image-size", "2", "--filters", "8,8"});
+    QVERIFY(r.code != 0);
+    QVERIFY2(r.err.contains(QLatin1String("too small")), qPrintable(r.err));
+    r = flowlens_run({"template", "resnet", "-o", out});
+    QVERIFY(r.code != 0);
   }
 
   void no_arguments_is_a_usage_error() {
