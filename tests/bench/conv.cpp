@@ -11,13 +11,23 @@
 // engine's (above 1: the engine is faster). Then a ResNet-50 training step from
 // the CNN template (cnn_step.h): images/s and its GFLOP/s as a fraction of the
 // sgemm peak. `--smoke` runs a tiny version.
+//
+// It re-executes itself with OMP_WAIT_POLICY=PASSIVE and OPENBLAS_THREAD_TIMEOUT=4
+// unless they are set: otherwise oneDNN's OpenMP team and OpenBLAS's threads
+// keep spinning after each call and take one of this machine's 2 cores from
+// whatever runs next, so single ratios flipped between 0.5 and 2.0 with the
+// order of the interleaved runs. (Both are read when the libraries load,
+// before main, hence the re-exec.)
 #include <cblas.h>
 #include <dnnl.hpp>
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <random>
+
+#include <unistd.h>
 
 #include "bench_util.h"
 #include "cnn_step.h"
@@ -217,6 +227,15 @@ double sgemm_gflops(int n, int reps) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (!std::getenv("OMP_WAIT_POLICY") && !std::getenv("OPENBLAS_THREAD_TIMEOUT")) {
+    setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+    setenv("OPENBLAS_THREAD_TIMEOUT", "4", 1);
+    execv("/proc/self/exe", argv);
+    std::perror("bench_conv: re-exec with quiet thread pools failed; measuring as is");
+  }
+  const auto env = [](const char* name) { const char* v = std::getenv(name); return v ? v : "(unset)"; };
+  std::printf("threads: OMP_WAIT_POLICY=%s OPENBLAS_THREAD_TIMEOUT=%s\n", env("OMP_WAIT_POLICY"),
+              env("OPENBLAS_THREAD_TIMEOUT"));
   const bool smoke = bench::smoke_mode(argc, argv);
   const int64_t batch = smoke ? 1 : 8;
   const int reps = smoke ? 1 : 9;
