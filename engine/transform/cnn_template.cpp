@@ -7,11 +7,8 @@
 #include <cstdint>
 
 #include "common/error.h"
-#include "ops/op_registry.h"
-#include "transform/gradients.h"
 #include "transform/graph_templates.h"
 #include "transform/model_parts.h"
-#include "transform/optimizers.h"
 
 namespace flowlens {
 namespace {
@@ -167,21 +164,17 @@ std::string bottleneck(CnnBuilder& cnn, const std::string& scope, const std::str
 
 Graph build_model(const CnnTemplateOptions& o, std::vector<std::string>* updates) {
   check_options(o);
-  Graph g;
-  g.versions.producer = 27;
-  g.versions.present = true;
+  Graph g = new_template_graph();
   GraphBuilder root(g);
-  const std::string data = root.add("SyntheticImages", "data", {},
-                                    {{"batch_size", AttrValue(int64_t{o.batch})},
-                                     {"height", AttrValue(int64_t{o.image_size})},
-                                     {"width", AttrValue(int64_t{o.image_size})},
-                                     {"channels", AttrValue(int64_t{o.channels})},
-                                     {"num_classes", AttrValue(int64_t{o.classes})},
-                                     {"noise", AttrValue(o.noise)},
-                                     {"data_format", AttrValue(o.data_format)},
-                                     {"seed", AttrValue(int64_t{o.seed})}});
-  std::string x = root.add("Identity", "features", {data}, {{"T", AttrValue(DType::Float)}});
-  const std::string labels = root.add("Identity", "labels", {tensor_name(data, 1)}, {{"T", AttrValue(DType::Int32)}});
+  auto [x, labels] = add_labelled_data(root, "SyntheticImages",
+                                       {{"batch_size", AttrValue(int64_t{o.batch})},
+                                        {"height", AttrValue(int64_t{o.image_size})},
+                                        {"width", AttrValue(int64_t{o.image_size})},
+                                        {"channels", AttrValue(int64_t{o.channels})},
+                                        {"num_classes", AttrValue(int64_t{o.classes})},
+                                        {"noise", AttrValue(o.noise)},
+                                        {"data_format", AttrValue(o.data_format)},
+                                        {"seed", AttrValue(int64_t{o.seed})}});
   CnnBuilder cnn(g, o);
   int channels = o.channels;
   if (o.resnet_stages.empty()) {
@@ -226,13 +219,7 @@ Graph cnn_classifier_graph(const CnnTemplateOptions& options) {
   std::vector<std::string> vars;
   for (const Node& n : g.nodes())
     if (n.op == "VariableV2" && !is_moving_statistic(n.name)) vars.push_back(n.name);
-  const std::vector<std::string> grads = add_gradients(g, {"loss"}, vars, OpRegistry::global());
-  std::vector<std::pair<std::string, std::string>> var_grads;
-  for (std::size_t i = 0; i < vars.size(); ++i)
-    if (!grads[i].empty()) var_grads.emplace_back(vars[i], grads[i]);
-  OptimizerOptions sgd;
-  sgd.learning_rate = options.learning_rate;
-  const std::string train = add_optimizer(g, var_grads, sgd, "train");
+  const std::string train = add_sgd_train_op(g, vars, options.learning_rate);
   // tf.control_dependencies(UPDATE_OPS): a training step also moves the averages.
   for (Node& n : g.mutable_nodes())
     if (n.name == train)

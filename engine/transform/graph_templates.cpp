@@ -5,10 +5,8 @@
 
 #include "common/error.h"
 #include "ops/op_registry.h"
-#include "transform/gradients.h"
 #include "transform/model_parts.h"
 #include "transform/graph_builder.h"
-#include "transform/optimizers.h"
 #include "transform/replicate_in_graph.h"
 
 namespace flowlens {
@@ -27,17 +25,13 @@ void check_mlp_options(const MlpTemplateOptions& o) {
 
 // The forward model, ending in `loss` (mean sparse softmax cross-entropy).
 Graph mlp_model(const MlpTemplateOptions& o) {
-  Graph g;
-  g.versions.producer = 27;
-  g.versions.present = true;
+  Graph g = new_template_graph();
   GraphBuilder root(g);
-  const std::string data = root.add("SyntheticClassification", "data", {},
-                                    {{"batch_size", AttrValue(int64_t{o.batch})},
-                                     {"num_features", AttrValue(int64_t{o.features})},
-                                     {"num_classes", AttrValue(int64_t{o.classes})},
-                                     {"seed", AttrValue(int64_t{o.seed})}});
-  std::string x = root.add("Identity", "features", {data}, {{"T", AttrValue(DType::Float)}});
-  const std::string labels = root.add("Identity", "labels", {tensor_name(data, 1)}, {{"T", AttrValue(DType::Int32)}});
+  auto [x, labels] = add_labelled_data(root, "SyntheticClassification",
+                                       {{"batch_size", AttrValue(int64_t{o.batch})},
+                                        {"num_features", AttrValue(int64_t{o.features})},
+                                        {"num_classes", AttrValue(int64_t{o.classes})},
+                                        {"seed", AttrValue(int64_t{o.seed})}});
   int width = o.features;
   for (std::size_t i = 0; i < o.hidden.size(); ++i) {
     x = add_dense_layer(g, "layer" + std::to_string(i + 1), x, width, o.hidden[i], o.activation,
@@ -85,14 +79,7 @@ Graph mlp_classifier_graph(const MlpTemplateOptions& options) {
   check_mlp_options(options);
   Graph g = mlp_model(options);
   if (!options.training) return g;
-  const std::vector<std::string> vars = model_variables(g);
-  const std::vector<std::string> grads = add_gradients(g, {"loss"}, vars, OpRegistry::global());
-  std::vector<std::pair<std::string, std::string>> var_grads;
-  for (std::size_t i = 0; i < vars.size(); ++i)
-    if (!grads[i].empty()) var_grads.emplace_back(vars[i], grads[i]);
-  OptimizerOptions sgd;
-  sgd.learning_rate = options.learning_rate;
-  add_optimizer(g, var_grads, sgd, "train");
+  add_sgd_train_op(g, model_variables(g), options.learning_rate);
   return g;
 }
 

@@ -5,6 +5,9 @@
 #include <vector>
 
 #include "common/error.h"
+#include "ops/op_registry.h"
+#include "transform/gradients.h"
+#include "transform/optimizers.h"
 
 namespace flowlens {
 namespace {
@@ -81,6 +84,30 @@ std::string add_classification_loss(GraphBuilder& root, const std::string& logit
 void require_positive(const char* template_name, const char* what, int value) {
   if (value < 1)
     throw Error(std::string(template_name) + " template: " + what + " must be at least 1, got " + std::to_string(value));
+}
+
+Graph new_template_graph() {
+  Graph g;
+  g.versions.producer = 27;
+  g.versions.present = true;
+  return g;
+}
+
+std::pair<std::string, std::string> add_labelled_data(GraphBuilder& root, const std::string& source_op, AttrMap attrs) {
+  const std::string data = root.add(source_op, "data", {}, std::move(attrs));
+  const std::string features = root.add("Identity", "features", {data}, {{"T", AttrValue(DType::Float)}});
+  const std::string labels = root.add("Identity", "labels", {tensor_name(data, 1)}, {{"T", AttrValue(DType::Int32)}});
+  return {features, labels};
+}
+
+std::string add_sgd_train_op(Graph& g, const std::vector<std::string>& variables, float learning_rate) {
+  const std::vector<std::string> grads = add_gradients(g, {"loss"}, variables, OpRegistry::global());
+  std::vector<std::pair<std::string, std::string>> var_grads;
+  for (std::size_t i = 0; i < variables.size(); ++i)
+    if (!grads[i].empty()) var_grads.emplace_back(variables[i], grads[i]);
+  OptimizerOptions sgd;
+  sgd.learning_rate = learning_rate;
+  return add_optimizer(g, var_grads, sgd, "train");
 }
 
 }  // namespace flowlens
