@@ -21,14 +21,16 @@ struct RunState {
   std::unique_ptr<std::atomic<int>[]> pending;
   std::atomic<int> remaining;
   std::atomic<bool> failed{false};
+  RunContext run;  // what kernels see; run.cancelled points at `failed`
   std::mutex mu;
   std::condition_variable done_cv;
   bool done = false;
   std::string error;
 
-  RunState(const ExecutionPlan& p, std::span<ExecutionObserver* const> obs, int64_t id)
+  RunState(const ExecutionPlan& p, std::span<ExecutionObserver* const> obs, int64_t id, const RunContext& context)
       : plan(p), observers(obs), run_id(id), values(static_cast<size_t>(p.num_slots)),
-        pending(new std::atomic<int>[p.nodes.size()]), remaining(static_cast<int>(p.nodes.size())) {
+        pending(new std::atomic<int>[p.nodes.size()]), remaining(static_cast<int>(p.nodes.size())), run(context) {
+    run.cancelled = &failed;
     for (size_t i = 0; i < p.nodes.size(); ++i) pending[i].store(p.nodes[i].initial_pending, std::memory_order_relaxed);
   }
 
@@ -94,7 +96,7 @@ void run_node(RunState* st, const PlanNode& pn) {
   }
   std::span<Tensor> outputs(st->values.data() + pn.first_slot, static_cast<size_t>(pn.num_outputs));
   KernelContext ctx(*pn.node, std::span<const Tensor>(inputs.data(), n_in), pn.input_refs, outputs, pn.own_variable,
-                    &device, device.memory(), pn.def, &device.log_sink());
+                    &device, device.memory(), pn.def, &device.log_sink(), &st->run);
 
   const bool observed = !st->observers.empty();
   int64_t start = observed ? now_ns() : 0;
@@ -165,8 +167,9 @@ void process(RunState* st, int index) {
 }  // namespace
 
 std::vector<Tensor> execute_plan(const ExecutionPlan& plan, std::span<const Tensor> feed_values,
-                                 std::span<ExecutionObserver* const> observers, int64_t run_id) {
-  RunState st(plan, observers, run_id);
+                                 std::span<ExecutionObserver* const> observers, int64_t run_id,
+                                 const RunContext& run) {
+  RunState st(plan, observers, run_id, run);
   for (size_t i = 0; i < plan.feed_slots.size(); ++i) st.values[static_cast<size_t>(plan.feed_slots[i])] = feed_values[i];
   for (auto* o : observers) o->on_run_start(run_id, static_cast<int>(plan.nodes.size()));
 

@@ -10,13 +10,16 @@
 
 #include "exec/execution_plan.h"
 #include "exec/observer.h"
+#include "ops/run_context.h"
 
 namespace flowlens {
 
 // Returns the fetched tensors in plan order. Throws Error for the first
 // failing node ("node 'x' (MatMul) on /cpu:0: ..."); nodes not yet started
-// when a failure happens are skipped.
+// when a failure happens are skipped. Kernels see `run` (its resources and
+// function library) with `cancelled` pointing at this run's failure flag.
 std::vector<Tensor> execute_plan(const ExecutionPlan& plan, std::span<const Tensor> feed_values,
-                                 std::span<ExecutionObserver* const> observers, int64_t run_id);
+                                 std::span<ExecutionObserver* const> observers, int64_t run_id,
+                                 const RunContext& run = {});
 
 }  // namespace flowlens

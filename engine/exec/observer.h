@@ -7,6 +7,8 @@
 // on_node_start also skips the kernel); the other hooks must not throw.
 #include <cstdint>
 #include <span>
+#include <string>
+#include <string_view>
 
 #include "graph/node.h"
 #include "tensor/tensor.h"
@@ -14,6 +16,14 @@
 namespace flowlens {
 
 class Device;
+
+// One function call a node runs inside: the calling node (a
+// StatefulPartitionedCall, an If, a While, an op named after a function) and
+// the function it runs.
+struct CallSite {
+  std::string node;
+  std::string function;
+};
 
 struct NodeEvent {
   const Node& node;
@@ -24,6 +34,15 @@ struct NodeEvent {
   // The node's data inputs, in order; a ref input (a variable) may be an
   // empty handle. Valid only during the callback.
   std::span<const Tensor> inputs = {};
+  // Where the node ran inside TensorFlow 1 control flow: the frame it ran in
+  // ("" at the top level, else the Enter nodes' frame_name; nested frames
+  // read "outer/while_context;inner/while_context") and its iteration there.
+  std::string_view frame = {};
+  int64_t iteration = 0;
+  // The function calls the node ran inside, outermost first; empty at the
+  // top level. When not empty, `node` and `node_index` belong to the body of
+  // call_stack.back().function, not to the graph the session runs.
+  std::span<const CallSite> call_stack = {};
 };
 
 class ExecutionObserver {

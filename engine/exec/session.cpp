@@ -214,7 +214,11 @@ std::vector<Tensor> Session::run(const FeedList& feeds, const std::vector<std::s
     check_feed_matches_placeholder(name, value);
     values.push_back(value);
   }
-  return execute_plan(*plan, values, observers, next_run_id_.fetch_add(1));
+  const int64_t run_id = next_run_id_.fetch_add(1);
+  RunContext run;
+  run.step_id = run_id;
+  run.resources = &resources_;
+  return execute_plan(*plan, values, observers, run_id, run);
 }
 
 }  // namespace flowlens

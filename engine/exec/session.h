@@ -19,6 +19,7 @@
 #include "exec/graph_analysis.h"
 #include "exec/observer.h"
 #include "exec/placement.h"
+#include "ops/run_context.h"
 #include "graph/graph.h"
 
 namespace flowlens {
@@ -61,6 +62,8 @@ class Session {
   const DeviceSet& devices() const { return *devices_; }
   const Placement& placement() const { return placement_; }
   const std::vector<Diagnostic>& diagnostics() const { return analysis_->diagnostics(); }
+  // The named resources (queues, iterators) this session's kernels made.
+  ResourceManager& resources() { return resources_; }
   // Short device name ("/cpu:0") a node runs on, or "" if it cannot run.
   std::string device_of(const std::string& node) const;
 
@@ -102,6 +105,8 @@ class Session {
   int64_t anonymous_variables_ = 0;
   std::vector<ExecutionObserver*> observers_;
   std::atomic<int64_t> next_run_id_{1};
+  // Queues, iterators and other named resources kernels create (ops/run_context.h).
+  ResourceManager resources_;
 };
 
 }  // namespace flowlens

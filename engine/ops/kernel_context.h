@@ -9,6 +9,7 @@
 
 #include "graph/node.h"
 #include "ops/attr_reader.h"
+#include "ops/run_context.h"
 #include "ops/run_log.h"
 #include "tensor/tensor.h"
 
@@ -28,9 +29,10 @@ class KernelContext {
  public:
   KernelContext(const Node& node, std::span<const Tensor> inputs, std::span<Variable* const> ref_inputs,
                 std::span<Tensor> outputs, Variable* own_variable, Device* device = nullptr,
-                AcceleratorMemory* memory = nullptr, const OpDef* def = nullptr, const LogSink* log_sink = nullptr)
+                AcceleratorMemory* memory = nullptr, const OpDef* def = nullptr, const LogSink* log_sink = nullptr,
+                const RunContext* run = nullptr)
       : node_(node), inputs_(inputs), refs_(ref_inputs), outputs_(outputs), own_variable_(own_variable),
-        device_(device), memory_(memory), def_(def), log_sink_(log_sink) {}
+        device_(device), memory_(memory), def_(def), log_sink_(log_sink), run_(run) {}
 
   const Node& node() const { return node_; }
   // The op's definition (nullptr when a test calls a kernel without one).
@@ -48,6 +50,20 @@ class KernelContext {
   // The device the kernel runs on (nullptr in unit tests that call kernels
   // directly); GPU kernels take their stream from it.
   Device* device() const { return device_; }
+  // The session run this kernel is part of (ops/run_context.h); nullptr
+  // when a test calls the kernel directly.
+  const RunContext* run_context() const { return run_; }
+  // The session's resources; throws Error naming the op when the kernel
+  // runs outside a session.
+  ResourceManager& resources() const {
+    if (!run_ || !run_->resources) throw Error(node_.op + " needs a session's resources; it ran outside one");
+    return *run_->resources;
+  }
+  // The function library; throws Error naming the op when there is none.
+  FunctionCaller& functions() const {
+    if (!run_ || !run_->functions) throw Error(node_.op + " calls a function, and no function library is available");
+    return *run_->functions;
+  }
   // The device's memory, nullptr for host memory.
   AcceleratorMemory* memory() const { return memory_; }
   // Where Print and PrintV2 write: the run log of the session that owns the
@@ -96,6 +112,7 @@ class KernelContext {
   AcceleratorMemory* memory_;
   const OpDef* def_;
   const LogSink* log_sink_;
+  const RunContext* run_;
 };
 
 }  // namespace flowlens

@@ -19,6 +19,18 @@ namespace flowlens {
 
 struct Variable;  // ops/kernel_context.h
 
+// A resource that is not a variable: a TensorArray, a stack, a queue, an
+// iterator (ops/run_context.h keeps the session's named ones). Kernels reach
+// the concrete type with dynamic_cast through ResourceHandle::get<T>().
+class ResourceBase {
+ public:
+  virtual ~ResourceBase() = default;
+  // TensorFlow's type name in messages: "TensorArray", "FIFOQueue", "Stack".
+  virtual std::string kind() const = 0;
+  // One line for tensor printing and the debugger: "FIFOQueue 'q' (3 of 10 elements)".
+  virtual std::string describe() const { return kind(); }
+};
+
 struct ResourceHandle {
   std::string container;  // "localhost" when VarHandleOp's container attr is empty
   std::string name;       // VarHandleOp's shared_name
@@ -29,11 +41,17 @@ struct ResourceHandle {
   // Writers store a fresh tensor in variable->value (copy on write); none
   // mutates a stored value in place, so a read keeps the value it got.
   std::shared_ptr<Variable> variable;
+  // Any other resource the handle names (variable is then null).
+  std::shared_ptr<ResourceBase> resource;
+
+  // The resource as T, or nullptr when the handle names none or another kind.
+  template <class T>
+  T* get() const { return dynamic_cast<T*>(resource.get()); }
 
   // "localhost/v": how messages and tensor printing name the variable.
   std::string qualified_name() const { return container + "/" + name; }
   bool same_variable(const ResourceHandle& o) const {
-    return container == o.container && name == o.name && variable == o.variable;
+    return container == o.container && name == o.name && variable == o.variable && resource == o.resource;
   }
 };
 

@@ -18,7 +18,7 @@ Tensor::Tensor(DType dtype, Shape shape) : Tensor(dtype, std::move(shape), nullp
 Tensor::Tensor(DType dtype, Shape shape, AcceleratorMemory* memory) : dtype_(dtype), shape_(std::move(shape)) {
   if (!shape_.fully_defined())
     throw Error("cannot allocate a tensor of shape " + shape_.to_string() + ": shape not fully defined");
-  if (dtype_is_ref(dtype) || dtype == DType::Invalid || dtype == DType::Variant)
+  if (dtype_is_ref(dtype) || dtype == DType::Invalid)
     throw Error("cannot allocate a tensor of dtype " + dtype_name(dtype));
   if (std::string problem = size_problem(dtype_, shape_); !problem.empty()) throw Error(problem);
   num_elements_ = shape_.num_elements();
@@ -29,6 +29,10 @@ Tensor::Tensor(DType dtype, Shape shape, AcceleratorMemory* memory) : dtype_(dty
   }
   if (dtype == DType::Resource) {
     buffer_->handles.resize(static_cast<size_t>(num_elements_));
+    return;
+  }
+  if (dtype == DType::Variant) {
+    buffer_->variants.resize(static_cast<size_t>(num_elements_));
     return;
   }
   std::size_t bytes = static_cast<std::size_t>(num_elements_) * dtype_size(dtype);
@@ -46,6 +50,7 @@ namespace {
 std::size_t element_bytes(DType dtype) {
   return dtype == DType::String     ? sizeof(std::string)
          : dtype == DType::Resource ? sizeof(ResourceHandle)
+         : dtype == DType::Variant  ? sizeof(VariantPtr)
                                     : dtype_size(dtype);
 }
 }  // namespace
@@ -101,6 +106,25 @@ const std::vector<std::string>& Tensor::strings() const {
   return buffer_->strings;
 }
 
+Tensor Tensor::from_variants(Shape shape, std::vector<VariantPtr> values) {
+  Tensor t(DType::Variant, std::move(shape));
+  if (static_cast<int64_t>(values.size()) != t.num_elements())
+    throw Error("Tensor::from_variants: " + std::to_string(values.size()) + " values for shape " +
+                t.shape().to_string());
+  t.buffer_->variants = std::move(values);
+  return t;
+}
+
+std::vector<VariantPtr>& Tensor::variants() {
+  check_type(DType::Variant);
+  return buffer_->variants;
+}
+
+const std::vector<VariantPtr>& Tensor::variants() const {
+  check_type(DType::Variant);
+  return buffer_->variants;
+}
+
 std::vector<ResourceHandle>& Tensor::handles() {
   check_type(DType::Resource);
   return buffer_->handles;
@@ -129,6 +153,8 @@ Tensor Tensor::clone() const {
     t.buffer_->strings = buffer_->strings;
   else if (dtype_ == DType::Resource)
     t.buffer_->handles = buffer_->handles;  // the copies name the same variables
+  else if (dtype_ == DType::Variant)
+    t.buffer_->variants = buffer_->variants;  // values are immutable: sharing is copying
   else if (buffer_->bytes)
     std::memcpy(t.buffer_->data, buffer_->data, buffer_->bytes);
   return t;
@@ -144,6 +170,7 @@ bool Tensor::equals(const Tensor& o) const {
     return std::equal(buffer_->handles.begin(), buffer_->handles.end(), o.buffer_->handles.begin(),
                       o.buffer_->handles.end(),
                       [](const ResourceHandle& a, const ResourceHandle& b) { return a.same_variable(b); });
+  if (dtype_ == DType::Variant) return buffer_->variants == o.buffer_->variants;
   return buffer_->bytes == 0 || std::memcmp(buffer_->data, o.buffer_->data, buffer_->bytes) == 0;
 }
 

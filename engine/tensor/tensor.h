@@ -4,7 +4,8 @@
 // outputs. Fixed-size dtypes live in one 64-byte aligned block from
 // HostAllocator, or in a device's memory (AcceleratorMemory) when a GPU kernel made
 // them; DT_STRING tensors hold one std::string per element and DT_RESOURCE
-// tensors one ResourceHandle (tensor/resource_handle.h), always on the host.
+// tensors one ResourceHandle (tensor/resource_handle.h), DT_VARIANT tensors
+// one shared VariantValue (tensor/variant.h), always on the host.
 // Host code reads a device tensor only through to_host(): data<T>() refuses
 // it by name.
 #include <cstring>
@@ -18,6 +19,7 @@
 #include "tensor/dtype.h"
 #include "tensor/resource_handle.h"
 #include "tensor/shape.h"
+#include "tensor/variant.h"
 
 namespace flowlens {
 
@@ -42,6 +44,7 @@ class Tensor {
   static Tensor scalar(T value) { return from_vector<T>(Shape{}, {value}); }
   static Tensor from_strings(Shape shape, std::vector<std::string> values);
   static Tensor from_handles(Shape shape, std::vector<ResourceHandle> handles);
+  static Tensor from_variants(Shape shape, std::vector<VariantPtr> values);
 
   bool valid() const { return buffer_ != nullptr; }
   DType dtype() const { return dtype_; }
@@ -76,6 +79,8 @@ class Tensor {
   const std::vector<std::string>& strings() const;
   std::vector<ResourceHandle>& handles();
   const std::vector<ResourceHandle>& handles() const;
+  std::vector<VariantPtr>& variants();
+  const std::vector<VariantPtr>& variants() const;
 
   // Same buffer, new shape with the same element count (Reshape, Identity).
   Tensor reshaped(Shape shape) const;
@@ -95,6 +100,7 @@ class Tensor {
     AcceleratorMemory* memory = nullptr;  // nullptr: host memory
     std::vector<std::string> strings;
     std::vector<ResourceHandle> handles;
+    std::vector<VariantPtr> variants;
     ~Buffer();
   };
   void check_type(DType expected, bool need_host = true) const;

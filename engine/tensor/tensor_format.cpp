@@ -140,7 +140,17 @@ std::function<std::string(int64_t)> element_printer(const Tensor& t) {
     }
     case DType::Resource: {  // a variable's handle prints as the variable's name
       const auto* handles = &t.handles();
-      return [handles](int64_t i) { return "<resource " + (*handles)[static_cast<size_t>(i)].qualified_name() + ">"; };
+      return [handles](int64_t i) {
+        const ResourceHandle& h = (*handles)[static_cast<size_t>(i)];
+        return "<resource " + (h.resource ? h.resource->describe() : h.qualified_name()) + ">";
+      };
+    }
+    case DType::Variant: {
+      const auto* values = &t.variants();
+      return [values](int64_t i) {
+        const VariantPtr& v = (*values)[static_cast<size_t>(i)];
+        return "<variant " + (v ? v->describe() : std::string("empty")) + ">";
+      };
     }
     default: return {};
   }
