@@ -35,8 +35,8 @@ struct NodeEvent {
   // empty handle. Valid only during the callback.
   std::span<const Tensor> inputs = {};
   // Where the node ran inside TensorFlow 1 control flow: the frame it ran in
-  // ("" at the top level, else the Enter nodes' frame_name; nested frames
-  // read "outer/while_context;inner/while_context") and its iteration there.
+  // ("" at the top level, else the innermost loop's frame_name, as
+  // graph/control_flow_frames.h names frames) and its iteration there.
   std::string_view frame = {};
   int64_t iteration = 0;
   // The function calls the node ran inside, outermost first; empty at the
