@@ -134,8 +134,12 @@ void TensorArray::write_locked(int64_t index, const Tensor& value) {
     fail(prefix() + "Could not aggregate to TensorArray index " + std::to_string(index) + " because the existing shape is " +
          shape_str(e.shape) + " but the new input shape is " + shape_str(value.shape()) + ".");
   // A stored shape without a value is zeros: the sum is the value.
-  e.tensor = e.tensor.valid() && e.tensor.num_elements() > 0 ? add(e.tensor.to_host(), value.to_host()) : value;
-  gradients_disallowed_ = true;
+  if (!e.tensor.valid() || e.tensor.num_elements() == 0) {
+    e.tensor = value;
+    return;
+  }
+  e.tensor = add(e.tensor.to_host(), value.to_host());
+  gradients_disallowed_ = true;  // aggregated: no gradient of this array any more
 }
 
 Tensor TensorArray::read(int64_t index) {

@@ -270,6 +270,54 @@ class TestTensorArrayOps : public QObject {
       QCOMPARE(floats_of(dx), gather ? (std::vector<float>{4, 4}) : (std::vector<float>{5, 7}));
     }
   }
+
+  void gradients_of_split_concat_and_scatter_gather() {
+    // concat(split(x)) = x, loss = sum(y * y): dloss/dx = 2x. gather(scatter(x,
+    // [2,0,1]), [0,1,2]) weighted by w = [1,2,3]: dloss/dx[i] = w[idx[i]].
+    for (bool split : {true, false}) {
+      Graph g;
+      GraphBuilder b(g);
+      const std::string x = b.constant("x", F({3, 1}, {1, 2, 3}));
+      const Array ta = tensor_array(b, "ta", split ? 2 : 3);
+      std::string y;
+      if (split) {
+        const std::string sp = b.add("TensorArraySplitV3", "split", {ta.handle, x, b.constant("len", I64({2}, {1, 2})), ta.flow},
+                                     {{"T", AttrValue(DType::Float)}});
+        y = b.add("TensorArrayConcatV3", "concat", {ta.handle, sp}, {{"dtype", AttrValue(DType::Float)}});
+        y = b.binary("Mul", y, y, DType::Float);
+      } else {
+        const std::string sc = b.add("TensorArrayScatterV3", "scatter", {ta.handle, b.constant("idx", I32({3}, {2, 0, 1})), x, ta.flow},
+                                     {{"T", AttrValue(DType::Float)}});
+        y = b.add("TensorArrayGatherV3", "gather", {ta.handle, b.constant("order", I32({3}, {0, 1, 2})), sc},
+                  {{"dtype", AttrValue(DType::Float)}});
+        y = b.binary("Mul", y, b.constant("w", F({3, 1}, {1, 2, 3})), DType::Float);
+      }
+      const std::string loss = b.sum(y, b.int32_vector("axes", {0, 1}), DType::Float);
+      const auto grads = add_gradients(g, {loss}, {x}, OpRegistry::global());
+      Session s(std::move(g));
+      const Tensor dx = s.run({}, {grads[0]})[0];
+      QCOMPARE(dx.shape(), (Shape{3, 1}));
+      QCOMPARE(floats_of(dx), split ? (std::vector<float>{2, 4, 6}) : (std::vector<float>{3, 1, 2}));
+    }
+  }
+
+  void parallel_writes_to_one_gradient_index_all_add_up() {
+    // Sixteen independent writes (no flow between them) to index 0 of a
+    // gradient array may run at once; the mutex keeps every one.
+    Graph g;
+    GraphBuilder b(g);
+    const Array ta = tensor_array(b, "ta", 1);
+    const std::string w = write(b, ta, ta.flow, 0, b.constant("x", F({2}, {0, 0})), "w");
+    const std::string gr = b.add("TensorArrayGradV3", "grad", {ta.handle, w}, {{"source", AttrValue(std::string("gradients"))}});
+    const Array G{gr, gr + ":1"};
+    std::vector<std::string> flows;
+    for (int i = 0; i < 16; ++i)
+      flows.push_back(write(b, G, G.flow, 0, b.constant("one" + std::to_string(i), F({2}, {1, 2})), "gw" + std::to_string(i)));
+    const std::string joined = b.add_n(flows, DType::Float);
+    const std::string total = read(b, gr, joined, 0, "total");
+    Session s(std::move(g));
+    QCOMPARE(floats_of(s.run({}, {total})[0]), (std::vector<float>{16, 32}));
+  }
 };
 
 QTEST_GUILESS_MAIN(TestTensorArrayOps)
