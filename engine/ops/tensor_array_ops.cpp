@@ -212,7 +212,7 @@ void tensor_array_gather_shape(ShapeContext& ctx) {
   ctx.set_output(0, ctx.attrs().type("dtype"), prepend_dim(n, element));
 }
 
-void flow_out_shape_scatter(ShapeContext& ctx) {
+void tensor_array_scatter_shape(ShapeContext& ctx) {
   check_handle(ctx, 0);
   rank1(ctx, 1);
   rank0(ctx, 3);
@@ -264,9 +264,9 @@ void tensor_array_close_shape(ShapeContext& ctx) { check_handle(ctx, 0); }
 // ---- kernels --------------------------------------------------------------------------
 
 void tensor_array_kernel(KernelContext& ctx) {
-  const Tensor& size_t_ = scalar_input(ctx, 0, "TensorArray size must be scalar, but had shape: ");
-  if (size_t_.dtype() != DType::Int32) fail("TensorArrayV3: size must be int32, got " + dtype_name(size_t_.dtype()));
-  const int64_t size = size_t_.to_host().data<int32_t>()[0];
+  const Tensor& size_in = scalar_input(ctx, 0, "TensorArray size must be scalar, but had shape: ");
+  if (size_in.dtype() != DType::Int32) fail("TensorArrayV3: size must be int32, got " + dtype_name(size_in.dtype()));
+  const int64_t size = size_in.to_host().data<int32_t>()[0];
   if (size < 0) fail("Size should be >= 0.");
   const AttrReader a = ctx.attrs();
   TensorArray::Options o;
@@ -538,7 +538,7 @@ void register_tensor_array_ops(OpRegistry& r) {
                    .output("flow_out: float")
                    .attr("T: type")
                    .stateful()
-                   .shape(flow_out_shape_scatter)
+                   .shape(tensor_array_scatter_shape)
                    .cpu(tensor_array_scatter_kernel)
                    .doc("Writes the rows of value to the TensorArray elements at indices.")));
   r.add(common(OpBuilder("TensorArrayConcatV3")

@@ -136,7 +136,13 @@ class TestTensorArrayOps : public QObject {
     const std::string zero1 = read(b, ga, g2, 1, "gr1");
     const std::string size = b.add("TensorArraySizeV3", "gsize", {ga, g2});
     const std::string other_read = read(b, other, other + ":1", 0, "other_r0");
+    const std::string shaped = b.add("TensorArrayGradWithShape", "grad_shaped", {ta.handle, w1, b.constant("prepend", I32({1}, {3}))},
+                                     {{"source", AttrValue(std::string("gradients_2"))}});
+    const std::string shaped_read = read(b, shaped, shaped + ":1", 1, "shaped_r1");
     Session s(std::move(g));
+    const Tensor prepended = s.run({}, {shaped_read})[0];
+    QCOMPARE(prepended.shape(), (Shape{3, 2}));  // the forward element's [2], [3] prepended, as zeros
+    QCOMPARE(floats_of(prepended), std::vector<float>(6, 0.0f));
     const auto out = s.run({}, {sum0, zero1, size, other_read});
     QCOMPARE(floats_of(out[0]), (std::vector<float>{11, 22}));  // two writes to one index add up
     QCOMPARE(floats_of(out[1]), (std::vector<float>{0, 0}));    // the forward element's shape, as zeros
