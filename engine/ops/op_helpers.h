@@ -103,6 +103,8 @@ void register_parsing_ops(OpRegistry& r);    // parsing_ops.cpp
 void register_summary_ops(OpRegistry& r);    // summary_ops.cpp
 void register_logging_ops(OpRegistry& r);    // logging_ops.cpp
 void register_resource_ops(OpRegistry& r);        // resource_ops.cpp
+void register_tensor_array_ops(OpRegistry& r);    // tensor_array_ops.cpp
+void register_stack_ops(OpRegistry& r);           // stack_ops.cpp
 void register_resource_gather_op(OpRegistry& r);  // resource_gather_op.cpp
 void register_apply_ops(OpRegistry& r);           // apply_ops.cpp
 void register_ftrl_ops(OpRegistry& r);            // ftrl_ops.cpp

@@ -35,6 +35,8 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_sparse_ops(registry);
   ops::register_training_ops(registry);
   ops::register_resource_ops(registry);
+  ops::register_tensor_array_ops(registry);
+  ops::register_stack_ops(registry);
   ops::register_resource_gather_op(registry);
   ops::register_apply_ops(registry);
   ops::register_ftrl_ops(registry);

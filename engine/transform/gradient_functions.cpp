@@ -31,6 +31,7 @@ void register_gradient_functions(OpRegistry& registry) {
   grad::add_logging_gradients(table);
   grad::add_sparse_gradients(table);
   grad::add_state_gradients(table);
+  grad::add_tensor_array_gradients(table);
   for (const auto& [op, fn] : table) registry.set_gradient(op, fn);
 }
 

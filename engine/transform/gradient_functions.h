@@ -15,7 +15,8 @@
 // array_gradients.cpp (Identity, Reshape, Cast, Split, Concat, Pack ...),
 // logging_gradients.cpp, sparse_gradients.cpp (segment reductions,
 // SparseToDense, SparseReorder),
-// state_gradients.cpp (ReadVariableOp, ResourceGather).
+// state_gradients.cpp (ReadVariableOp, ResourceGather),
+// tensor_array_gradients.cpp (TensorArray reads, writes, gather/scatter, concat/split).
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +50,7 @@ void add_array_gradients(GradTable& table);  // array_gradients.cpp
 void add_logging_gradients(GradTable& table);  // logging_gradients.cpp
 void add_sparse_gradients(GradTable& table); // sparse_gradients.cpp (segment reductions, sparse tensors)
 void add_state_gradients(GradTable& table);  // state_gradients.cpp
+void add_tensor_array_gradients(GradTable& table);  // tensor_array_gradients.cpp
 
 // ---- helpers shared by the families (gradient_functions.cpp) ----------------
 

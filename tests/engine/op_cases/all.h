@@ -12,6 +12,7 @@
 #include "engine/op_cases/sparse.h"
 #include "engine/op_cases/state.h"
 #include "engine/op_cases/strings.h"
+#include "engine/op_cases/tensor_array.h"
 
 namespace flowlens::testing {
 
@@ -28,6 +29,7 @@ inline OpCases all_op_cases() {
   add_state_cases(c);
   add_strings_cases(c);
   add_activation_cases(c);
+  add_tensor_array_cases(c);
   return c;
 }
 
