@@ -147,6 +147,32 @@ class LoopViewsTest : public QObject {
     for (int n = 0; n < 13; ++n) QCOMPARE(loop.branch_of(n), 0);
   }
 
+  void nested_cond_branches_are_the_innermost() {
+    const char* text = R"(
+node { name: "x" op: "Placeholder" } node { name: "p" op: "Placeholder" } node { name: "q" op: "Placeholder" }
+node { name: "o/Switch" op: "Switch" input: "x" input: "p" }
+node { name: "o/t" op: "Identity" input: "o/Switch:1" }
+node { name: "o/f" op: "Identity" input: "o/Switch" }
+node { name: "o/i/Switch" op: "Switch" input: "o/t" input: "q" }
+node { name: "o/i/a" op: "Identity" input: "o/i/Switch:1" }
+node { name: "o/i/b" op: "Identity" input: "o/i/Switch" }
+node { name: "o/i/Merge" op: "Merge" input: "o/i/b" input: "o/i/a" }
+node { name: "o/Merge" op: "Merge" input: "o/f" input: "o/i/Merge" }
+)";
+    auto g = std::make_shared<const Graph>(parse_graph_text(text, "nested"));
+    NameScopeGrouping grouping;
+    grouping.set_graph(g);
+    auto branch = [&](const char* n) { return grouping.branch_of(g->index_of(n)); };
+    QCOMPARE(branch("o/t"), 1);
+    QCOMPARE(branch("o/i/Switch"), 1);  // the inner cond sits in the outer true branch
+    QCOMPARE(branch("o/i/a"), 1);
+    QCOMPARE(branch("o/i/b"), -1);      // its own false branch, not the outer true one
+    QCOMPARE(branch("o/f"), -1);
+    QCOMPARE(branch("o/i/Merge"), 0);
+    QCOMPARE(branch("o/Merge"), 0);
+    QCOMPARE(branch("x"), 0);
+  }
+
   void breakpoint_iteration_condition_round_trips() {
     Debugger debugger;
     BreakpointStore store(&debugger);

@@ -441,8 +441,11 @@ void NameScopeGrouping::find_control_flow() {
   const EdgeIndex& edges = graph_->edges();
   cond_switch_.assign(nodes.size(), 0);
   std::vector<char> reached_true(nodes.size(), 0), reached_false(nodes.size(), 0);
-  constexpr std::size_t kMaxBranchNodes = 100000;
-  for (std::size_t s = 0; s < nodes.size(); ++s) {
+  // Each walk stops at Merges and at the next Switch (a nested cond's
+  // branches are its own), so walks stay within their branch; a malformed
+  // graph whose branches leak must not cost more than a few passes over it.
+  std::size_t budget = 8 * nodes.size() + 10000;
+  for (std::size_t s = 0; s < nodes.size() && budget > 0; ++s) {
     if (!is_switch_op(nodes[s].op)) continue;
     const auto inputs = edges.inputs(static_cast<int>(s));
     if (inputs.size() < 2 || !inputs[1].resolved() ||
@@ -455,15 +458,19 @@ void NameScopeGrouping::find_control_flow() {
       std::unordered_set<int> seen;
       for (const OutputEdge& out : edges.outputs(static_cast<int>(s)))
         if (!out.is_control() && out.port == port) stack.push_back(out.consumer);
-      while (!stack.empty() && seen.size() < kMaxBranchNodes) {
+      while (!stack.empty() && budget > 0) {
         const int n = stack.back();
         stack.pop_back();
-        if (is_merge_op(nodes[static_cast<std::size_t>(n)].op) || !seen.insert(n).second) continue;
+        const std::string& op = nodes[static_cast<std::size_t>(n)].op;
+        if (is_merge_op(op) || !seen.insert(n).second) continue;
+        --budget;
         reached[static_cast<std::size_t>(n)] = 1;
+        if (is_switch_op(op)) continue;
         for (const OutputEdge& out : edges.outputs(n)) stack.push_back(out.consumer);
       }
     }
   }
+  if (budget == 0) return;  // no branch labels rather than wrong ones
   branch_of_node_.assign(nodes.size(), 0);
   for (std::size_t n = 0; n < nodes.size(); ++n)
     if (reached_true[n] != reached_false[n]) branch_of_node_[n] = reached_true[n] ? 1 : -1;
