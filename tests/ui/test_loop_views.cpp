@@ -25,6 +25,7 @@
 #include "ui/graphview/graph_view.h"
 #include "ui/graphview/node_item.h"
 #include "ui/graphview/scope_frame_item.h"
+#include "ui/profiler/profiler_panel.h"
 #include "ui/profiler/timeline_view.h"
 #include "ui/ui_test_util.h"
 
@@ -246,6 +247,22 @@ node { name: "o/Merge" op: "Merge" input: "o/f" input: "o/i/Merge" }
     QVERIFY(opened.valid());
     QCOMPARE(opened.values<int32_t>()[0], 4);
     QCOMPARE(label, QStringLiteral("while/add @ run 1 iteration 3"));
+  }
+
+  void profiler_dock_sums_a_node_over_its_iterations() {
+    auto profiler = std::make_shared<Profiler>();
+    Graph g = parse_graph_text(test::kWhileLoop, "w");
+    Device cpu("CPU", 0, 1);
+    feed_loop(*profiler, g, cpu, 1);
+    ProfilerPanel panel(profiler.get());
+    panel.show_recorded(profiler, QStringLiteral("loop"));
+    QCOMPARE(panel.node_counts().at(QStringLiteral("while/add")), int64_t{10});
+    QCOMPARE(panel.node_counts().at(QStringLiteral("while/Merge")), int64_t{11});
+    QCOMPARE(panel.node_times_ms().at(QStringLiteral("while/add")), 10 * 50 / 1e6);
+    int in_frame = 0;
+    for (const TimelineEvent& e : panel.timeline()->events())
+      in_frame += e.frame == QString::fromLatin1(kFrame) && (e.node != QStringLiteral("while/add") || e.iteration < 10);
+    QCOMPARE(in_frame, 21);
   }
 
   void timeline_tooltip_names_the_iteration() {
