@@ -17,6 +17,7 @@
 #include "observe/debugger.h"
 #include "observe/frame_iterations.h"
 #include "observe/profiler.h"
+#include "observe/stop_text.h"
 
 using namespace flowlens;
 
@@ -120,6 +121,9 @@ class LoopObserveTest : public QObject {
     QCOMPARE(stops[1].frame, std::string());
     QCOMPARE(stop_position(stops[1]), std::string("result"));  // top level: just the node
     QCOMPARE(stops[1].message, std::string("breakpoint at 'result'"));
+    // flowlens-run --break's heading.
+    QCOMPARE(break_line(stops[0]), std::string("break at 'while/add' @ iteration 3 (Add) on /cpu:0"));
+    QCOMPARE(break_line(stops[1]), std::string("break at 'result' (Identity) on /cpu:0"));
   }
 
   void breakpoint_stops_only_in_its_iterations() {
