@@ -12,6 +12,7 @@
 #include "io/file_formats.h"
 #include "io/graph_io.h"
 #include "observe/debugger.h"
+#include "observe/stop_text.h"
 #include "observe/profiler.h"
 #include "tensor/npy.h"
 #include "tensor/tensor_format.h"
@@ -55,9 +56,11 @@ std::string npy_file_name(const std::string& tensor) {
   return s + ".npy";
 }
 
-// --break output: the node, then each input and output, one per line.
+// --break output: the node (with its iteration inside a loop frame:
+// "break at 'while/add' @ iteration 3 (Add) on /cpu:0"), then each input and
+// output, one per line.
 void print_stop(const DebugStop& stop, const TensorFormatOptions& format) {
-  std::cout << "break at '" << stop.node << "' (" << stop.op << ") on " << stop.device << "\n";
+  std::cout << break_line(stop) << "\n";
   for (size_t i = 0; i < stop.inputs.size(); ++i) {
     const std::string name = i < stop.input_names.size() ? stop.input_names[i] : std::to_string(i);
     std::cout << "  input " << i << " '" << name << "' = "

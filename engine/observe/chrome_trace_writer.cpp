@@ -127,6 +127,12 @@ void ChromeTraceWriter::slice(const TraceSlice& e) {
     raw(",\"run\":");
     integer(e.run_id);
   }
+  if (!e.frame.empty()) {
+    raw(",\"frame\":");
+    string(e.frame);
+    raw(",\"iteration\":");
+    integer(e.iteration);
+  }
   raw("}}");
 }
 

@@ -25,6 +25,10 @@ struct TraceSlice {
   int64_t duration_ns = 0;
   int64_t bytes = -1;       // args.bytes; -1: omitted
   int64_t run_id = -1;      // args.run; -1: omitted
+  // Inside a TensorFlow 1 loop: args.frame and args.iteration (both omitted
+  // when frame is empty).
+  std::string_view frame = {};
+  int64_t iteration = 0;
 };
 
 class ChromeTraceWriter {

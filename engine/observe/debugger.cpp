@@ -1,6 +1,12 @@
 #include "observe/debugger.h"
 
+#include <cctype>
+#include <charconv>
 #include <cmath>
+#include <limits>
+
+#include "common/error.h"
+#include "common/trim.h"
 
 #include "exec/device.h"
 #include "observe/tensor_stats.h"
@@ -106,7 +112,87 @@ std::string numerics_report(const Node& node, std::span<const Tensor> inputs, st
   return msg;
 }
 
+// Fills a stop's node fields from the event (the same for every kind of stop).
+void describe_node(DebugStop& s, int64_t run_id, const NodeEvent& event) {
+  s.run_id = run_id;
+  s.node_index = event.node_index;
+  s.node = event.node.name;
+  s.op = event.node.op;
+  s.device = event.device.short_name();
+  s.input_names = data_input_names(event.node);
+  s.frame = std::string(event.frame);
+  s.iteration = event.iteration;
+}
+
 }  // namespace
+
+bool IterationCondition::matches(int64_t iteration) const {
+  switch (kind) {
+    case Kind::Any: return true;
+    case Kind::Equal: return iteration == value;
+    case Kind::AtLeast: return iteration >= value;
+    case Kind::Every: return value >= 1 && iteration % value == 0;
+  }
+  return true;
+}
+
+std::string IterationCondition::to_string() const {
+  switch (kind) {
+    case Kind::Any: return {};
+    case Kind::Equal: return "iteration == " + std::to_string(value);
+    case Kind::AtLeast: return "iteration >= " + std::to_string(value);
+    case Kind::Every: return "every " + std::to_string(value) + " iterations";
+  }
+  return {};
+}
+
+IterationCondition parse_iteration_condition(std::string_view text) {
+  const std::string original(text);
+  auto fail = [&](const std::string& why) -> IterationCondition {
+    throw Error("iteration condition '" + original + "': " + why +
+                " (write e.g. \"iteration == 3\", \"iteration >= 5\" or \"every 4\")");
+  };
+  std::string_view s = trimmed(text);
+  if (s.empty()) return {};
+  auto eat = [&](std::string_view word) {
+    if (!s.starts_with(word)) return false;
+    s = trimmed(s.substr(word.size()));
+    return true;
+  };
+  IterationCondition c;
+  bool above = false;  // "> n" is ">= n+1"
+  if (eat("every")) {
+    c.kind = IterationCondition::Kind::Every;
+  } else {
+    eat("iteration");
+    if (eat(">=")) c.kind = IterationCondition::Kind::AtLeast;
+    else if (eat(">")) c.kind = IterationCondition::Kind::AtLeast, above = true;
+    else if (eat("==") || eat("=")) c.kind = IterationCondition::Kind::Equal;
+    else if (eat("%")) c.kind = IterationCondition::Kind::Every;
+    else if (!s.empty() && std::isdigit(static_cast<unsigned char>(s.front()))) c.kind = IterationCondition::Kind::Equal;
+    else return fail("expected ==, >= or every");
+  }
+  // "every 4 iterations": the unit may follow the number.
+  if (s.ends_with("iterations")) s = trimmed(s.substr(0, s.size() - 10));
+  else if (s.ends_with("iteration")) s = trimmed(s.substr(0, s.size() - 9));
+  int64_t n = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return fail("expected a whole number");
+  if (n < 0) return fail("iterations count from 0");
+  if (c.kind == IterationCondition::Kind::Every && n < 1) return fail("every needs a number of at least 1");
+  if (above) {
+    if (n == std::numeric_limits<int64_t>::max()) return fail("the number is too large");
+    c.value = n + 1;
+  } else {
+    c.value = n;
+  }
+  return c;
+}
+
+std::string stop_position(const DebugStop& stop) {
+  if (stop.frame.empty()) return stop.node;
+  return stop.node + " @ iteration " + std::to_string(stop.iteration);
+}
 
 const char* to_string(StopReason reason) {
   switch (reason) {
@@ -199,6 +285,20 @@ std::vector<int64_t> Debugger::watched_runs() const {
   std::vector<int64_t> runs;
   for (const auto& [id, tensors] : watched_) runs.push_back(id);
   return runs;
+}
+
+std::vector<WatchedValue> Debugger::watched_iterations(int64_t run_id, const std::string& tensor) const {
+  std::lock_guard lock(mu_);
+  auto run = watched_iterations_.find(run_id);
+  if (run == watched_iterations_.end()) return {};
+  auto it = run->second.find(normalize_tensor(tensor));
+  if (it == run->second.end()) return {};
+  return {it->second.begin(), it->second.end()};
+}
+
+void Debugger::set_max_watched_iterations(int copies) {
+  std::lock_guard lock(mu_);
+  max_watched_iterations_ = copies < 1 ? 1 : copies;
 }
 
 void Debugger::end_stop() {
@@ -339,14 +439,9 @@ void Debugger::on_node_start(int64_t run_id, const NodeEvent& event) {
   if (pause_requested_) {
     pause_requested_ = false;
     DebugStop s;
-    s.run_id = run_id;
+    describe_node(s, run_id, event);
     s.reason = StopReason::Pause;
-    s.node_index = event.node_index;
-    s.node = event.node.name;
-    s.op = event.node.op;
-    s.device = event.device.short_name();
     s.before_node = true;
-    s.input_names = data_input_names(event.node);
     s.inputs = host_tensors(event.inputs);
     s.message = "paused before '" + event.node.name + "'";
     stop_here(lock, std::move(s));
@@ -369,9 +464,17 @@ void Debugger::capture_watches(int64_t run_id, const NodeEvent& event, std::span
     // handle (VarHandleOp's output) is watched as its variable's value.
     const Tensor shown = shown_value(outputs[i]);
     if (!shown.valid()) continue;
-    watched_[run_id][name] = shown.on_host() ? shown.clone() : shown.to_host();
+    const Tensor copy = shown.on_host() ? shown.clone() : shown.to_host();
+    watched_[run_id][name] = copy;
+    // Inside a loop the node runs once per iteration: each copy is kept
+    // (the buffer is shared with watched_'s latest one).
+    std::deque<WatchedValue>& copies = watched_iterations_[run_id][name];
+    copies.push_back({std::string(event.frame), event.iteration, copy});
+    while (static_cast<int>(copies.size()) > max_watched_iterations_) copies.pop_front();
   }
   while (static_cast<int>(watched_.size()) > max_watched_runs_) watched_.erase(watched_.begin());
+  while (static_cast<int>(watched_iterations_.size()) > max_watched_runs_)
+    watched_iterations_.erase(watched_iterations_.begin());
 }
 
 std::optional<std::string> Debugger::why_stop_after(int64_t run_id, const NodeEvent& event,
@@ -388,13 +491,16 @@ std::optional<std::string> Debugger::why_stop_after(int64_t run_id, const NodeEv
   }
   for (const auto& [id, bp] : breakpoints_) {
     if (!bp.node.empty() && bp.node != name) continue;
+    if (!bp.iteration.matches(event.iteration)) continue;
     bool hit = bp.condition == Breakpoint::Condition::Always ||
                (bp.condition == Breakpoint::Condition::NonFinite && any_non_finite(outputs)) ||
                (bp.condition == Breakpoint::Condition::MaxAbsAbove && exceeds(outputs, bp.threshold));
     if (!hit) continue;
     *reason = StopReason::Breakpoint;
     switch (bp.condition) {
-      case Breakpoint::Condition::Always: return "breakpoint at '" + name + "'";
+      case Breakpoint::Condition::Always:
+        return "breakpoint at '" + name + "'" +
+               (event.frame.empty() ? std::string() : " @ iteration " + std::to_string(event.iteration));
       case Breakpoint::Condition::NonFinite: return "'" + name + "' produced NaN/Inf";
       case Breakpoint::Condition::MaxAbsAbove: return "'" + name + "' has max |x| > " + std::to_string(bp.threshold);
     }
@@ -417,13 +523,8 @@ void Debugger::on_node_end(int64_t run_id, const NodeEvent& event, std::span<con
   if (was_stepped) stepping_ = false;  // this stop ends the step; step() again to go on
   if (!why) return;
   DebugStop s;
-  s.run_id = run_id;
+  describe_node(s, run_id, event);
   s.reason = reason;
-  s.node_index = event.node_index;
-  s.node = event.node.name;
-  s.op = event.node.op;
-  s.device = event.device.short_name();
-  s.input_names = data_input_names(event.node);
   s.inputs = stop_inputs(run_id, event);
   s.outputs = host_tensors(outputs);
   s.message = std::move(*why);

@@ -23,11 +23,36 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "exec/observer.h"
 
 namespace flowlens {
+
+// Which iterations of a TensorFlow 1 loop a breakpoint stops in, by the
+// iteration NodeEvent reports (0-based; a node outside any loop runs at
+// iteration 0). Typed as "iteration == 3", "iteration >= 5", "every 4" (the
+// leading "iteration" may be left out: "== 3", ">= 5", "3").
+struct IterationCondition {
+  enum class Kind {
+    Any,      // every iteration (the default: no condition)
+    Equal,    // iteration == value
+    AtLeast,  // iteration >= value
+    Every,    // iteration % value == 0 (value >= 1)
+  };
+  Kind kind = Kind::Any;
+  int64_t value = 0;
+  bool matches(int64_t iteration) const;
+  bool is_any() const { return kind == Kind::Any; }
+  // "" for Any, else "iteration == 3", "iteration >= 5", "every 4 iterations";
+  // parse_iteration_condition reads it back.
+  std::string to_string() const;
+  bool operator==(const IterationCondition&) const = default;
+};
+// Throws Error ("iteration condition 'x': ...") for text it cannot read;
+// blank text is Any.
+IterationCondition parse_iteration_condition(std::string_view text);
 
 struct Breakpoint {
   enum class Condition {
@@ -38,6 +63,7 @@ struct Breakpoint {
   std::string node;  // "" matches every node (useful with a condition)
   Condition condition = Condition::Always;
   double threshold = 0;
+  IterationCondition iteration;  // inside a loop: only these iterations stop
 };
 
 enum class StopReason { Breakpoint, Step, RunTo, Pause, Numerics };
@@ -56,6 +82,21 @@ struct DebugStop {
   std::vector<Tensor> inputs;
   std::vector<Tensor> outputs;
   std::string message;  // "breakpoint at 'x'", or the check-numerics report
+  // Where in TensorFlow 1 control flow the node ran (NodeEvent's frame and
+  // iteration): "" and 0 at the top level.
+  std::string frame;
+  int64_t iteration = 0;
+};
+
+// The stop's position as the UI and the CLI show it: "while/add @ iteration 3"
+// inside a loop frame, just the node name at the top level.
+std::string stop_position(const DebugStop& stop);
+
+// One captured copy of a watched tensor, with where in a loop it was made.
+struct WatchedValue {
+  std::string frame;      // "" at the top level
+  int64_t iteration = 0;
+  Tensor value;
 };
 
 class Debugger : public ExecutionObserver {
@@ -69,7 +110,11 @@ class Debugger : public ExecutionObserver {
 
   // --- configuration (any thread, any time) ---
   int add_breakpoint(Breakpoint breakpoint);  // returns an id for remove_breakpoint
-  int break_at(const std::string& node) { return add_breakpoint({node}); }
+  int break_at(const std::string& node) {
+    Breakpoint b;
+    b.node = node;
+    return add_breakpoint(std::move(b));
+  }
   void remove_breakpoint(int id);
   void clear_breakpoints();
   // Stop at the source of a NaN/Inf: a node whose outputs are not finite
@@ -85,6 +130,11 @@ class Debugger : public ExecutionObserver {
   Tensor watched(int64_t run_id, const std::string& tensor) const;  // empty handle if not captured
   std::map<std::string, Tensor> watched_in(int64_t run_id) const;
   std::vector<int64_t> watched_runs() const;
+  // Every copy of `tensor` made in the run, in capture order: one per
+  // iteration for a tensor inside a loop (watched() is the latest). At most
+  // max_watched_iterations per tensor and run are kept, the latest.
+  std::vector<WatchedValue> watched_iterations(int64_t run_id, const std::string& tensor) const;
+  void set_max_watched_iterations(int copies);  // default 1024
 
   // --- controls ---
   void continue_run();                   // resume until the next breakpoint
@@ -129,7 +179,9 @@ class Debugger : public ExecutionObserver {
 
   std::set<std::string> watches_;
   std::map<int64_t, std::map<std::string, Tensor>> watched_;
+  std::map<int64_t, std::map<std::string, std::deque<WatchedValue>>> watched_iterations_;
   int max_watched_runs_ = 16;
+  int max_watched_iterations_ = 1024;
 
   bool stepping_ = false;         // step(): one node may start, then stop after it
   bool step_token_taken_ = false;

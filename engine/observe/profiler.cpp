@@ -106,11 +106,51 @@ void Profiler::on_node_end(int64_t run_id, const NodeEvent& event, std::span<con
   rec.end_ns = event.end_ns;
   rec.bytes = bytes_of(outputs);
   rec.shapes = shapes_of(outputs);  // formatted outside the lock
+  rec.iteration = event.iteration;
   std::lock_guard lock(mu_);
+  rec.frame = intern_frame(event.frame);
   rec.node = intern_node(event.node);
   rec.device = intern_device(event.device);
   rec.thread = thread_index();
   events_.push_back(std::move(rec));
+}
+
+int Profiler::intern_frame(std::string_view frame) {
+  if (frame.empty()) return 0;
+  auto [it, inserted] = frame_index_.try_emplace(std::string(frame), static_cast<int>(frames_.size()));
+  if (inserted) frames_.push_back(it->first);
+  return it->second;
+}
+
+std::vector<std::string> Profiler::frame_names() const {
+  std::lock_guard lock(mu_);
+  return frames_;
+}
+
+std::vector<NodeTiming> Profiler::node_summary() const {
+  std::lock_guard lock(mu_);
+  std::vector<NodeTiming> by_node(nodes_.size());
+  for (const ProfiledNode& e : events_) {
+    NodeTiming& t = by_node[static_cast<size_t>(e.node)];
+    ++t.count;
+    t.total_ms += static_cast<double>(e.end_ns - e.start_ns) / 1e6;
+    if (e.frame > 0) {
+      t.frame = frames_[static_cast<size_t>(e.frame)];
+      t.max_iteration = std::max(t.max_iteration, e.iteration);
+    }
+  }
+  std::vector<NodeTiming> result;
+  for (size_t i = 0; i < by_node.size(); ++i) {
+    NodeTiming& t = by_node[i];
+    if (t.count == 0) continue;
+    t.node = nodes_[i].name;
+    t.op = nodes_[i].op;
+    t.mean_us = t.total_ms * 1e3 / static_cast<double>(t.count);
+    result.push_back(std::move(t));
+  }
+  std::stable_sort(result.begin(), result.end(),
+                   [](const NodeTiming& a, const NodeTiming& b) { return a.total_ms > b.total_ms; });
+  return result;
 }
 
 void Profiler::clear() {
@@ -253,7 +293,7 @@ void Profiler::write_chrome_trace(const std::string& path) const {
   for (const ProfiledNode& e : events_) {
     const NodeInfo& n = nodes_[static_cast<size_t>(e.node)];
     writer.slice({n.name, n.op, e.shapes, e.device, e.thread, e.start_ns - origin, e.end_ns - e.start_ns, e.bytes,
-                  e.run_id});
+                  e.run_id, frames_[static_cast<size_t>(e.frame)], e.iteration});
   }
   writer.finish();
 }

@@ -14,6 +14,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -30,6 +31,10 @@ struct ProfiledNode {
   int64_t start_ns = 0, end_ns = 0;  // steady clock
   int64_t bytes = 0;                 // bytes of the outputs (fixed-size dtypes)
   std::string shapes;                // "[64,16];[64]"
+  // Where in TensorFlow 1 control flow it ran: index into
+  // Profiler::frame_names() (0 is "", the top level) and its iteration there.
+  int frame = 0;
+  int64_t iteration = 0;
 };
 
 // A node execution recorded elsewhere, by name: a step TensorFlow traced
@@ -50,6 +55,17 @@ struct OpTiming {
   double total_ms = 0;
   double mean_us = 0;
   double percent = 0;  // of the time of all recorded nodes
+};
+
+// One node's executions summed: inside a loop a node runs once per
+// iteration, and its total is the sum over them.
+struct NodeTiming {
+  std::string node, op;
+  int64_t count = 0;           // executions (over runs and iterations)
+  double total_ms = 0;
+  double mean_us = 0;
+  std::string frame;           // "" at the top level
+  int64_t max_iteration = -1;  // highest iteration seen inside a frame; -1 outside
 };
 
 struct DeviceMemory {
@@ -74,6 +90,11 @@ class Profiler : public ExecutionObserver {
   std::vector<std::string> node_names() const;
   std::vector<std::string> node_ops() const;
   std::vector<std::string> device_names() const;
+  // Frame names of ProfiledNode::frame; [0] is "" (the top level).
+  std::vector<std::string> frame_names() const;
+
+  // Nodes by total time, longest first.
+  std::vector<NodeTiming> node_summary() const;
 
   // Ops by total time, longest first.
   std::vector<OpTiming> op_summary() const;
@@ -104,6 +125,9 @@ class Profiler : public ExecutionObserver {
   std::map<int64_t, int> recorded_threads_;
   std::map<std::pair<std::string, std::string>, int> recorded_nodes_;  // (name, op) -> node
   std::map<int, std::string> thread_names_;
+  std::vector<std::string> frames_{std::string()};
+  std::unordered_map<std::string, int> frame_index_;
+  int intern_frame(std::string_view frame);  // with mu_ held
   int thread_count_ = 0;  // live and recorded threads share the numbering
 };
 

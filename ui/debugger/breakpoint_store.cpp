@@ -1,5 +1,7 @@
 #include "ui/debugger/breakpoint_store.h"
 
+#include "common/error.h"
+
 namespace flowlens::ui {
 
 BreakpointStore::BreakpointStore(Debugger* debugger, QObject* parent) : QObject(parent), debugger_(debugger) {}
@@ -12,7 +14,8 @@ int BreakpointStore::index_of(const QString& node) const {
 
 void BreakpointStore::arm(BreakpointEntry& entry) {
   if (entry.engine_id != 0 || !entry.enabled) return;
-  entry.engine_id = debugger_->add_breakpoint({entry.node.toStdString(), entry.condition, entry.threshold});
+  entry.engine_id =
+      debugger_->add_breakpoint({entry.node.toStdString(), entry.condition, entry.threshold, entry.iteration});
 }
 
 void BreakpointStore::disarm(BreakpointEntry& entry) {
@@ -72,6 +75,26 @@ void BreakpointStore::set_condition(int index, Breakpoint::Condition condition, 
   emit changed();
 }
 
+void BreakpointStore::set_iteration_condition(int index, IterationCondition iteration) {
+  if (index < 0 || index >= entries_.size()) return;
+  BreakpointEntry& entry = entries_[index];
+  if (entry.iteration == iteration) return;
+  disarm(entry);
+  entry.iteration = iteration;
+  arm(entry);
+  emit changed();
+}
+
+bool BreakpointStore::set_iteration_condition(int index, const QString& text, QString* error) {
+  try {
+    set_iteration_condition(index, parse_iteration_condition(text.toStdString()));
+    return true;
+  } catch (const Error& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
+  }
+}
+
 void BreakpointStore::clear() {
   if (entries_.isEmpty()) return;
   for (BreakpointEntry& entry : entries_) disarm(entry);
@@ -80,12 +103,14 @@ void BreakpointStore::clear() {
 }
 
 QString BreakpointStore::condition_text(const BreakpointEntry& entry) {
+  QString text;
   switch (entry.condition) {
-    case Breakpoint::Condition::Always: return QStringLiteral("always");
-    case Breakpoint::Condition::NonFinite: return QStringLiteral("NaN/Inf");
-    case Breakpoint::Condition::MaxAbsAbove: return QStringLiteral("max |x| > %1").arg(entry.threshold);
+    case Breakpoint::Condition::Always: text = QStringLiteral("always"); break;
+    case Breakpoint::Condition::NonFinite: text = QStringLiteral("NaN/Inf"); break;
+    case Breakpoint::Condition::MaxAbsAbove: text = QStringLiteral("max |x| > %1").arg(entry.threshold); break;
   }
-  return {};
+  if (!entry.iteration.is_any()) text += QStringLiteral(", ") + QString::fromStdString(entry.iteration.to_string());
+  return text;
 }
 
 }  // namespace flowlens::ui

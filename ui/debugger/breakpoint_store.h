@@ -15,6 +15,7 @@ struct BreakpointEntry {
   QString node;
   Breakpoint::Condition condition = Breakpoint::Condition::Always;
   double threshold = 0;  // for MaxAbsAbove
+  IterationCondition iteration;  // inside a loop: which iterations stop ("any" by default)
   bool enabled = true;
   int engine_id = 0;     // the Debugger's id while enabled, else 0
 };
@@ -36,9 +37,15 @@ class BreakpointStore : public QObject {
   void remove(int index);
   void set_enabled(int index, bool enabled);
   void set_condition(int index, Breakpoint::Condition condition, double threshold);
+  void set_iteration_condition(int index, IterationCondition iteration);
+  // As typed ("iteration == 3", ">= 5", "every 4", "" for any). False, with
+  // `error` naming the text, when it is not a condition; the entry keeps its old one.
+  bool set_iteration_condition(int index, const QString& text, QString* error = nullptr);
   void clear();
 
-  static QString condition_text(const BreakpointEntry& entry);  // "always", "NaN/Inf", "max |x| > 10"
+  // "always", "NaN/Inf", "max |x| > 10", then any iteration condition:
+  // "always, iteration == 3".
+  static QString condition_text(const BreakpointEntry& entry);
 
  signals:
   void changed();

@@ -4,6 +4,8 @@
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QLineEdit>
+#include <QPointer>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -14,7 +16,7 @@
 namespace flowlens::ui {
 namespace {
 
-enum Column { kEnabled, kNode, kCondition, kThreshold, kColumns };
+enum Column { kEnabled, kNode, kCondition, kThreshold, kIteration, kColumns };
 
 }  // namespace
 
@@ -22,7 +24,7 @@ BreakpointsPanel::BreakpointsPanel(BreakpointStore* store, QWidget* parent) : QW
   table_ = new QTableWidget(0, kColumns, this);
   table_->setObjectName(QStringLiteral("breakpointTable"));
   table_->setHorizontalHeaderLabels({QStringLiteral("On"), QStringLiteral("Node"), QStringLiteral("Stop when"),
-                                     QStringLiteral("Value")});
+                                     QStringLiteral("Value"), QStringLiteral("Iteration")});
   table_->horizontalHeader()->setSectionResizeMode(kNode, QHeaderView::Stretch);
   table_->horizontalHeader()->setSectionResizeMode(kEnabled, QHeaderView::ResizeToContents);
   table_->verticalHeader()->hide();
@@ -111,6 +113,26 @@ void BreakpointsPanel::rebuild() {
     };
     connect(condition, &QComboBox::currentIndexChanged, this, apply);
     connect(threshold, &QDoubleSpinBox::editingFinished, this, apply);
+
+    // Which iterations of a loop stop: typed, checked by the engine's parser.
+    auto* iteration = new QLineEdit(QString::fromStdString(e.iteration.to_string()));
+    iteration->setObjectName(QStringLiteral("iterationEdit"));
+    iteration->setPlaceholderText(QStringLiteral("any iteration"));
+    iteration->setToolTip(QStringLiteral("Inside a loop, stop only in these iterations (counted from 0):\n"
+                                         "\"iteration == 3\", \"iteration >= 5\", \"every 4\"; blank for every one"));
+    table_->setCellWidget(row, kIteration, iteration);
+    connect(iteration, &QLineEdit::editingFinished, this, [this, row, iteration] {
+      const QString text = iteration->text();
+      QMetaObject::invokeMethod(
+          this,
+          [this, row, text, iteration = QPointer<QLineEdit>(iteration)] {
+            QString error;
+            if (store_->set_iteration_condition(row, text, &error) || !iteration) return;
+            iteration->setStyleSheet(QStringLiteral("QLineEdit { background: #fde2e1; }"));
+            iteration->setToolTip(error);
+          },
+          Qt::QueuedConnection);
+    });
   }
   if (keep_row >= 0 && keep_row < table_->rowCount()) table_->selectRow(keep_row);
   remove_button_->setEnabled(table_->currentRow() >= 0);

@@ -1,7 +1,9 @@
 #pragma once
 // The Breakpoints dock: one row per breakpoint with an enable box, the node,
 // its condition (always / output has NaN-Inf / max |x| above a value) and
-// the threshold; buttons add one on the selected node and remove rows.
+// the threshold, and which loop iterations stop (typed: "iteration == 3",
+// ">= 5", "every 4"; blank for any); buttons add one on the selected node and
+// remove rows.
 // Double-clicking a row selects its node in the graph.
 #include <QWidget>
 

@@ -287,11 +287,19 @@ void DebugWorkbench::on_paused(const DebugStop& stop) {
   catalog_->set_group(kWatchGroup, watches_->captured());
   if (!tensors.isEmpty()) viewer_->set_tensor(tensors.front().label, tensors.front().tensor);
   if (stop.reason == StopReason::Numerics) log(QString::fromStdString(stop.message), true);
-  if (stop.reason != StopReason::Numerics) set_status(QStringLiteral("Paused: %1").arg(QString::fromStdString(stop.message)));
+  if (stop.reason != StopReason::Numerics) set_status(paused_status(stop));
+}
+
+QString DebugWorkbench::paused_status(const DebugStop& stop) {
+  const QString message = QString::fromStdString(stop.message);
+  if (stop.frame.empty()) return QStringLiteral("Paused: %1").arg(message);
+  return QStringLiteral("Paused at %1: %2").arg(QString::fromStdString(stop_position(stop)), message);
 }
 
 void DebugWorkbench::on_finished(const RunOutcome& outcome) {
   catalog_->set_group(kPausedGroup, {});
+  // Loops are titled with the iterations they ran ("while — 10 iterations").
+  if (GraphView* view = w_->graph_view()) view->set_frame_iterations(controller_->frame_iterations().iterations());
   if (outcome.ok) {
     QList<NamedTensor> fetched;
     TensorFormatOptions format;

@@ -59,6 +59,9 @@ class DebugWorkbench : public QObject {
   RunActions* actions() const { return actions_; }
   QDockWidget* dock(Dock which) const { return docks_[static_cast<std::size_t>(which)]; }
   QString run_status() const;  // the status bar's "Paused at x (breakpoint)", "Run 2 finished ..."
+  // The status for a stop: "Paused: breakpoint at 'x'"; inside a loop frame
+  // with the position first: "Paused at while/add @ iteration 3: stepped 'while/add'".
+  static QString paused_status(const DebugStop& stop);
 
   bool time_overlay() const { return time_overlay_; }
 

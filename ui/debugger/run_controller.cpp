@@ -94,6 +94,7 @@ void RunController::work(int generation, std::shared_ptr<const GraphAnalysis> an
       });
       session->add_observer(&debugger_);
       session->add_observer(&profiler_);
+      session->add_observer(&frame_iterations_);
       session_ = std::move(session);
     }
     profiler_.clear();

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "observe/debugger.h"
+#include "observe/frame_iterations.h"
 #include "observe/profiler.h"
 #include "ui/debugger/run_request.h"
 
@@ -78,6 +79,8 @@ class RunController : public QObject {
   const std::optional<DebugStop>& current_stop() const { return stop_; }
   Debugger& debugger() { return debugger_; }
   const Profiler& profiler() const { return profiler_; }
+  // Iterations per TensorFlow 1 loop frame in the latest run (the graph view titles loops with them).
+  const FrameIterations& frame_iterations() const { return frame_iterations_; }
   int runs_finished() const { return runs_finished_; }
   // The number of this session's last finished run (0 before the first);
   // the run in progress is the next one.
@@ -101,6 +104,7 @@ class RunController : public QObject {
   // Declared before the session so they outlive it (the session holds them as observers).
   Debugger debugger_;
   Profiler profiler_;
+  FrameIterations frame_iterations_;
   std::unique_ptr<Session> session_;  // touched by the worker only while a run is going
   std::thread worker_;
   std::atomic<int> generation_{0};  // events of an older run or document are dropped

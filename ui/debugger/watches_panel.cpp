@@ -131,8 +131,14 @@ void WatchesPanel::refresh() {
       if ((value = debugger_->watched(*it, name)).valid()) latest = *it;
     table_->setItem(row, kTensor, new QTableWidgetItem(watches_[row]));
     table_->setItem(row, kRun, new QTableWidgetItem(value.valid() ? QString::number(latest) : QStringLiteral("\u2014")));
-    table_->setItem(row, kSummary, new QTableWidgetItem(value.valid() ? summary_text(value)
-                                                                       : QStringLiteral("not produced yet")));
+    QString summary = value.valid() ? summary_text(value) : QStringLiteral("not produced yet");
+    // Inside a loop: the latest iteration's value, and how many there are.
+    if (value.valid()) {
+      const std::vector<WatchedValue> copies = debugger_->watched_iterations(latest, name);
+      if (!copies.empty() && !copies.back().frame.empty())
+        summary = QStringLiteral("@ iteration %1 (%2 copies): %3").arg(copies.back().iteration).arg(copies.size()).arg(summary);
+    }
+    table_->setItem(row, kSummary, new QTableWidgetItem(summary));
   }
   if (keep >= 0 && keep < table_->rowCount()) table_->selectRow(keep);
   remove_button_->setEnabled(!watches_.isEmpty());
@@ -146,6 +152,21 @@ void WatchesPanel::show_history() {
   for (int64_t run : debugger_->watched_runs()) {
     const Tensor value = debugger_->watched(run, watches_[row].toStdString());
     if (!value.valid()) continue;
+    // A tensor inside a loop: one entry per iteration's copy, to pick from.
+    const std::vector<WatchedValue> copies = debugger_->watched_iterations(run, watches_[row].toStdString());
+    if (!copies.empty() && !copies.back().frame.empty()) {
+      for (std::size_t k = 0; k < copies.size(); ++k) {
+        auto* item = new QListWidgetItem(QStringLiteral("run %1 @ iteration %2: %3")
+                                             .arg(run)
+                                             .arg(copies[k].iteration)
+                                             .arg(summary_text(copies[k].value)),
+                                         history_);
+        item->setData(Qt::UserRole, QStringLiteral("%1 iteration %2").arg(run_label(watches_[row], run)).arg(copies[k].iteration));
+        item->setData(Qt::UserRole + 1, QVariant::fromValue<qlonglong>(run));
+        item->setData(Qt::UserRole + 2, static_cast<int>(k));
+      }
+      continue;
+    }
     auto* item = new QListWidgetItem(QStringLiteral("run %1: %2").arg(run).arg(summary_text(value)), history_);
     item->setData(Qt::UserRole, run_label(watches_[row], run));
     item->setData(Qt::UserRole + 1, QVariant::fromValue<qlonglong>(run));
@@ -155,8 +176,15 @@ void WatchesPanel::show_history() {
 void WatchesPanel::open_history_item(QListWidgetItem* item) {
   const int row = table_->currentRow();
   if (!item || row < 0 || row >= watches_.size()) return;
-  emit tensor_activated(item->data(Qt::UserRole).toString(),
-                        debugger_->watched(item->data(Qt::UserRole + 1).toLongLong(), watches_[row].toStdString()));
+  const int64_t run = item->data(Qt::UserRole + 1).toLongLong();
+  const std::string name = watches_[row].toStdString();
+  Tensor value = debugger_->watched(run, name);
+  if (const QVariant copy = item->data(Qt::UserRole + 2); copy.isValid()) {  // one iteration's copy
+    const std::vector<WatchedValue> copies = debugger_->watched_iterations(run, name);
+    const std::size_t k = static_cast<std::size_t>(copy.toInt());
+    if (k < copies.size()) value = copies[k].value;
+  }
+  emit tensor_activated(item->data(Qt::UserRole).toString(), value);
 }
 
 QList<NamedTensor> WatchesPanel::captured() const {

@@ -2,7 +2,9 @@
 // The Watches dock: tensors the debugger copies every time their producer
 // runs (Debugger::watch), listed with the summary of the latest copy; the
 // selected watch's history shows one summary per run, so a value can be
-// followed across training steps. Double-clicking opens a copy in the
+// followed across training steps. A tensor inside a loop is copied once per
+// iteration: the table shows the latest with its iteration, the history one
+// entry per iteration to pick from. Double-clicking opens a copy in the
 // tensor viewer.
 #include <QList>
 #include <QStringList>

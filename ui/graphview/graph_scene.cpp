@@ -57,14 +57,16 @@ Labels labels_of(const VisibleGraph::Unit& u, const Graph& graph) {
             QStringLiteral("side nodes \u00B7 double-click"), NodeItem::Style::Group, {}};
   }
   if (u.is_group())
-    return {qs(last_name_component(u.scope)),
+    return {qs(u.loop_title.empty() ? last_name_component(u.scope) : u.loop_title),
             u.series > 0 ? QStringLiteral("\u00D7%1 \u00B7 %2").arg(u.series).arg(node_count_text(u.member_count))
                          : node_count_text(u.member_count),
             NodeItem::Style::Group, {}};
   const Node& n = graph.nodes()[static_cast<std::size_t>(u.node)];
   QStringList weights;
   for (const auto& w : u.weights) weights << qs(last_name_component(graph.nodes()[static_cast<std::size_t>(w.node)].name));
-  return {qs(last_name_component(n.name)), transfer_subtitle(n), NodeItem::style_for_op(n.op), weights};
+  QString subtitle = transfer_subtitle(n);
+  if (u.branch != 0) subtitle += u.branch > 0 ? QStringLiteral(" \u00B7 true branch") : QStringLiteral(" \u00B7 false branch");
+  return {qs(last_name_component(n.name)), subtitle, NodeItem::style_for_op(n.op), weights};
 }
 
 // "⟨3×3×64×64⟩" for a weight's value, "" when inference knows nothing.
@@ -170,7 +172,9 @@ LayoutInput GraphScene::layout_input(const VisibleGraph& visible, const Graph& g
     const QSizeF size = NodeItem::size_for(l.title, l.subtitle, l.style, l.weights);
     in.boxes.push_back({size.width(), size.height(), u.cluster, u.side});
   }
-  for (const auto& c : visible.clusters) in.clusters.push_back({qs(last_name_component(c.scope)), c.parent});
+  for (const auto& c : visible.clusters)
+    in.clusters.push_back({c.loop_title.empty() ? qs(last_name_component(c.scope)) : QStringLiteral("\u27F3 ") + qs(c.loop_title),
+                           c.parent});
   for (const auto& e : visible.edges) in.edges.push_back({e.from, e.to, true, e.stub});
   return in;
 }
@@ -199,7 +203,7 @@ void GraphScene::populate(const VisibleGraph& visible, const LayoutResult& layou
   unit_of_node_ = visible.unit_of_node;
   for (std::size_t i = 0; i < visible.clusters.size() && i < layout.cluster_rects.size(); ++i) {
     addItem(new ScopeFrameItem(qs(visible.clusters[i].scope), layout.cluster_rects[i],
-                               depth_of(visible.clusters, static_cast<int>(i))));
+                               depth_of(visible.clusters, static_cast<int>(i)), qs(visible.clusters[i].loop_title)));
     overview_.add_frame(layout.cluster_rects[i]);
     ++frame_items_;
   }
@@ -215,7 +219,8 @@ void GraphScene::populate(const VisibleGraph& visible, const LayoutResult& layou
                   .arg(u.member_count)
                   .arg(l.title.section(QLatin1Char(' '), 0, 0));
       } else {
-        tip = QStringLiteral("%1/\n%2%3%4\nDouble-click to expand")
+        if (!u.loop_title.empty()) tip = QStringLiteral("%1\n").arg(qs(u.loop_title));
+        tip += QStringLiteral("%1/\n%2%3%4\nDouble-click to expand")
                   .arg(name,
                        u.series > 0 ? QStringLiteral("%1 scopes of the same structure, ").arg(u.series) : QString(),
                        node_count_text(u.member_count),
@@ -247,13 +252,18 @@ void GraphScene::populate(const VisibleGraph& visible, const LayoutResult& layou
   for (std::size_t i = 0; i < visible.edges.size() && i < layout.edges.size(); ++i) {
     const auto& e = visible.edges[i];
     auto* item = new EdgeItem(layout.edges[i], e.control, e.count);
-    item->setToolTip(edge_tooltip(e, graph, shapes, bytes[i]));
+    // A tf.cond Switch's edges say which branch they lead into.
+    const QString branch = e.branch > 0 ? QStringLiteral("true") : e.branch < 0 ? QStringLiteral("false") : QString();
+    item->setToolTip(branch.isEmpty() ? edge_tooltip(e, graph, shapes, bytes[i])
+                                      : QStringLiteral("output_%1: into the %1 branch\n%2").arg(branch, edge_tooltip(e, graph, shapes, bytes[i])));
     // The label repeats the tooltip's dtype and shape (of the first tensor
     // for merged edges); control edges carry no tensor.
     if (!e.control) {
       const QString tensor = tensor_text(shapes, e.producer, e.port);
-      item->set_label(e.tensor_count() > 1 && !tensor.isEmpty() ? QStringLiteral("%1 (+%2)").arg(tensor).arg(e.tensor_count() - 1)
-                                                                 : tensor);
+      QString label = e.tensor_count() > 1 && !tensor.isEmpty() ? QStringLiteral("%1 (+%2)").arg(tensor).arg(e.tensor_count() - 1)
+                                                                 : tensor;
+      if (!branch.isEmpty()) label = label.isEmpty() ? branch : QStringLiteral("%1 \u00B7 %2").arg(branch, label);
+      item->set_label(label);
     }
     addItem(item);
     edges_.push_back(item);

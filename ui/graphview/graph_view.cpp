@@ -214,6 +214,10 @@ void GraphView::relayout(const std::string& expanded_scope) {
 
 void GraphView::relayout_all() { relayout(); }
 
+void GraphView::set_frame_iterations(const std::map<std::string, int64_t>& iterations) {
+  if (session_.grouping().set_frame_iterations(iterations)) relayout();
+}
+
 void GraphView::show_layout(bool expansion, bool first) {
   const QString previous = selected_node();
   // After an expansion only the scope's contents were laid out and merged

@@ -18,6 +18,8 @@
 #include <QGraphicsView>
 #include <QImage>
 #include <QString>
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -80,6 +82,11 @@ class GraphView : public QGraphicsView {
   // Lays the current view out anew (after expansions have crowded it).
   void relayout_all();
   QAction* relayout_action() const { return relayout_action_; }
+
+  // Iterations per TensorFlow 1 loop frame from a run (FrameIterations):
+  // loops are titled with them ("while — 10 iterations"); lays out anew when
+  // a title changed.
+  void set_frame_iterations(const std::map<std::string, int64_t>& iterations);
 
   bool layout_pending() const;
   // Runs the event loop until the pending layout is applied or has failed.

@@ -1,5 +1,6 @@
 #include "ui/graphview/name_scope_grouping.h"
 
+#include "graph/control_flow_frames.h"
 #include "graph/edge_index.h"
 
 #include <algorithm>
@@ -216,6 +217,10 @@ void NameScopeGrouping::set_graph(std::shared_ptr<const Graph> graph) {
   flipped_nodes_.clear();
   flipped_groups_.clear();
   folded_bundles_.clear();
+  loop_frame_of_scope_.clear();
+  branch_of_node_.clear();
+  cond_switch_.clear();
+  frame_iterations_.clear();
   if (!graph_) return;
   for (const Node& n : graph_->nodes()) {
     const std::string_view name = n.name;
@@ -226,6 +231,7 @@ void NameScopeGrouping::set_graph(std::shared_ptr<const Graph> graph) {
     }
   }
   find_series();
+  find_control_flow();
 
   if (static_cast<int>(graph_->size()) <= kMaxVisible) {
     for (const auto& [scope, size] : scope_sizes_) expanded_.insert(scope);
@@ -296,7 +302,7 @@ VisibleGraph NameScopeGrouping::visible() const {
     if (scope.empty()) return -1;
     if (auto it = cluster_index.find(scope); it != cluster_index.end()) return it->second;
     const int parent = self(display_parent(std::string(scope)), self);
-    v.clusters.push_back({std::string(scope), parent});
+    v.clusters.push_back({std::string(scope), parent, {}});
     const int index = static_cast<int>(v.clusters.size()) - 1;
     cluster_index.emplace(std::string(scope), index);
     return index;
@@ -383,7 +389,7 @@ VisibleGraph NameScopeGrouping::visible() const {
     int unit;
     if (p.group.empty()) {
       unit = static_cast<int>(v.units.size());
-      v.units.push_back({static_cast<int>(i), std::string(), nodes[i].device, false, 1, -1, 0, false, {}});
+      v.units.push_back({static_cast<int>(i), std::string(), nodes[i].device, false, 1, -1, 0, false, {}, {}, 0});
       v.units.back().cluster = cluster_of(p.open_scope, cluster_of);
     } else if (auto it = group_units.find(p.group); it != group_units.end()) {
       unit = it->second;
@@ -393,7 +399,7 @@ VisibleGraph NameScopeGrouping::visible() const {
     } else {
       unit = static_cast<int>(v.units.size());
       group_units.emplace(std::string(p.group), unit);
-      v.units.push_back({-1, std::string(p.group), nodes[i].device, false, 1, -1, 0, false, {}});
+      v.units.push_back({-1, std::string(p.group), nodes[i].device, false, 1, -1, 0, false, {}, {}, 0});
       v.units.back().cluster = cluster_of(p.open_scope, cluster_of);
       if (const auto s = series_.find(p.group); s != series_.end()) v.units.back().series = static_cast<int>(s->second.size());
     }
@@ -409,7 +415,108 @@ VisibleGraph NameScopeGrouping::visible() const {
 
   build_edges(v);
   if (extract_auxiliary_) mark_side_units(v);
+  mark_control_flow(v);
   return v;
+}
+
+void NameScopeGrouping::find_control_flow() {
+  const auto& nodes = graph_->nodes();
+  if (std::none_of(nodes.begin(), nodes.end(), [](const Node& n) { return is_control_flow_op(n.op); })) return;
+  const ControlFlowFrames frames = compute_frames(*graph_);
+  // A loop is the name scope holding every node of its frame (tf.while_loop
+  // names them "while/Enter", "while/Merge", ... "while/Exit").
+  for (std::size_t f = 1; f < frames.frames.size(); ++f) {
+    const ControlFlowFrame& frame = frames.frames[f];
+    if (frame.nodes.empty()) continue;
+    std::string scope = parent_of(nodes[static_cast<std::size_t>(frame.nodes.front())].name);
+    for (int n : frame.nodes) {
+      const std::string& name = nodes[static_cast<std::size_t>(n)].name;
+      while (!scope.empty() && !(name.size() > scope.size() && name.starts_with(scope) && name[scope.size()] == '/'))
+        scope = parent_of(scope);
+    }
+    if (!scope.empty() && scope_sizes_.contains(scope)) loop_frame_of_scope_.try_emplace(scope, frame.name);
+  }
+  // Cond branches: forward from each output of a Switch that is not a loop's
+  // (a loop's Switch takes its LoopCond's output), up to the Merges.
+  const EdgeIndex& edges = graph_->edges();
+  cond_switch_.assign(nodes.size(), 0);
+  std::vector<char> reached_true(nodes.size(), 0), reached_false(nodes.size(), 0);
+  // Each walk stops at Merges and at the next Switch (a nested cond's
+  // branches are its own), so walks stay within their branch; a malformed
+  // graph whose branches leak must not cost more than a few passes over it.
+  std::size_t budget = 8 * nodes.size() + 10000;
+  for (std::size_t s = 0; s < nodes.size() && budget > 0; ++s) {
+    if (!is_switch_op(nodes[s].op)) continue;
+    const auto inputs = edges.inputs(static_cast<int>(s));
+    if (inputs.size() < 2 || !inputs[1].resolved() ||
+        is_loop_cond_op(nodes[static_cast<std::size_t>(inputs[1].producer)].op))
+      continue;
+    cond_switch_[s] = 1;
+    for (const int port : {0, 1}) {
+      std::vector<char>& reached = port == 1 ? reached_true : reached_false;
+      std::vector<int> stack;
+      std::unordered_set<int> seen;
+      for (const OutputEdge& out : edges.outputs(static_cast<int>(s)))
+        if (!out.is_control() && out.port == port) stack.push_back(out.consumer);
+      while (!stack.empty() && budget > 0) {
+        const int n = stack.back();
+        stack.pop_back();
+        const std::string& op = nodes[static_cast<std::size_t>(n)].op;
+        if (is_merge_op(op) || !seen.insert(n).second) continue;
+        --budget;
+        reached[static_cast<std::size_t>(n)] = 1;
+        if (is_switch_op(op)) continue;
+        for (const OutputEdge& out : edges.outputs(n)) stack.push_back(out.consumer);
+      }
+    }
+  }
+  if (budget == 0) return;  // no branch labels rather than wrong ones
+  branch_of_node_.assign(nodes.size(), 0);
+  for (std::size_t n = 0; n < nodes.size(); ++n)
+    if (reached_true[n] != reached_false[n]) branch_of_node_[n] = reached_true[n] ? 1 : -1;
+}
+
+std::string NameScopeGrouping::loop_frame(std::string_view scope) const {
+  const auto it = loop_frame_of_scope_.find(scope);
+  return it == loop_frame_of_scope_.end() ? std::string() : it->second;
+}
+
+std::string NameScopeGrouping::loop_title(const std::string& scope) const {
+  const auto it = loop_frame_of_scope_.find(scope);
+  if (it == loop_frame_of_scope_.end()) return {};
+  const auto count = frame_iterations_.find(it->second);
+  if (count == frame_iterations_.end()) return last_name_component(scope) + " \u2014 loop";
+  return last_name_component(scope) + " \u2014 " + std::to_string(count->second) +
+         (count->second == 1 ? " iteration" : " iterations");
+}
+
+int NameScopeGrouping::branch_of(int node) const {
+  return node >= 0 && static_cast<std::size_t>(node) < branch_of_node_.size() ? branch_of_node_[static_cast<std::size_t>(node)] : 0;
+}
+
+bool NameScopeGrouping::set_frame_iterations(const std::map<std::string, int64_t>& iterations) {
+  bool changed = false;
+  for (const auto& [scope, frame] : loop_frame_of_scope_) {
+    const auto before = frame_iterations_.find(frame);
+    const auto after = iterations.find(frame);
+    const bool had = before != frame_iterations_.end(), has = after != iterations.end();
+    changed |= had != has || (had && has && before->second != after->second);
+  }
+  frame_iterations_ = iterations;
+  return changed;
+}
+
+void NameScopeGrouping::mark_control_flow(VisibleGraph& v) const {
+  if (loop_frame_of_scope_.empty() && cond_switch_.empty()) return;
+  for (auto& c : v.clusters) c.loop_title = loop_title(c.scope);
+  for (auto& u : v.units) {
+    if (u.is_group()) u.loop_title = loop_title(u.scope);
+    else u.branch = branch_of(u.node);
+  }
+  for (auto& e : v.edges)
+    if (!e.control && e.producer >= 0 && static_cast<std::size_t>(e.producer) < cond_switch_.size() &&
+        cond_switch_[static_cast<std::size_t>(e.producer)])
+      e.branch = e.port == 1 ? 1 : -1;
 }
 
 void NameScopeGrouping::dissolve_lone_frames(VisibleGraph& v) const {
@@ -481,7 +588,7 @@ void NameScopeGrouping::build_edges(VisibleGraph& v) const {
         continue;
       }
       edge_index[key] = static_cast<int>(v.edges.size());
-      v.edges.push_back({from, to, e.is_control(), 1, e.is_control() ? 1 : 0, producer, e.is_control() ? 0 : e.port, false});
+      v.edges.push_back({from, to, e.is_control(), 1, e.is_control() ? 1 : 0, producer, e.is_control() ? 0 : e.port, false, 0});
     }
   }
 }

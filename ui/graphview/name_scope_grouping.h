@@ -25,6 +25,14 @@
 //   instead of lines across the canvas. Many of one op in one frame (a
 //   function's hundreds of `_Arg`s) fold into one bundle box, "(_Arg)".
 //
+// TensorFlow 1 control flow (graph/control_flow_frames.h): a tf.while_loop's
+// frame is drawn as the name scope holding all its nodes ("while"), titled
+// as a loop and, after a run, with its iteration count ("while — 10
+// iterations"), as a frame or as a collapsed group. A tf.cond's branches: the
+// nodes fed by a Switch's output_true (port 1) up to the Merge are the true
+// branch, by output_false (port 0) the false branch; their boxes and the
+// Switch's edges say which.
+//
 // Qt-free (plain std types), so it is cheap to compute and to test.
 #include <cstdint>
 #include <map>
@@ -57,11 +65,14 @@ struct VisibleGraph {
       int node = -1, value = -1;
     };
     std::vector<Weight> weights;
+    std::string loop_title;    // a group that is a loop's frame: "while — 10 iterations"
+    int branch = 0;            // a node in a tf.cond branch: +1 true, -1 false
     bool is_group() const { return node < 0; }
   };
   struct Cluster {
     std::string scope;
     int parent = -1;  // parents come before children
+    std::string loop_title;  // a loop's frame: "while — loop", "while — 10 iterations"
   };
   // All graph edges from one unit to another merge into one edge (a bundle):
   // solid while it carries a tensor, dashed when only control dependencies.
@@ -73,6 +84,7 @@ struct VisibleGraph {
     int producer = -1;     // first merged tensor (else control edge): graph node and output port
     int port = 0;
     bool stub = false;     // touches a side unit: drawn as a short stub, not laid out
+    int branch = 0;        // from a tf.cond Switch: +1 output_true, -1 output_false
     int tensor_count() const { return count - control_count; }
     // The key of the ordered unit pair (from, to): one edge per key.
     static std::uint64_t pair_key(int from, int to) {
@@ -125,6 +137,18 @@ class NameScopeGrouping {
 
   VisibleGraph visible() const;
 
+  // TensorFlow 1 control flow. The frame name (as NodeEvent and
+  // compute_frames name it) of the loop drawn as `scope`, "" if none.
+  std::string loop_frame(std::string_view scope) const;
+  // "while — loop", or after set_frame_iterations "while — 10 iterations";
+  // "" when `scope` is no loop.
+  std::string loop_title(const std::string& scope) const;
+  // +1 for a node in a tf.cond's true branch, -1 false, 0 neither.
+  int branch_of(int node) const;
+  // Iterations per frame name, from a run (observe/frame_iterations.h).
+  // Returns whether a shown title changed (then lay out anew).
+  bool set_frame_iterations(const std::map<std::string, int64_t>& iterations);
+
   // Weights inside ops (on by default); returns whether anything changed.
   bool set_weights_inside(bool on);
   bool weights_inside() const { return weights_inside_; }
@@ -154,6 +178,12 @@ class NameScopeGrouping {
   std::string display_parent(const std::string& path) const;
 
   std::shared_ptr<const Graph> graph_;
+  void find_control_flow();  // loop scopes and cond branches, in set_graph
+  void mark_control_flow(VisibleGraph& v) const;
+  ScopeMap<std::string> loop_frame_of_scope_;    // loop scope → frame name
+  std::vector<signed char> branch_of_node_;      // +1/-1/0; empty without conds
+  std::vector<char> cond_switch_;                // per node: a tf.cond's Switch
+  std::map<std::string, int64_t> frame_iterations_;
   // Expands the lone top-level group, and so on down (after expanded_ was cleared).
   void open_lone_groups();
 

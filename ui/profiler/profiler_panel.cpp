@@ -99,12 +99,16 @@ void ProfilerPanel::show_profile(const Profiler& profiler) {
 
   std::vector<TimelineEvent> events;
   events.reserve(recorded.size());
+  const std::vector<std::string> frames = profiler.frame_names();
   node_ms_.clear();
+  node_counts_.clear();
   for (const ProfiledNode& e : recorded) {
     const QString node = QString::fromStdString(names[static_cast<std::size_t>(e.node)]);
     events.push_back({e.device, e.thread, e.start_ns, e.end_ns, node,
-                      QString::fromStdString(ops[static_cast<std::size_t>(e.node)]), QString::fromStdString(e.shapes)});
+                      QString::fromStdString(ops[static_cast<std::size_t>(e.node)]), QString::fromStdString(e.shapes),
+                      QString::fromStdString(frames[static_cast<std::size_t>(e.frame)]), e.iteration});
     node_ms_[node] += static_cast<double>(e.end_ns - e.start_ns) / 1e6;
+    ++node_counts_[node];
   }
   timeline_->set_events(devices, std::move(events));
 

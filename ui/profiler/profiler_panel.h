@@ -37,6 +37,9 @@ class ProfilerPanel : public QWidget {
   bool showing_recorded() const { return recorded_ != nullptr; }
   // Milliseconds per node name over the recorded run.
   const std::map<QString, double>& node_times_ms() const { return node_ms_; }
+  // How many times each node ran (inside a loop: once per iteration; its
+  // node_times_ms() is the sum over them).
+  const std::map<QString, int64_t>& node_counts() const { return node_counts_; }
   bool export_trace(const QString& path, QString* error = nullptr) const;
 
   TimelineView* timeline() const { return timeline_; }
@@ -57,6 +60,7 @@ class ProfilerPanel : public QWidget {
   std::shared_ptr<const Profiler> recorded_;
   QString recorded_source_;
   std::map<QString, double> node_ms_;
+  std::map<QString, int64_t> node_counts_;
   TimelineView* timeline_ = nullptr;
   QTableWidget* summary_ = nullptr;
   QLabel* info_ = nullptr;

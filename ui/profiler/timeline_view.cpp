@@ -212,6 +212,17 @@ void TimelineView::resizeEvent(QResizeEvent* event) {
   fit();
 }
 
+QString TimelineView::tooltip_for(int index) const {
+  if (index < 0 || index >= static_cast<int>(events_.size())) return {};
+  const TimelineEvent& e = events_[static_cast<std::size_t>(index)];
+  QString text = QStringLiteral("%1 (%2)\n%3 \u2013 %4, %5 \u00B5s\n%6")
+                     .arg(e.node, e.op, time_text(e.start_ns - origin_ns_), time_text(e.end_ns - origin_ns_))
+                     .arg(static_cast<double>(e.end_ns - e.start_ns) / 1e3, 0, 'f', 1)
+                     .arg(e.shapes);
+  if (!e.frame.isEmpty()) text += QStringLiteral("\niteration %1 of %2").arg(e.iteration).arg(e.frame);
+  return text;
+}
+
 bool TimelineView::viewportEvent(QEvent* event) {
   if (event->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(event);
@@ -219,13 +230,7 @@ bool TimelineView::viewportEvent(QEvent* event) {
     if (hit < 0) {
       QToolTip::hideText();
     } else {
-      const TimelineEvent& e = events_[static_cast<std::size_t>(hit)];
-      QToolTip::showText(help->globalPos(),
-                         QStringLiteral("%1 (%2)\n%3 \u2013 %4, %5 \u00B5s\n%6")
-                             .arg(e.node, e.op, time_text(e.start_ns - origin_ns_), time_text(e.end_ns - origin_ns_))
-                             .arg(static_cast<double>(e.end_ns - e.start_ns) / 1e3, 0, 'f', 1)
-                             .arg(e.shapes),
-                         viewport());
+      QToolTip::showText(help->globalPos(), tooltip_for(hit), viewport());
     }
     return true;
   }

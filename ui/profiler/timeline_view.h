@@ -17,12 +17,17 @@ struct TimelineEvent {
   int thread = 0;  // row within the lane (any int; rows are packed per lane)
   int64_t start_ns = 0, end_ns = 0;
   QString node, op, shapes;
+  QString frame;           // the TensorFlow 1 loop frame it ran in; "" at the top level
+  int64_t iteration = 0;   // its iteration there
 };
 
 class TimelineView : public QAbstractScrollArea {
   Q_OBJECT
 
  public:
+  // The tooltip of event `index`: node (op), times, duration, shapes, and
+  // inside a loop "iteration 3 of while/while_context".
+  QString tooltip_for(int index) const;
   static constexpr int kLabelWidth = 96;
   static constexpr int kRowHeight = 18;
   static constexpr int kLaneGap = 8;
