@@ -283,7 +283,7 @@ class TestDebugger : public QObject {
 
   void conditional_breakpoints() {
     Fixture f;
-    f.debugger.add_breakpoint({"", Breakpoint::Condition::MaxAbsAbove, 20.0});
+    f.debugger.add_breakpoint({"", Breakpoint::Condition::MaxAbsAbove, 20.0, {}});
     auto& run = f.run_async({"out"});
     auto s = f.debugger.wait_for_stop(10s);
     QVERIFY(s);
@@ -297,7 +297,7 @@ class TestDebugger : public QObject {
     QVERIFY(!f.debugger.wait_for_stop(50ms));
 
     f.debugger.clear_breakpoints();
-    f.debugger.add_breakpoint({"", Breakpoint::Condition::NonFinite, 0});
+    f.debugger.add_breakpoint({"", Breakpoint::Condition::NonFinite, 0, {}});
     auto& run2 = f.run_async({"after"});
     s = f.debugger.wait_for_stop(10s);
     QVERIFY(s);

@@ -69,9 +69,9 @@ class ProfilerDockTest : public QObject {
     view.resize(600, 200);
     view.show();
     std::vector<TimelineEvent> events = {
-        {0, 7, 1000, 2000, QStringLiteral("a"), QStringLiteral("MatMul"), {}},
-        {1, 9, 1500, 4000, QStringLiteral("b"), QStringLiteral("Add"), {}},
-        {0, 8, 1200, 1800, QStringLiteral("c"), QStringLiteral("Add"), {}},  // concurrent with a: a second row
+        {0, 7, 1000, 2000, QStringLiteral("a"), QStringLiteral("MatMul"), {}, {}, 0},
+        {1, 9, 1500, 4000, QStringLiteral("b"), QStringLiteral("Add"), {}, {}, 0},
+        {0, 8, 1200, 1800, QStringLiteral("c"), QStringLiteral("Add"), {}, {}, 0},  // concurrent with a: a second row
     };
     view.set_events({QStringLiteral("/cpu:0"), QStringLiteral("/gpu:0")}, events);
     QCOMPARE(view.lane_count(), 2);
