@@ -4,6 +4,8 @@
 // iteration, validation of cycles and in-graph replication of a loop.
 #include <QtTest>
 
+#include <sys/resource.h>
+
 #include <mutex>
 #include <set>
 #include <string>
@@ -291,6 +293,30 @@ class ControlFlowTest : public QObject {
   void ten_thousand_iterations() {
     Session s(parse_graph_text(cnst("zero", 0) + counting_loop("w", "zero", 10000, 10), "t"));
     QCOMPARE(run_int(s, "w/Exit_i"), 10000);
+  }
+
+  void finished_iterations_free_their_values() {
+    // Each iteration makes 1 MB for a node that, past iteration 0, never runs
+    // (it reads a non-constant Enter): only freeing the finished iteration
+    // lets go of it. Kept, 1000 iterations would hold 1 GB.
+    const std::string p = "w", f = "w/while_context";
+    const std::string g =
+        cnst("zero", 0) + cnst("k", 1) + counting_loop(p, "zero", 1000, 10) + enter(p + "/Enter_k", "k", f, 10, false) +
+        "node { name: \"w/dims\" op: \"Const\" input: \"^w/Identity_i\" attr { key: \"dtype\" value { type: "
+        "DT_INT32 } } attr { key: \"value\" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } } "
+        "int_val: 262144 } } } }\n" +
+        "node { name: \"w/fill\" op: \"Fill\" input: \"w/dims\" input: \"w/Identity_i\"" + kT +
+        " attr { key: \"index_type\" value { type: DT_INT32 } } }\n" + op(p + "/stuck", "Add", {p + "/fill", p + "/Enter_k"});
+    Session s(parse_graph_text(g, "t"));
+    auto peak_kb = [] {
+      rusage u{};
+      getrusage(RUSAGE_SELF, &u);
+      return u.ru_maxrss;
+    };
+    const long before = peak_kb();
+    QCOMPARE(s.run({}, {"w/Exit_i"}, {"w/stuck"})[0].values<int32_t>()[0], 1000);
+    const long grown_mb = (peak_kb() - before) / 1024;
+    QVERIFY2(grown_mb < 200, std::to_string(grown_mb).c_str());
   }
 
   void observer_events_carry_frame_and_iteration() {
