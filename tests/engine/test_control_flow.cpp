@@ -148,6 +148,14 @@ class ControlFlowTest : public QObject {
     QCOMPARE(run_int(s, "while/Exit_i"), 10);  // twice: the plan is reused
   }
 
+  void tensorflow_export_of_a_loop_and_a_cond_runs() {
+    // tests/data/tf/while_loop.pbtxt: i counts to 10, then tf.cond(pred, i * 2, i).
+    Session s(load_graph(std::string(FLOWLENS_TEST_DATA) + "/tf/while_loop.pbtxt"));
+    QCOMPARE(run_int(s, "cond/Merge"), 20);
+    QCOMPARE(run_int(s, "cond/Merge", {{"pred", Tensor::scalar<bool>(false)}}), 10);
+    QCOMPARE(run_int(s, "while/Exit"), 10);
+  }
+
   void loop_carrying_two_values_computes_fibonacci() {
     Session s(parse_graph_text(fibonacci(10, 10), "t"));
     const auto out = s.run({}, {"fib/Exit_a", "fib/Exit_b", "fib/Exit_i"});
