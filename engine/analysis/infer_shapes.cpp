@@ -3,22 +3,26 @@
 #include <deque>
 
 #include "analysis/pass_counts.h"
+#include "graph/control_flow_frames.h"
 #include "graph/edge_index.h"
 #include "ops/op_registry.h"
 
 namespace flowlens {
 namespace {
 
-// Kahn's algorithm over data and control edges; NextIteration back edges are
-// ignored so loops still get an order.
+// Kahn's algorithm over data and control edges; a loop's NextIteration ->
+// Merge back edges are ignored so loops still get an order (and inference
+// ends on cycles: any other cycle leaves its nodes out, validation reports it).
 std::vector<int> dataflow_order(const Graph& graph) {
   const auto& nodes = graph.nodes();
   const EdgeIndex& edges = graph.edges();
-  auto is_back_edge = [&](int src) { return nodes[static_cast<size_t>(src)].op == "NextIteration"; };
+  auto is_back_edge = [&](int src, int dst) {
+    return is_next_iteration_op(nodes[static_cast<size_t>(src)].op) && is_merge_op(nodes[static_cast<size_t>(dst)].op);
+  };
   std::vector<int> pending(nodes.size(), 0);
   for (size_t i = 0; i < nodes.size(); ++i)
     for (const InputEdge& e : edges.inputs(static_cast<int>(i)))
-      if (e.resolved() && !is_back_edge(e.producer)) ++pending[i];
+      if (e.resolved() && !is_back_edge(e.producer, static_cast<int>(i))) ++pending[i];
   std::deque<int> ready;
   for (size_t i = 0; i < nodes.size(); ++i)
     if (pending[i] == 0) ready.push_back(static_cast<int>(i));
@@ -28,9 +32,8 @@ std::vector<int> dataflow_order(const Graph& graph) {
     int i = ready.front();
     ready.pop_front();
     order.push_back(i);
-    if (is_back_edge(i)) continue;
     for (const OutputEdge& e : edges.outputs(i))
-      if (--pending[static_cast<size_t>(e.consumer)] == 0) ready.push_back(e.consumer);
+      if (!is_back_edge(i, e.consumer) && --pending[static_cast<size_t>(e.consumer)] == 0) ready.push_back(e.consumer);
   }
   return order;  // shorter than the graph only if it has a cycle validation reports
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "analysis/pass_counts.h"
+#include "graph/control_flow_frames.h"
 #include "graph/device_spec.h"
 #include "graph/edge_index.h"
 #include "ops/op_registry.h"
@@ -21,6 +22,7 @@ class Validator {
     index_names();
     for (std::size_t i = 0; i < graph_.nodes().size(); ++i) check_node(static_cast<int>(i));
     check_cycles();
+    check_frames();
     summarize_unlisted(Diagnostic::Severity::Error);
     summarize_unlisted(Diagnostic::Severity::Warning);
     return std::move(out_);
@@ -235,8 +237,27 @@ class Validator {
     }
   }
 
-  // Iterative DFS (graphs may be deep chains). Edges leaving a NextIteration
-  // node are TensorFlow's loop back edges and are not followed.
+  // TensorFlow 1 control flow: compute_frames' inconsistencies (inputs from
+  // two frames, an Exit outside any loop, an Enter without frame_name) make
+  // the graph unrunnable, as TensorFlow's executor refuses it.
+  void check_frames() {
+    if (!has_control_flow()) return;
+    const ControlFlowFrames frames = compute_frames(graph_);
+    for (const std::string& p : frames.problems) {
+      std::size_t& count = counts_[static_cast<int>(Diagnostic::Severity::Error)];
+      if (count++ < kMaxListedDiagnostics) out_.push_back({Diagnostic::Severity::Error, "", "inconsistent loop frames: " + p, Kind::Other});
+    }
+  }
+
+  bool has_control_flow() const {
+    for (const Node& n : graph_.nodes())
+      if (is_control_flow_op(n.op)) return true;
+    return false;
+  }
+
+  // Iterative DFS (graphs may be deep chains). The edges from a NextIteration
+  // to a Merge are TensorFlow's loop back edges and are not followed; any
+  // other cycle is an error naming the frame it is in.
   void check_cycles() {
     const auto& nodes = graph_.nodes();
     const EdgeIndex& edges = graph_.edges();
@@ -256,11 +277,19 @@ class Validator {
           continue;
         }
         const InputEdge& edge = inputs[next++];
-        if (!edge.resolved() || nodes[static_cast<std::size_t>(edge.producer)].op == "NextIteration") continue;
+        if (!edge.resolved()) continue;
+        if (is_next_iteration_op(nodes[static_cast<std::size_t>(edge.producer)].op) && is_merge_op(nodes[node].op))
+          continue;
         const auto in = static_cast<std::size_t>(edge.producer);
         if (state[in] == kOnStack) {
-          error(Kind::Cycle, nodes[in], "cycle through '" + nodes[in].name + "' and '" + nodes[node].name +
-                                    "' that does not pass through a NextIteration (loop back edge)");
+          std::string where;
+          if (has_control_flow()) {
+            const ControlFlowFrames frames = compute_frames(graph_);
+            where = " in " + frames.describe(frames.frame_of[in]);
+          }
+          error(Kind::Cycle, nodes[in], "cycle through '" + nodes[in].name + "' and '" + nodes[node].name + "'" +
+                                            where +
+                                            " that does not pass through a NextIteration -> Merge loop back edge");
           return;
         }
         if (state[in] == kNew) {

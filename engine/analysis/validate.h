@@ -46,7 +46,9 @@ struct Diagnostic {
 
 // Checks: empty or duplicate names, malformed input strings, data inputs after
 // control inputs, inputs naming missing nodes or out-of-range ports, cycles
-// that do not pass through a NextIteration (TF's loop back edge), attrs of the
+// that do not pass through a NextIteration -> Merge edge (TF's loop back
+// edge; others are named with their frame), inconsistent loop frames
+// (graph/control_flow_frames.h), attrs of the
 // wrong kind or missing required attrs, wrong input counts, unparsable device
 // strings, unknown ops (warning). At most 1,000 diagnostics of each severity
 // are listed; a last one of that severity then counts the rest.

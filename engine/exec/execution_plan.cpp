@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <unordered_map>
 
+#include "graph/control_flow_frames.h"
 #include "graph/edge_index.h"
 
 namespace flowlens {
@@ -44,6 +45,8 @@ class PlanBuilder {
     if (problem_count_ > 0) fail("cannot run: these nodes have no kernel to run on");
     assign_slots(req);
     wire_inputs();
+    if (problem_count_ > 0) fail("cannot run");
+    build_control_flow(req);
     if (problem_count_ > 0) fail("cannot run");
     return std::move(plan_);
   }
@@ -241,6 +244,102 @@ class PlanBuilder {
     }
     for (size_t p = 0; p < plan_.nodes.size(); ++p)
       if (plan_.nodes[p].initial_pending == 0) plan_.roots.push_back(static_cast<int>(p));
+  }
+
+  // TensorFlow's ImmutableExecutorState for plans with control flow: the
+  // frame every node runs in, pending and input-slot indices per frame, and
+  // every edge with its ports (the flat path's consumers lists lose them).
+  void build_control_flow(const PlanRequest& req) {
+    bool any = false;
+    for (const PlanNode& pn : plan_.nodes) any |= is_control_flow_op(pn.node->op);
+    if (!any) return;
+    using CF = ControlFlowPlan;
+    const ControlFlowFrames frames = compute_frames(graph_);
+    for (const std::string& p : frames.problems) problem(p);
+    if (problem_count_ > 0) return;
+    auto cf = std::make_shared<CF>();
+    cf->frames.resize(frames.frames.size());
+    for (size_t f = 0; f < frames.frames.size(); ++f) {
+      cf->frames[f].name = frames.frames[f].name;
+      cf->frames[f].parent = frames.frames[f].parent;
+      cf->frames[f].parallel_iterations = f == 0 ? 1 : std::max(1, frames.frames[f].parallel_iterations);
+    }
+    cf->nodes.resize(plan_.nodes.size());
+    // The frame a node's outputs live in: an Exit's go to the parent frame.
+    std::vector<int> output_frame(plan_.nodes.size());
+    for (size_t p = 0; p < plan_.nodes.size(); ++p) {
+      const PlanNode& pn = plan_.nodes[p];
+      CF::NodeInfo& info = cf->nodes[p];
+      const std::string& op = pn.node->op;
+      const int own = frames.frame_of[static_cast<size_t>(pn.graph_index)];
+      info.kind = is_enter_op(op)            ? CF::Kind::Enter
+                  : is_exit_op(op)           ? CF::Kind::Exit
+                  : is_next_iteration_op(op) ? CF::Kind::NextIteration
+                  : is_merge_op(op)          ? CF::Kind::Merge
+                  : is_switch_op(op)         ? CF::Kind::Switch
+                  : op == "ControlTrigger"   ? CF::Kind::ControlTrigger
+                                             : CF::Kind::Normal;
+      info.frame = own;
+      output_frame[p] = own;
+      if (info.kind == CF::Kind::Enter) {
+        info.enter_frame = own;
+        info.frame = own > 0 ? frames.frames[static_cast<size_t>(own)].parent : 0;
+        info.is_constant = pn.node->attr_bool("is_constant", false);
+        if (own > 0) ++cf->frames[static_cast<size_t>(own)].num_enters;
+      } else if (info.kind == CF::Kind::Exit && own > 0) {
+        output_frame[p] = frames.frames[static_cast<size_t>(own)].parent;
+      }
+      CF::Frame& frame = cf->frames[static_cast<size_t>(info.frame)];
+      info.local = frame.num_nodes++;
+      info.num_data_inputs = static_cast<int>(pn.input_slots.size());
+      info.input_base = frame.num_inputs;
+      frame.num_inputs += info.num_data_inputs;
+    }
+    // Edges, in the graph's input order (the same order wire_inputs read).
+    const EdgeIndex& edges = graph_.edges();
+    std::unordered_map<int, int> feed_of_slot;
+    for (size_t k = 0; k < plan_.feed_slots.size(); ++k) feed_of_slot.emplace(plan_.feed_slots[k], static_cast<int>(k));
+    for (size_t p = 0; p < plan_.nodes.size(); ++p) {
+      const PlanNode& pn = plan_.nodes[p];
+      CF::NodeInfo& info = cf->nodes[p];
+      int data = 0, control = 0;
+      for (const InputEdge& e : edges.inputs(pn.graph_index)) {
+        if (!e.resolved()) continue;
+        const int src_plan = in_plan_[static_cast<size_t>(e.producer)];
+        if (e.is_control()) {
+          cf->nodes[static_cast<size_t>(src_plan)].out.push_back({static_cast<int>(p), -1, -1});
+          ++control;
+          continue;
+        }
+        const int input = data++;
+        if (auto fed = fed_.find({e.producer, e.port}); fed != fed_.end()) {
+          if (info.frame != 0)
+            problem("feed '" + TensorId{graph_.nodes()[static_cast<size_t>(e.producer)].name, e.port}.to_string() +
+                    "': its consumer '" + pn.node->name + "' is inside the while loop frame '" +
+                    cf->frames[static_cast<size_t>(info.frame)].name + "'; only tensors outside loops can be fed");
+          cf->fed_inputs.push_back({feed_of_slot.at(fed->second), static_cast<int>(p), input});
+          continue;
+        }
+        cf->nodes[static_cast<size_t>(src_plan)].out.push_back({static_cast<int>(p), e.port, input});
+      }
+      info.initial_pending = info.kind == CF::Kind::Merge ? 1 + 2 * control
+                                                          : control + data;
+    }
+    for (size_t k = 0; k < fetch_keys_.size(); ++k) {
+      const TensorKey& key = fetch_keys_[k];
+      if (auto fed = fed_.find(key); fed != fed_.end()) {
+        cf->fetch_feeds.push_back(feed_of_slot.at(fed->second));
+        continue;
+      }
+      cf->fetch_feeds.push_back(-1);
+      const int p = in_plan_[static_cast<size_t>(key.node)];
+      const int f = output_frame[static_cast<size_t>(p)];
+      if (f != 0)
+        problem("fetch '" + req.fetches[k] + "': cannot fetch a tensor inside a while loop frame ('" +
+                cf->frames[static_cast<size_t>(f)].name + "'); fetch the loop's Exit output instead");
+      cf->nodes[static_cast<size_t>(p)].fetches.emplace_back(static_cast<int>(k), key.port);
+    }
+    plan_.control_flow = std::move(cf);
   }
 
   // Binds node p's ref inputs to variables, its producers' first (a chain

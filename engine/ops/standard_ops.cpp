@@ -7,6 +7,7 @@ namespace ops {
 void register_training_ops(OpRegistry& r);  // training_ops.cpp
 void register_transfer_ops(OpRegistry& r);  // transfer_ops.cpp
 void register_checkpoint_ops(OpRegistry& r);  // checkpoint_ops.cpp
+void register_control_flow_ops(OpRegistry& r);  // control_flow_ops.cpp
 }  // namespace ops
 
 void register_standard_ops(OpRegistry& registry) {
@@ -47,6 +48,7 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_lrn_ops(registry);
   ops::register_resize_ops(registry);
   ops::register_function_ops(registry);
+  ops::register_control_flow_ops(registry);
 }
 
 namespace ops {

@@ -3,6 +3,8 @@
 #include <map>
 
 #include "analysis/infer_shapes.h"
+#include "common/error.h"
+#include "graph/control_flow_frames.h"
 #include "graph/device_spec.h"
 #include "graph/edge_index.h"
 #include "ops/op_registry.h"
@@ -22,7 +24,13 @@ std::string canonical_device(const std::string& requested, const DeviceSpec& fal
 class Partitioner {
  public:
   Partitioner(const Graph& g, const OpRegistry& r, const PartitionOptions& o)
-      : graph_(g), default_(DeviceSpec::parse(o.default_device)), shapes_(infer_shapes(g, r)) {}
+      : graph_(g), default_(DeviceSpec::parse(o.default_device)), shapes_(infer_shapes(g, r)) {
+    for (const Node& n : g.nodes())
+      if (is_control_flow_op(n.op)) {
+        frames_ = compute_frames(g);
+        break;
+      }
+  }
 
   PartitionResult run() {
     const auto& nodes = graph_.nodes();
@@ -59,6 +67,7 @@ class Partitioner {
     const std::string& from = device_of_[static_cast<size_t>(src)];
     const std::string& to = device_of_[static_cast<size_t>(consumer)];
     if (from == to) return text;
+    check_not_in_loop(src, consumer, id, from, to);
     std::string key = id.to_string() + "->" + to;
     auto done = recv_of_.find(key);
     if (done != recv_of_.end()) return id.is_control() ? "^" + done->second : done->second;
@@ -126,7 +135,25 @@ class Partitioner {
     return id.is_control() ? "^" + name : name;
   }
 
+  // A _Send/_Recv pair inside a tf.while_loop needs TensorFlow's control-loop
+  // machinery (a per-partition loop skeleton driving the other side's
+  // iterations), which this partitioner does not build: refuse rather than
+  // emit partitions that would run each loop body once.
+  void check_not_in_loop(int src, int consumer, const TensorId& id, const std::string& from, const std::string& to) {
+    if (frames_.frame_of.empty()) return;
+    int frame = frames_.frame_of[static_cast<size_t>(src)];
+    if (is_exit_op(graph_.nodes()[static_cast<size_t>(src)].op) && frame > 0)
+      frame = frames_.frames[static_cast<size_t>(frame)].parent;  // an Exit's output is in the parent frame
+    if (frame <= 0) return;
+    throw Error("partition: the edge from '" + id.to_string() + "' to '" +
+                graph_.nodes()[static_cast<size_t>(consumer)].name + "' crosses from " + from + " to " + to +
+                " inside the while loop frame '" + frames_.frames[static_cast<size_t>(frame)].name +
+                "'; partitioning a loop across devices or tasks needs TensorFlow's control-loop machinery, "
+                "which is not supported yet (place the whole loop on one device)");
+  }
+
   const Graph& graph_;
+  ControlFlowFrames frames_;
   DeviceSpec default_;
   ShapeInferenceResult shapes_;
   std::vector<std::string> device_of_;

@@ -14,6 +14,7 @@
 #include "analysis/infer_shapes.h"
 #include "analysis/validate.h"
 #include "common/error.h"
+#include "graph/control_flow_frames.h"
 #include "graph/device_spec.h"
 #include "graph/edge_index.h"
 #include "ops/op_registry.h"
@@ -250,6 +251,26 @@ class Replicator {
 
   // Forward from the split tensors' consumers, intersected with backward from
   // the ends: exactly the nodes whose value differs per tower.
+  // A tower copies a tf.while_loop whole: a loop's counter (Enter, Merge,
+  // LoopCond) depends on no split input, yet every tower's frame needs its
+  // own. A node of a loop in the subgraph brings in every node of its
+  // outermost loop, nested loops included.
+  void include_whole_loops() {
+    bool any = false;
+    for (const Node& n : in_.nodes()) any |= is_control_flow_op(n.op);
+    if (!any) return;
+    const ControlFlowFrames frames = compute_frames(in_);
+    auto outermost = [&](int f) {
+      while (f > 0 && frames.frames[static_cast<size_t>(f)].parent > 0) f = frames.frames[static_cast<size_t>(f)].parent;
+      return f;
+    };
+    std::vector<char> copied(frames.frames.size(), 0);
+    for (size_t i = 0; i < count(); ++i)
+      if (in_subgraph_[i] && frames.frame_of[i] > 0) copied[static_cast<size_t>(outermost(frames.frame_of[i]))] = 1;
+    for (size_t i = 0; i < count(); ++i)
+      if (frames.frame_of[i] > 0 && copied[static_cast<size_t>(outermost(frames.frame_of[i]))]) in_subgraph_[i] = 1;
+  }
+
   void find_compute_subgraph() {
     std::vector<int> consumers, ends;
     for (const ReplicaSplit& sp : result_.splits) {
@@ -272,8 +293,9 @@ class Replicator {
       for (const InputEdge& in : inputs_of(i)) visit(in.producer);
     });
     in_subgraph_.assign(count(), 0);
+    for (size_t i = 0; i < count(); ++i) in_subgraph_[i] = forward[i] && backward[i];
+    include_whole_loops();
     for (size_t i = 0; i < count(); ++i) {
-      in_subgraph_[i] = forward[i] && backward[i];
       for (int t = 0; in_subgraph_[i] && t < n_; ++t)
         if (names_.taken(tower_name(t, in_.nodes()[i].name)))
           throw Error("replicate: tower copy name '" + tower_name(t, in_.nodes()[i].name) + "' is already taken");
@@ -306,6 +328,10 @@ class Replicator {
     Node c = node(i);
     c.name = tower_name(t, c.name);
     c.device = tower_device(c.device, t);
+    // Each tower's copy of a tf.while_loop is its own frame, named like its nodes.
+    if (is_enter_op(c.op))
+      if (auto it = c.attrs.find("frame_name"); it != c.attrs.end())
+        if (const std::string* frame = it->second.get_if<std::string>()) it->second = AttrValue(tower_name(t, *frame));
     const std::span<const InputEdge> ins = inputs_of(i);
     for (size_t k = 0; k < ins.size(); ++k) {
       const std::string& producer = node(ins[k].producer).name;

@@ -138,6 +138,8 @@ class TestOpRegistry : public QObject {
         for (size_t k = 0; k < out.size(); ++k) {
           const std::string port = what + " output " + std::to_string(k) + (with_constants ? "" : " (no constants)");
           if (!out[k].valid()) {
+            if (std::find(c.dead_outputs.begin(), c.dead_outputs.end(), static_cast<int>(k)) != c.dead_outputs.end())
+              continue;
             problems << QString::fromStdString(port + ": the kernel produced no value");
             continue;
           }

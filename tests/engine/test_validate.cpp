@@ -61,7 +61,8 @@ class TestValidate : public QObject {
   void self_loop() { expect_error("node { name: 'x' op: 'Identity' input: 'x' }", "cycle"); }
   void loop_through_next_iteration_is_allowed() {
     auto d = check(
-        std::string("node { name: 'm' op: 'Merge' input: 'e' input: 'n' } node { name: 'e' op: 'Enter' input: 'a' }") +
+        std::string("node { name: 'm' op: 'Merge' input: 'e' input: 'n' } node { name: 'e' op: 'Enter' input: 'a' "
+                    "attr { key: 'frame_name' value { s: 'loop' } } }") +
         "node { name: 'n' op: 'NextIteration' input: 'm' }" + kConst);
     QVERIFY(!has_errors(d));
   }

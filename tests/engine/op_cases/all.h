@@ -3,6 +3,7 @@
 // hostile-input walk.
 #include "engine/op_cases/activations.h"
 #include "engine/op_cases/array.h"
+#include "engine/op_cases/control_flow.h"
 #include "engine/op_cases/conv.h"
 #include "engine/op_cases/core.h"
 #include "engine/op_cases/function.h"
@@ -21,6 +22,7 @@ inline OpCases all_op_cases() {
   add_core_cases(c);
   add_function_cases(c);
   add_array_cases(c);
+  add_control_flow_cases(c);
   add_conv_cases(c);
   add_math_cases(c);
   add_pool_norm_cases(c);

@@ -20,6 +20,9 @@ struct OpCase {
   std::vector<std::optional<Tensor>> ref_values = {};
   // The node's own state (a Variable's value) before it runs, if any.
   std::optional<Tensor> own_value = std::nullopt;
+  // Outputs the kernel leaves empty on purpose (a Switch's untaken side,
+  // which the executor reads as a dead tensor).
+  std::vector<int> dead_outputs = {};
 };
 
 // Ops the walk does not run, with the reason (the distributed runtime's
