@@ -39,8 +39,9 @@ How the nodes arise, from TensorFlow 1.15's Python (tensorflow/python/ops/):
     value from outside the loop enters through an Enter with is_constant=true
     named "<consumer>/Enter" (written after its consumer, as TF creates it while
     adding the consumer to the context); a Const inside the body gets the
-    control input ^rnn/while/Identity (the body pivot); Switch is colocated
-    with its Merge (_class).
+    control input ^rnn/while/Identity (the body pivot); a loop Switch
+    (_SwitchRefOrTensor) is colocated with its Merge (_class), the plain
+    switch() of the counters and accumulators is not.
   * rnn_cell_impl.py LSTMCell.build/call: ref variables rnn/lstm_cell/kernel
     [9, 24] and bias [24] (created outside the loop, init_scope), concat
     [x_t, h], MatMul, BiasAdd, split into i, j, f, o (array_ops.split converts
@@ -266,6 +267,7 @@ class Builder:
         return self.op(name, "Merge", [a, b], {"N": a_i(2), "T": a_type(dtype)})
 
     def switch(self, name, x, pred, dtype, cls):
+        """cls: the Merge _SwitchRefOrTensor colocates with; None for control_flow_ops.switch()."""
         return self.t(name, "Switch", [x, pred], dtype, cls=cls)
 
     def strided_slice(self, scope, x, begin, end, strides, shrink, begin_mask=0, end_mask=0, control=()):
@@ -465,7 +467,7 @@ def build(kernel0, dense0):
     fc = B.const(G + "f_count", "int32", [], [0])
     fc1 = B.enter(G + "f_count_1", fc, "int32", FRAME, False)
     fm = B.merge(G + "Merge", fc1, G + "NextIteration", "int32")
-    fs = B.switch(G + "Switch", fm, cond, "int32", fm)
+    fs = B.switch(G + "Switch", fm, cond, "int32", None)  # plain switch(): no colocation
     fy = B.const(G + "Add/y", "int32", [], [1], control=[I_])
     fadd = B.t(G + "Add", "Add", [out(fs, 1), fy], "int32")
     f_next = B.t(G + "NextIteration", "NextIteration", [fadd], "int32")
@@ -476,7 +478,7 @@ def build(kernel0, dense0):
     ge = B.t(G + "GreaterEqual", "GreaterEqual", [bm, G + "GreaterEqual/Enter"], "int32")
     B.enter(G + "GreaterEqual/Enter", bc, "int32", GRAD_FRAME, True)
     pivot = B.op(G + "b_count_2", "LoopCond", [ge])
-    bs = B.switch(G + "Switch_1", bm, pivot, "int32", bm)
+    bs = B.switch(G + "Switch_1", bm, pivot, "int32", None)
     sub = B.t(G + "Sub", "Sub", [out(bs, 1), G + "GreaterEqual/Enter"], "int32")
     b_next = B.t(G + "NextIteration_1", "NextIteration", [sub], "int32")
     B.t(G + "b_count_3", "Exit", [bs], "int32")
@@ -647,7 +649,7 @@ def build(kernel0, dense0):
         acc = B.const(scope + "b_acc", "float", dims, [0.0])
         e = B.enter(scope + "b_acc_1", acc, "float", GRAD_FRAME, False)
         m = B.op(scope + "b_acc_2", "Merge", [e, scope + "NextIteration"], {"N": a_i(2), "T": a_type("float")})
-        sw = B.switch(scope + "Switch", m, pivot, "float", m)
+        sw = B.switch(scope + "Switch", m, pivot, "float", None)
         add = B.t(scope + "Add", "Add", [out(sw, 1), grad])
         B.t(scope + "NextIteration", "NextIteration", [add])
         return B.t(scope + "b_acc_3", "Exit", [sw])
