@@ -657,9 +657,10 @@ def build(kernel0, dense0):
     g_bias = accumulate(L + "BiasAdd/Enter", g_bias_t, [4 * UNITS])
     # concat ([x_t, h]): ConcatOffset + Slice
     CG = G + L + "concat_grad/"
+    # _ConcatGradHelper re-creates a constant concat_dim from another context in the grad's.
+    cdim = B.const(CG + "Const", "int32", [], [1], control=P)
     crank = B.const(CG + "Rank", "int32", [], [2], control=P)
-    cmod = B.t(CG + "mod", "FloorMod", [CG + "mod/Const", crank], "int32")
-    B.const(CG + "mod/Const", "int32", [], [1], control=P)
+    cmod = B.t(CG + "mod", "FloorMod", [cdim, crank], "int32")
     cs0 = B.const(CG + "Shape", "int32", [2], [BATCH, INPUT], control=P)
     cs1 = B.const(CG + "Shape_1", "int32", [2], [BATCH, UNITS], control=P)
     co = B.op(CG + "ConcatOffset", "ConcatOffset", [cmod, cs0, cs1], {"N": a_i(2)})
