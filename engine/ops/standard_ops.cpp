@@ -7,6 +7,7 @@ namespace ops {
 void register_training_ops(OpRegistry& r);  // training_ops.cpp
 void register_transfer_ops(OpRegistry& r);  // transfer_ops.cpp
 void register_checkpoint_ops(OpRegistry& r);  // checkpoint_ops.cpp
+void register_functional_ops(OpRegistry& r);  // functional_ops.cpp
 }  // namespace ops
 
 void register_standard_ops(OpRegistry& registry) {
@@ -45,6 +46,7 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_lrn_ops(registry);
   ops::register_resize_ops(registry);
   ops::register_function_ops(registry);
+  ops::register_functional_ops(registry);
 }
 
 namespace ops {
