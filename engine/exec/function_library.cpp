@@ -130,7 +130,9 @@ class Instantiator {
           if (!node_names_.count(target) && !arg_nodes_.count(target))
             throw Error(where(f_.name) + ": node '" + n.name + "' control input '" + in +
                         "' names no node of the function");
-          control.push_back("^" + (arg_nodes_.count(target) ? arg_nodes_[target] : target));
+          // An argument is there before any body node runs: a control
+          // dependency on it orders nothing (and its _Arg node never runs).
+          if (!arg_nodes_.count(target)) control.push_back(in);
           continue;
         }
         for (std::string& t : resolve(in, "node '" + n.name + "' input")) data.push_back(std::move(t));

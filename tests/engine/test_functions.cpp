@@ -277,6 +277,40 @@ class TestFunctions : public QObject {
     QVERIFY(QString::fromStdString(prof.summary_table()).contains("function add_mul"));
   }
 
+  // A number_attr argument list expanded into N _Args, the whole list
+  // passed on as "xs", and a control dependency on an argument (which
+  // orders nothing: arguments are there before the body runs).
+  void list_arguments_and_control_inputs_on_arguments() {
+    const Graph g = parse_graph_text(R"(
+node { name: "a" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 2 } } } }
+node { name: "b" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 5 } } } }
+node { name: "total" op: "sum_list" input: "a" input: "b" input: "a" attr { key: "N" value { i: 3 } } }
+library {
+  function {
+    signature {
+      name: "sum_list"
+      input_arg { name: "xs" type: DT_FLOAT number_attr: "N" }
+      output_arg { name: "sum" type: DT_FLOAT }
+      output_arg { name: "second" type: DT_FLOAT }
+      attr { name: "N" type: "int" has_minimum: true minimum: 1 }
+    }
+    node_def { name: "addn" op: "AddN" input: "xs" input: "^xs"
+               attr { key: "N" value { placeholder: "N" } } attr { key: "T" value { type: DT_FLOAT } } }
+    node_def { name: "neg" op: "Neg" input: "xs:1" attr { key: "T" value { type: DT_FLOAT } } }
+    ret { key: "sum" value: "addn:sum:0" }
+    ret { key: "second" value: "neg:y:0" }
+  }
+}
+)",
+                                     "list_args.pbtxt");
+    Session s(g, cpu_only());
+    const auto out = s.run({}, {"total:0", "total:1"});
+    QCOMPARE(out[0].data<float>()[0], 9.0f);
+    QCOMPARE(out[1].data<float>()[0], -5.0f);
+  }
+
   void instances_are_cached_per_attrs() {
     Session s(library_graph(), cpu_only());
     FunctionLibraryRuntime* rt = s.functions();
