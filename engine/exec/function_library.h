@@ -78,7 +78,10 @@ class FunctionLibraryRuntime {
 
 // The FunctionCaller one run's kernels see: the runtime, the run's observers
 // and id, and the calls the current node runs inside. A body's kernels see a
-// child frame with the call pushed on the stack.
+// child frame with the call pushed on the stack. A frame lives as long as
+// its run (or call): a kernel must not keep the FunctionCaller it was handed
+// (an iterator's map function calls through the one of the run that asks
+// for the next element).
 class FunctionCallFrame : public FunctionCaller {
  public:
   FunctionCallFrame(FunctionLibraryRuntime& runtime, std::span<ExecutionObserver* const> observers, int64_t run_id,
