@@ -30,7 +30,7 @@ QString group_title(const flowlens::Diagnostic& d) {
   QString what;
   switch (d.kind) {
     case Kind::UnknownOp: return QStringLiteral("unknown op '%1'").arg(op);
-    case Kind::LibraryFunction: return QStringLiteral("op '%1' is a library function (view only)").arg(op);
+    case Kind::LibraryFunction: return QStringLiteral("op '%1' is a library function (runs as a call)").arg(op);
     case Kind::Other:
     case Kind::Unlisted: return QString::fromStdString(d.message);
     case Kind::EmptyName: return QStringLiteral("nodes with an empty name");

@@ -10,6 +10,7 @@
 #include "exec/device.h"
 #include "exec/placement.h"
 #include "io/file_formats.h"
+#include "io/function_library.h"
 #include "io/graph_io.h"
 #include "io/meta_graph.h"
 #include "io/checkpoint_reader.h"
@@ -44,7 +45,29 @@ int print_graph_summary(const Graph& graph, const InfoOptions& options) {
   std::cout << "\n";
   if (!graph.function_names.empty()) {
     std::cout << "library functions: " << graph.function_names.size() << "\n";
-    for (const auto& f : graph.function_names) std::cout << "  " << f << "\n";
+    // Signatures when the library decodes ("f(a: float32, xs: N * T) -> (y: T)"), else names.
+    FunctionLibraryDefinition library;
+    try {
+      library = decode_function_library(graph.library_bytes);
+    } catch (const Error& e) {
+      std::cout << "  (the library does not decode: " << e.what() << ")\n";
+    }
+    auto arg_text = [](const FunctionArgDef& a) {
+      std::string type = !a.type_list_attr.empty() ? a.type_list_attr
+                         : !a.type_attr.empty()    ? a.type_attr
+                                                   : dtype_name(a.type);
+      return a.name + ": " + (a.number_attr.empty() ? "" : a.number_attr + " * ") + type;
+    };
+    for (const auto& f : graph.function_names) {
+      std::cout << "  " << f;
+      if (auto it = library.functions.find(f); it != library.functions.end()) {
+        std::string ins, outs;
+        for (const auto& a : it->second.inputs) ins += (ins.empty() ? "" : ", ") + arg_text(a);
+        for (const auto& a : it->second.outputs) outs += (outs.empty() ? "" : ", ") + arg_text(a);
+        std::cout << "(" << ins << ") -> (" << outs << ")";
+      }
+      std::cout << "\n";
+    }
   }
 
   std::map<std::string, int> ops, devices;

@@ -73,7 +73,7 @@ class Validator {
     const OpDef* def = registry_.find(n.op);
     if (!def && !n.op.empty()) {
       if (is_function(n.op))
-        warning(Kind::LibraryFunction, n, "op '" + n.op + "' is a function from the graph's library; it can be viewed but not run");
+        warning(Kind::LibraryFunction, n, "op '" + n.op + "' is a function from the graph's library; a session runs it as a call (StatefulPartitionedCall)");
       else
         warning(Kind::UnknownOp, n, "unknown op '" + n.op + "': the graph can be viewed and converted, but not run");
     }

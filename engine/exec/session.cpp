@@ -1,6 +1,7 @@
 #include "exec/session.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "exec/executor.h"
 #include "exec/function_body.h"
@@ -30,13 +31,24 @@ std::shared_ptr<const GraphAnalysis> analyse(Graph graph, const OpRegistry* regi
   return std::make_shared<const GraphAnalysis>(std::make_shared<const Graph>(std::move(graph)), registry);
 }
 
+// Nodes whose op is a library function become the calls TensorFlow makes of
+// them (exec/function_library.h), so the plan gives them the call kernel;
+// node names and indices stay as they are.
+std::shared_ptr<const GraphAnalysis> lower_calls(std::shared_ptr<const GraphAnalysis> analysis) {
+  const OpRegistry& registry = analysis->registry();
+  if (!has_function_call_nodes(analysis->graph(), registry)) return analysis;
+  Graph graph = analysis->graph();
+  lower_function_call_nodes(graph, decode_function_library(graph.library_bytes), registry);
+  return std::make_shared<const GraphAnalysis>(std::make_shared<const Graph>(std::move(graph)), &registry);
+}
+
 }  // namespace
 
 Session::Session(Graph graph, SessionOptions options)
     : Session(analyse(std::move(graph), options.registry), std::move(options)) {}
 
 Session::Session(std::shared_ptr<const GraphAnalysis> analysis, SessionOptions options)
-    : analysis_(std::move(analysis)), options_(std::move(options)),
+    : analysis_(lower_calls(std::move(analysis))), options_(std::move(options)),
       registry_(analysis_->registry()),
       devices_(DeviceSet::local(LocalDeviceOptions{options_.cpu_threads, options_.use_gpus, options_.virtual_gpus,
                                                     options_.gpu_math})) {
@@ -51,6 +63,10 @@ Session::Session(std::shared_ptr<const GraphAnalysis> analysis, SessionOptions o
   // The session's own devices (threads, GPUs as configured) may differ from
   // the analysis's placement list, so placement is the session's own.
   placement_ = place_graph(graph(), *devices_, registry_, options_.allow_soft_placement);
+  if (!graph().function_names.empty())
+    functions_ = std::make_unique<FunctionLibraryRuntime>(
+        graph(), *devices_, registry_, options_.allow_soft_placement,
+        [this](const std::string& scope, const Node& node) { return body_variable_for(scope, node); });
 }
 
 Session::~Session() = default;
@@ -158,6 +174,22 @@ Variable* Session::variable_for(const Node& node) {
   return slot.get();
 }
 
+// Like variable_for, for a node of a function body: a VarHandleOp's handle
+// names the same (container, shared_name) variable as at top level, as
+// TensorFlow's resource manager does; other state is the body node's own,
+// under the function instance's scope.
+Variable* Session::body_variable_for(const std::string& scope, const Node& node) {
+  std::lock_guard lock(mu_);
+  const bool handle = node.op == "VarHandleOp";
+  auto& slot = variables_[scope + "/" + node.name + "#state"];
+  if (!slot) {
+    slot = std::make_unique<Variable>();
+    slot->name = node.name;
+    if (handle) slot->value = resource_handle_for(node);
+  }
+  return slot.get();
+}
+
 const ExecutionPlan& Session::plan_for(const FeedList& feeds, const std::vector<std::string>& fetches,
                                        const std::vector<std::string>& targets) {
   std::string key;
@@ -218,6 +250,11 @@ std::vector<Tensor> Session::run(const FeedList& feeds, const std::vector<std::s
   RunContext run;
   run.step_id = run_id;
   run.resources = &resources_;
+  std::optional<FunctionCallFrame> frame;
+  if (functions_) {
+    frame.emplace(*functions_, observers, run_id, run);
+    run.functions = &*frame;
+  }
   return execute_plan(*plan, values, observers, run_id, run);
 }
 

@@ -16,6 +16,7 @@
 #include "analysis/validate.h"
 #include "exec/device.h"
 #include "exec/execution_plan.h"
+#include "exec/function_library.h"
 #include "exec/graph_analysis.h"
 #include "exec/observer.h"
 #include "exec/placement.h"
@@ -62,6 +63,9 @@ class Session {
   const DeviceSet& devices() const { return *devices_; }
   const Placement& placement() const { return placement_; }
   const std::vector<Diagnostic>& diagnostics() const { return analysis_->diagnostics(); }
+  // The graph's function library (nullptr when the graph has none): calls,
+  // If/While/Case bodies (exec/function_library.h).
+  FunctionLibraryRuntime* functions() { return functions_.get(); }
   // The named resources (queues, iterators) this session's kernels made.
   ResourceManager& resources() { return resources_; }
   // Short device name ("/cpu:0") a node runs on, or "" if it cannot run.
@@ -83,6 +87,8 @@ class Session {
 
  private:
   Variable* variable_for(const Node& node);
+  // A function body node's state, keyed by its instance's scope.
+  Variable* body_variable_for(const std::string& scope, const Node& node);
   // A VarHandleOp's or resource _Arg's handle: the tensor the node outputs on every run.
   Tensor resource_handle_for(const Node& node);
   void check_feed_matches_placeholder(const std::string& name, const Tensor& value) const;
@@ -107,6 +113,7 @@ class Session {
   std::atomic<int64_t> next_run_id_{1};
   // Queues, iterators and other named resources kernels create (ops/run_context.h).
   ResourceManager resources_;
+  std::unique_ptr<FunctionLibraryRuntime> functions_;
 };
 
 }  // namespace flowlens

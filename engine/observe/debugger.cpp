@@ -34,14 +34,14 @@ std::vector<Tensor> host_tensors(std::span<const Tensor> tensors) {
 // same worker thread), so an update's stop shows the value it updated.
 struct StartedNode {
   int64_t run_id = 0;
-  int node_index = -1;
+  const Node* node = nullptr;
   std::vector<Tensor> inputs;  // empty where an input is not a handle
 };
 thread_local StartedNode t_started;
 
 void remember_resource_inputs(int64_t run_id, const NodeEvent& event) {
   t_started.run_id = run_id;
-  t_started.node_index = event.node_index;
+  t_started.node = &event.node;
   t_started.inputs.assign(event.inputs.size(), Tensor());
   for (size_t i = 0; i < event.inputs.size(); ++i)
     if (event.inputs[i].valid() && event.inputs[i].dtype() == DType::Resource)
@@ -50,7 +50,7 @@ void remember_resource_inputs(int64_t run_id, const NodeEvent& event) {
 
 std::vector<Tensor> stop_inputs(int64_t run_id, const NodeEvent& event) {
   std::vector<Tensor> out = host_tensors(event.inputs);
-  if (t_started.run_id == run_id && t_started.node_index == event.node_index && t_started.inputs.size() == out.size())
+  if (t_started.run_id == run_id && t_started.node == &event.node && t_started.inputs.size() == out.size())
     for (size_t i = 0; i < out.size(); ++i)
       if (event.inputs[i].valid() && event.inputs[i].dtype() == DType::Resource) out[i] = t_started.inputs[i];
   return out;
@@ -122,6 +122,7 @@ void describe_node(DebugStop& s, int64_t run_id, const NodeEvent& event) {
   s.input_names = data_input_names(event.node);
   s.frame = std::string(event.frame);
   s.iteration = event.iteration;
+  s.call_stack.assign(event.call_stack.begin(), event.call_stack.end());
 }
 
 }  // namespace
@@ -189,10 +190,6 @@ IterationCondition parse_iteration_condition(std::string_view text) {
   return c;
 }
 
-std::string stop_position(const DebugStop& stop) {
-  if (stop.frame.empty()) return stop.node;
-  return stop.node + " @ iteration " + std::to_string(stop.iteration);
-}
 
 const char* to_string(StopReason reason) {
   switch (reason) {
@@ -203,6 +200,14 @@ const char* to_string(StopReason reason) {
     case StopReason::Numerics: return "check-numerics";
   }
   return "?";
+}
+
+std::string stop_position(const DebugStop& stop) {
+  std::string s;
+  for (const CallSite& c : stop.call_stack) s += c.node + " (" + c.function + ") > ";
+  s += stop.node;
+  if (!stop.frame.empty()) s += " @ iteration " + std::to_string(stop.iteration);
+  return s;
 }
 
 Debugger::~Debugger() {
@@ -331,7 +336,8 @@ void Debugger::step() {
     // token here keeps a worker waiting at the gate from starting first.
     step_token_taken_ = true;
     step_run_ = current_.run_id;
-    step_node_ = current_.node_index;
+    step_node_ = current_node_;
+    step_thread_ = std::thread::id();  // the stopped worker is the one to step (any worker may take it)
   }
   resume(lock);
 }
@@ -431,6 +437,13 @@ void Debugger::on_node_start(int64_t run_id, const NodeEvent& event) {
   std::unique_lock lock(mu_);
   // The gate: while a stop is active, or a stepped node is in flight, no
   // other node starts — this is what makes the whole run pause.
+  // A node starting on the stepped node's worker while the step is in flight
+  // runs inside its function call: the step moves into the call.
+  if (stepping_ && step_token_taken_ && !stop_active_ && step_run_ == run_id && !event.call_stack.empty() &&
+      step_thread_ == std::this_thread::get_id()) {
+    step_node_ = &event.node;
+    return;
+  }
   ++blocked_workers_;
   cv_.wait(lock, [&] { return abort_ || !(stop_active_ || (stepping_ && step_token_taken_)); });
   --blocked_workers_;
@@ -442,14 +455,17 @@ void Debugger::on_node_start(int64_t run_id, const NodeEvent& event) {
     describe_node(s, run_id, event);
     s.reason = StopReason::Pause;
     s.before_node = true;
+    current_node_ = &event.node;
     s.inputs = host_tensors(event.inputs);
     s.message = "paused before '" + event.node.name + "'";
     stop_here(lock, std::move(s));
   }
+  if (stepping_ && step_token_taken_ && step_node_ == &event.node) step_thread_ = std::this_thread::get_id();
   if (stepping_ && !step_token_taken_) {
     step_token_taken_ = true;
     step_run_ = run_id;
-    step_node_ = event.node_index;
+    step_node_ = &event.node;
+    step_thread_ = std::this_thread::get_id();
   }
 }
 
@@ -505,7 +521,7 @@ std::optional<std::string> Debugger::why_stop_after(int64_t run_id, const NodeEv
       case Breakpoint::Condition::MaxAbsAbove: return "'" + name + "' has max |x| > " + std::to_string(bp.threshold);
     }
   }
-  if (stepping_ && step_token_taken_ && step_run_ == run_id && step_node_ == event.node_index) {
+  if (stepping_ && step_token_taken_ && step_run_ == run_id && step_node_ == &event.node) {
     *reason = StopReason::Step;
     return "stepped '" + name + "'";
   }
@@ -519,7 +535,7 @@ void Debugger::on_node_end(int64_t run_id, const NodeEvent& event, std::span<con
   capture_watches(run_id, event, outputs);
   StopReason reason{};
   std::optional<std::string> why = why_stop_after(run_id, event, outputs, &reason);
-  const bool was_stepped = stepping_ && step_token_taken_ && step_run_ == run_id && step_node_ == event.node_index;
+  const bool was_stepped = stepping_ && step_token_taken_ && step_run_ == run_id && step_node_ == &event.node;
   if (was_stepped) stepping_ = false;  // this stop ends the step; step() again to go on
   if (!why) return;
   DebugStop s;
@@ -528,6 +544,7 @@ void Debugger::on_node_end(int64_t run_id, const NodeEvent& event, std::span<con
   s.inputs = stop_inputs(run_id, event);
   s.outputs = host_tensors(outputs);
   s.message = std::move(*why);
+  current_node_ = &event.node;
   stop_here(lock, std::move(s));
 }
 

@@ -24,6 +24,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "exec/observer.h"
@@ -74,7 +75,10 @@ struct DebugStop {
   int64_t sequence = 0;  // 1, 2, ... over the debugger's lifetime
   StopReason reason = StopReason::Breakpoint;
   std::string node, op, device;
-  int node_index = -1;                   // in Graph::nodes()
+  int node_index = -1;                   // in Graph::nodes(), or in the function body call_stack ends in
+  // The function calls the node ran inside, outermost first (empty at the
+  // top level): a step into a call stops at the body's nodes.
+  std::vector<CallSite> call_stack;
   bool before_node = false;              // pause(): the node has not run, outputs are empty
   std::vector<std::string> input_names;  // data inputs as the graph names them ("y", "z:1")
   // A ref input shows its variable's value (empty when uninitialized), a
@@ -88,9 +92,6 @@ struct DebugStop {
   int64_t iteration = 0;
 };
 
-// The stop's position as the UI and the CLI show it: "while/add @ iteration 3"
-// inside a loop frame, just the node name at the top level.
-std::string stop_position(const DebugStop& stop);
 
 // One captured copy of a watched tensor, with where in a loop it was made.
 struct WatchedValue {
@@ -98,6 +99,11 @@ struct WatchedValue {
   int64_t iteration = 0;
   Tensor value;
 };
+
+// Where a stop is, as the UI and the CLI show it: "mul" at the top level,
+// "call (add_mul) > mul" inside a call, "while/add @ iteration 3" inside a
+// loop frame.
+std::string stop_position(const DebugStop& stop);
 
 class Debugger : public ExecutionObserver {
  public:
@@ -186,7 +192,13 @@ class Debugger : public ExecutionObserver {
   bool stepping_ = false;         // step(): one node may start, then stop after it
   bool step_token_taken_ = false;
   int64_t step_run_ = 0;
-  int step_node_ = -1;
+  // The stepped node (body nodes of one function instance share indices
+  // with the top level, so the node itself), and the worker running it: a
+  // node starting on that worker while the step is in flight runs inside
+  // the stepped node's function call, and the step moves into it.
+  const Node* step_node_ = nullptr;
+  std::thread::id step_thread_;
+  const Node* current_node_ = nullptr;  // the node of the active stop
   std::string run_to_;
   bool pause_requested_ = false;
   bool abort_ = false;

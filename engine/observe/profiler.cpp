@@ -35,7 +35,19 @@ std::string producer_of(const std::string& input) {
 
 }  // namespace
 
-int Profiler::intern_node(const Node& node) {
+int Profiler::intern_node(const Node& node, std::span<const CallSite> call_stack) {
+  if (!call_stack.empty()) {
+    std::string prefix;
+    for (const CallSite& c : call_stack) prefix += c.node + "/";
+    auto [it, inserted] = body_node_index_.try_emplace({&node, prefix}, static_cast<int>(nodes_.size()));
+    if (!inserted && nodes_[static_cast<size_t>(it->second)].name == prefix + node.name) return it->second;
+    NodeInfo info{prefix + node.name, node.op, {}, call_stack.back().function};
+    for (const std::string& in : node.inputs)
+      if (!in.starts_with("^")) info.producers.push_back(prefix + producer_of(in));
+    it->second = static_cast<int>(nodes_.size());
+    nodes_.push_back(std::move(info));
+    return it->second;
+  }
   auto it = node_index_.find(&node);
   // Same address but another name: a node of a newer graph reusing memory.
   if (it != node_index_.end() && nodes_[static_cast<size_t>(it->second)].name == node.name) return it->second;
@@ -109,7 +121,7 @@ void Profiler::on_node_end(int64_t run_id, const NodeEvent& event, std::span<con
   rec.iteration = event.iteration;
   std::lock_guard lock(mu_);
   rec.frame = intern_frame(event.frame);
-  rec.node = intern_node(event.node);
+  rec.node = intern_node(event.node, event.call_stack);
   rec.device = intern_device(event.device);
   rec.thread = thread_index();
   events_.push_back(std::move(rec));
@@ -209,6 +221,24 @@ std::vector<OpTiming> Profiler::op_summary() const {
   return result;
 }
 
+std::vector<FunctionTiming> Profiler::function_summary() const {
+  std::lock_guard lock(mu_);
+  std::map<std::string, FunctionTiming> by_function;
+  for (const ProfiledNode& e : events_) {
+    const std::string& f = nodes_[static_cast<size_t>(e.node)].function;
+    if (f.empty()) continue;
+    FunctionTiming& t = by_function[f];
+    t.function = f;
+    ++t.nodes;
+    t.total_ms += static_cast<double>(e.end_ns - e.start_ns) / 1e6;
+  }
+  std::vector<FunctionTiming> result;
+  for (auto& [f, t] : by_function) result.push_back(t);
+  std::stable_sort(result.begin(), result.end(),
+                   [](const FunctionTiming& a, const FunctionTiming& b) { return a.total_ms > b.total_ms; });
+  return result;
+}
+
 std::vector<DeviceMemory> Profiler::memory() const {
   std::lock_guard lock(mu_);
   std::vector<DeviceMemory> result(devices_.size());
@@ -262,6 +292,11 @@ std::string Profiler::summary_table(int top) const {
   for (size_t i = 0; i < ops.size(); ++i) {
     std::snprintf(line, sizeof line, "%-*.200s %8lld %12.3f %12.2f %6.1f%%\n", width, ops[i].op.c_str(),
                   static_cast<long long>(ops[i].count), ops[i].total_ms, ops[i].mean_us, ops[i].percent);
+    out += line;
+  }
+  for (const FunctionTiming& f : function_summary()) {
+    std::snprintf(line, sizeof line, "function %.200s: %lld body node runs, %.3f ms\n", f.function.c_str(),
+                  static_cast<long long>(f.nodes), f.total_ms);
     out += line;
   }
   for (const DeviceMemory& m : memory()) {

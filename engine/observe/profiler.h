@@ -68,6 +68,14 @@ struct NodeTiming {
   int64_t max_iteration = -1;  // highest iteration seen inside a frame; -1 outside
 };
 
+// Time of the nodes run inside one library function's body (the innermost
+// call of each event), over every call of it.
+struct FunctionTiming {
+  std::string function;
+  int64_t nodes = 0;      // body node executions
+  double total_ms = 0;    // their time (a nested call node's includes its callee's)
+};
+
 struct DeviceMemory {
   std::string device;
   int64_t produced_bytes = 0;  // sum over all recorded outputs
@@ -98,6 +106,8 @@ class Profiler : public ExecutionObserver {
 
   // Ops by total time, longest first.
   std::vector<OpTiming> op_summary() const;
+  // Functions by total body time, longest first; empty without calls.
+  std::vector<FunctionTiming> function_summary() const;
   std::vector<DeviceMemory> memory() const;
   // The top `top` ops as an aligned text table, then memory per device.
   std::string summary_table(int top = 10) const;
@@ -108,8 +118,11 @@ class Profiler : public ExecutionObserver {
   struct NodeInfo {
     std::string name, op;
     std::vector<std::string> producers;  // node names of the data inputs
+    std::string function;                // the innermost function called, "" at the top level
   };
-  int intern_node(const Node& node);    // with mu_ held
+  // A function body's node is named as TensorFlow's inliner names it, after
+  // its calls: "call/mul", "outer_call/inner_call/mul".
+  int intern_node(const Node& node, std::span<const CallSite> call_stack);  // with mu_ held
   int intern_device(const Device& device);
   int thread_index();
   int recorded_thread_index(int64_t thread);
@@ -119,6 +132,7 @@ class Profiler : public ExecutionObserver {
   std::vector<ProfiledNode> events_;
   std::vector<NodeInfo> nodes_;
   std::unordered_map<const Node*, int> node_index_;
+  std::map<std::pair<const Node*, std::string>, int> body_node_index_;  // (node, call prefix)
   std::vector<std::string> devices_;
   std::unordered_map<const Device*, int> device_index_;
   std::unordered_map<std::thread::id, int> threads_;

@@ -8,6 +8,7 @@ void register_training_ops(OpRegistry& r);  // training_ops.cpp
 void register_transfer_ops(OpRegistry& r);  // transfer_ops.cpp
 void register_checkpoint_ops(OpRegistry& r);  // checkpoint_ops.cpp
 void register_control_flow_ops(OpRegistry& r);  // control_flow_ops.cpp
+void register_functional_ops(OpRegistry& r);  // functional_ops.cpp
 }  // namespace ops
 
 void register_standard_ops(OpRegistry& registry) {
@@ -49,6 +50,7 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_resize_ops(registry);
   ops::register_function_ops(registry);
   ops::register_control_flow_ops(registry);
+  ops::register_functional_ops(registry);
 }
 
 namespace ops {

@@ -103,6 +103,23 @@ class TestFlowlensRun : public QObject {
     QVERIFY(f.readAll().contains("digraph"));
   }
 
+  // A TF 2.x style graph whose work is in its function library: info lists
+  // the functions' signatures, run calls them (a StatelessWhile summing 1..10,
+  // an If, a function called by name).
+  void runs_a_graph_with_a_function_library() {
+    const QString g = QStringLiteral(FLOWLENS_TEST_DATA "/functions/library.pbtxt");
+    CliResult r = flowlens_run({"info", g});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("add_mul(a: float32, b: float32) -> (identity: float32)"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("square_generic(x: T) -> (y: T)"), qPrintable(r.out));
+    r = flowlens_run({"run", g, "--cpu-only", "--feed", "n=10", "--feed", "flag=true", "--feed", "x=[1.5, 2]",
+                      "--fetch", "loop:1,cond_if,sq_float"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("loop:1 = 55"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("cond_if = [3,4]"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("sq_float = [2.25,4]"), qPrintable(r.out));
+  }
+
   void feeds_and_saves_npy() {
     QTemporaryDir dir;
     QFile g(dir.filePath("sq.pbtxt"));

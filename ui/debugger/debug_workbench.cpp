@@ -256,11 +256,14 @@ void DebugWorkbench::on_state_changed(RunController::State state) {
 void DebugWorkbench::on_paused(const DebugStop& stop) {
   const auto& doc = w_->document();
   if (!doc) return;
-  w_->graph_view()->graph_scene()->set_current_node(doc->graph->index_of(stop.node));
+  // A stop inside a function body shows the top-level call it runs in
+  // (the body's nodes are not in the document's graph).
+  const std::string& shown = stop.call_stack.empty() ? stop.node : stop.call_stack.front().node;
+  w_->graph_view()->graph_scene()->set_current_node(doc->graph->index_of(shown));
   // Selecting reveals the node (expanding its scope), centres it and shows its details.
-  w_->select_node(QString::fromStdString(stop.node));
+  w_->select_node(QString::fromStdString(shown));
   GraphView* view = w_->graph_view();
-  const QString node = QString::fromStdString(stop.node);
+  const QString node = QString::fromStdString(shown);
   if (!view->focus_node(node)) {  // its scope is being expanded: once laid out
     auto once = std::make_shared<QMetaObject::Connection>();
     *once = connect(view, &GraphView::layout_finished, this, [view, node, once] {
@@ -292,7 +295,7 @@ void DebugWorkbench::on_paused(const DebugStop& stop) {
 
 QString DebugWorkbench::paused_status(const DebugStop& stop) {
   const QString message = QString::fromStdString(stop.message);
-  if (stop.frame.empty()) return QStringLiteral("Paused: %1").arg(message);
+  if (stop.frame.empty() && stop.call_stack.empty()) return QStringLiteral("Paused: %1").arg(message);
   return QStringLiteral("Paused at %1: %2").arg(QString::fromStdString(stop_position(stop)), message);
 }
 
