@@ -26,6 +26,7 @@ struct RunState {
   std::condition_variable done_cv;
   bool done = false;
   std::string error;
+  bool out_of_range = false;  // the first failure was an OutOfRangeError (end of a sequence)
 
   RunState(const ExecutionPlan& p, std::span<ExecutionObserver* const> obs, int64_t id, const RunContext& context)
       : plan(p), observers(obs), run_id(id), values(static_cast<size_t>(p.num_slots)),
@@ -34,9 +35,12 @@ struct RunState {
     for (size_t i = 0; i < p.nodes.size(); ++i) pending[i].store(p.nodes[i].initial_pending, std::memory_order_relaxed);
   }
 
-  void fail(std::string message) {
+  void fail(std::string message, bool is_out_of_range = false) {
     std::lock_guard lock(mu);
-    if (!failed.exchange(true)) error = std::move(message);
+    if (!failed.exchange(true)) {
+      error = std::move(message);
+      out_of_range = is_out_of_range;
+    }
   }
 };
 
@@ -123,6 +127,9 @@ void run_node(RunState* st, const PlanNode& pn) {
     // been queued, so wait for it (a debugged or profiled run is synchronous,
     // like tfdbg's).
     if (observed && device.memory()) device.synchronize();
+  } catch (const OutOfRangeError& e) {
+    // Kept as OutOfRange: a training loop ends cleanly at the end of its input.
+    st->fail("node '" + pn.node->name + "' (" + pn.node->op + ") on " + pn.device->short_name() + ": " + e.what(), true);
   } catch (const std::exception& e) {
     st->fail("node '" + pn.node->name + "' (" + pn.node->op + ") on " + pn.device->short_name() + ": " + e.what());
   }
@@ -189,7 +196,10 @@ std::vector<Tensor> execute_plan(const ExecutionPlan& plan, std::span<const Tens
     }
   }
   for (auto* o : observers) o->on_run_end(run_id, !st.failed.load());
-  if (st.failed.load()) throw Error(st.error);
+  if (st.failed.load()) {
+    if (st.out_of_range) throw OutOfRangeError(st.error);
+    throw Error(st.error);
+  }
 
   std::vector<Tensor> results;
   results.reserve(plan.fetch_slots.size());
