@@ -45,6 +45,8 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_lrn_ops(registry);
   ops::register_resize_ops(registry);
   ops::register_function_ops(registry);
+  ops::register_dataset_ops(registry);
+  ops::register_iterator_ops(registry);
 }
 
 namespace ops {
