@@ -247,6 +247,16 @@ int run_step(Session& session, const GraphAnalysis& analysis, const RunOptions& 
   for (int step = 1; step <= options.steps; ++step) {
     try {
       results = session.run(feeds, fetches, targets);
+    } catch (const OutOfRangeError& e) {
+      // --steps past the end of a dataset's input: the steps that ran stand
+      // (a single run at the end is an error, as in TensorFlow).
+      if (options.steps == 1 || step == 1) {
+        finish_observing();
+        throw;
+      }
+      std::cout.flush();
+      std::cerr << "input ended after " << step - 1 << " step(s): " << e.what() << "\n";
+      break;
     } catch (const Error& e) {
       finish_observing();
       if (!numerics_error.empty()) throw Error("--check-numerics: " + numerics_error);

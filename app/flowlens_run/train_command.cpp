@@ -119,6 +119,25 @@ double scalar_value(const Tensor& t, const std::string& name) {
   return value;
 }
 
+// The end of the input (IteratorGetNext's OutOfRange "End of sequence")
+// ends a training loop cleanly, as tf.train.MonitoredSession does.
+void report_end_of_input(int ran, const OutOfRangeError& e) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "input ended after %d step(s): %s\n", ran, e.what());
+}
+
+// Points every initializable iterator (make_initializable_iterator) at its
+// dataset's first element: their MakeIterator nodes run once, in one step,
+// before training, as a TF 1 script runs iterator.initializer.
+void initialize_iterators(Session& session) {
+  std::vector<std::string> inits;
+  for (const Node& n : session.graph().nodes())
+    if (n.op == "MakeIterator") inits.push_back(n.name);
+  if (inits.empty()) return;
+  session.run({}, {}, inits);
+  std::fprintf(stderr, "initialized %zu iterator(s) (MakeIterator)\n", inits.size());
+}
+
 // A graph exported from a function body (a Keras train step): its updates
 // are in the graph already, so training is running it step after step with
 // the same feeds, its resource arguments persisting as the session's
@@ -144,18 +163,24 @@ int train_function_body(const TrainOptions& o, Graph graph) {
             << " return value(s); loss " << loss_spec << "\n";
   if (o.steps == 0) return 0;
   initialize_function_args(session, body, o.function_body, o.checkpoint);
+  initialize_iterators(session);
   const FeedList feeds = body.feeds_for(parse_feeds(o.feeds, *analysis, &body));
   const std::vector<std::string> fetches = body.fetches_for({loss_spec});
 
   auto start = std::chrono::steady_clock::now();
   double first = 0, last = 0;
+  int ran = 0;
   for (int step = 1; step <= o.steps; ++step) {
     std::vector<Tensor> results;
     try {
       results = session.run(feeds, fetches, body.step_targets());
+    } catch (const OutOfRangeError& e) {
+      report_end_of_input(ran, e);
+      break;
     } catch (const Error& e) {
       throw Error("step " + std::to_string(step) + ": " + e.what());
     }
+    ran = step;
     const double value = scalar_value(results[0], loss_spec);
     if (step == 1) first = value;
     last = value;
@@ -164,7 +189,7 @@ int train_function_body(const TrainOptions& o, Graph graph) {
   }
   std::fflush(stdout);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::fprintf(stderr, "%d steps in %.2f s; loss %.6f -> %.6f\n", o.steps, seconds, first, last);
+  std::fprintf(stderr, "%d steps in %.2f s; loss %.6f -> %.6f\n", ran, seconds, first, last);
   if (!o.save_checkpoint.empty()) {
     const SavedVariables saved = save_variables(session, o.save_checkpoint);
     std::fprintf(stderr, "saved %zu variable(s) to checkpoint %s (resource _Args by node name)\n", saved.saved.size(),
@@ -194,19 +219,29 @@ int train_command(const TrainOptions& o) {
   apply_device_flags(o.device_flags, so);
   Session session(std::move(graph), so);
   session.initialize_variables();
+  initialize_iterators(session);
 
   auto start = std::chrono::steady_clock::now();
   float first = 0, last = 0;
+  int ran = 0;
   for (int step = 1; step <= o.steps; ++step) {
-    Tensor loss = session.run({}, {o.loss}, {train_op})[0];
+    Tensor loss;
+    try {
+      loss = session.run({}, {o.loss}, {train_op})[0];
+    } catch (const OutOfRangeError& e) {
+      report_end_of_input(ran, e);
+      break;
+    }
+    ran = step;
     float value = loss.dtype() == DType::Double ? static_cast<float>(loss.data<double>()[0]) : loss.data<float>()[0];
     if (step == 1) first = value;
     last = value;
     if (o.print_every > 0 && (step % o.print_every == 0 || step == 1 || step == o.steps))
       std::printf("step %d: loss %.6f\n", step, value);
   }
+  std::fflush(stdout);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::fprintf(stderr, "%d steps in %.2f s; loss %.6f -> %.6f\n", o.steps, seconds, first, last);
+  std::fprintf(stderr, "%d steps in %.2f s; loss %.6f -> %.6f\n", ran, seconds, first, last);
   if (!o.save_checkpoint.empty()) {
     const SavedVariables saved = save_variables(session, o.save_checkpoint);
     std::fprintf(stderr, "saved %zu variable(s) (with optimizer slots) to checkpoint %s\n", saved.saved.size(),

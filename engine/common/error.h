@@ -11,6 +11,14 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// TensorFlow's OutOfRange status: a sequence ended (IteratorGetNext past a
+// dataset's last element: "End of sequence", a closed queue). Training loops
+// catch it to stop cleanly at the end of their input.
+class OutOfRangeError : public Error {
+ public:
+  using Error::Error;
+};
+
 // A problem in an input file, located as file:line:column (1-based; 0 = unknown).
 class ParseError : public Error {
  public:

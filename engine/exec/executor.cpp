@@ -27,15 +27,19 @@ struct RunShared {
   std::condition_variable done_cv;
   bool done = false;
   std::string error;
+  bool out_of_range = false;  // the first failure was an OutOfRangeError (end of a sequence)
 
   RunShared(const ExecutionPlan& p, std::span<ExecutionObserver* const> obs, int64_t id, const RunContext& context)
       : plan(p), observers(obs), run_id(id), run(context) {
     run.cancelled = &failed;
   }
 
-  void fail(std::string message) {
+  void fail(std::string message, bool is_out_of_range = false) {
     std::lock_guard lock(mu);
-    if (!failed.exchange(true)) error = std::move(message);
+    if (!failed.exchange(true)) {
+      error = std::move(message);
+      out_of_range = is_out_of_range;
+    }
   }
   // Notify under the lock: the waiter destroys the state as soon as it sees done.
   void finish() {
@@ -158,6 +162,9 @@ void run_node(RunShared* st, const PlanNode& pn, const Source& source, std::span
     // been queued, so wait for it (a debugged or profiled run is synchronous,
     // like tfdbg's).
     if (observed && device.memory()) device.synchronize();
+  } catch (const OutOfRangeError& e) {
+    // Kept as OutOfRange: a training loop ends cleanly at the end of its input.
+    st->fail("node '" + pn.node->name + "' (" + pn.node->op + ") on " + pn.device->short_name() + ": " + e.what(), true);
   } catch (const std::exception& e) {
     st->fail(node_label(pn, where, true) + ": " + e.what());
   }
@@ -708,7 +715,10 @@ std::vector<Tensor> execute_plan(const ExecutionPlan& plan, std::span<const Tens
     }
   }
   for (auto* o : observers) o->on_run_end(run_id, !st.failed.load());
-  if (st.failed.load()) throw Error(st.error);
+  if (st.failed.load()) {
+    if (st.out_of_range) throw OutOfRangeError(st.error);
+    throw Error(st.error);
+  }
 
   std::vector<Tensor> results;
   results.reserve(plan.fetch_slots.size());

@@ -114,5 +114,7 @@ void register_batch_norm_ops(OpRegistry& r);      // batch_norm_ops.cpp
 void register_lrn_ops(OpRegistry& r);             // lrn_op.cpp
 void register_resize_ops(OpRegistry& r);          // resize_ops.cpp
 void register_function_ops(OpRegistry& r);        // function_ops.cpp
+void register_dataset_ops(OpRegistry& r);         // dataset_ops.cpp
+void register_iterator_ops(OpRegistry& r);        // iterator_ops.cpp
 
 }  // namespace flowlens::ops

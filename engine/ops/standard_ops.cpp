@@ -51,6 +51,8 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_function_ops(registry);
   ops::register_control_flow_ops(registry);
   ops::register_functional_ops(registry);
+  ops::register_dataset_ops(registry);
+  ops::register_iterator_ops(registry);
 }
 
 namespace ops {

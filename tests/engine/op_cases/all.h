@@ -6,6 +6,7 @@
 #include "engine/op_cases/control_flow.h"
 #include "engine/op_cases/conv.h"
 #include "engine/op_cases/core.h"
+#include "engine/op_cases/data.h"
 #include "engine/op_cases/function.h"
 #include "engine/op_cases/math.h"
 #include "engine/op_cases/pool_norm.h"
@@ -21,6 +22,7 @@ inline OpCases all_op_cases() {
   OpCases c;
   add_core_cases(c);
   add_function_cases(c);
+  add_data_cases(c);
   add_array_cases(c);
   add_control_flow_cases(c);
   add_conv_cases(c);
