@@ -1,7 +1,10 @@
 #include "exec/executor.h"
 
+#include "common/error.h"
+
 #include <chrono>
 #include <condition_variable>
+#include <exception>
 #include <memory>
 #include <mutex>
 
@@ -26,6 +29,8 @@ struct RunState {
   std::condition_variable done_cv;
   bool done = false;
   std::string error;
+  // The kernel's exception behind `error`, so its class (OutOfRangeError ...) survives.
+  std::exception_ptr cause;
 
   RunState(const ExecutionPlan& p, std::span<ExecutionObserver* const> obs, int64_t id, const RunContext& context)
       : plan(p), observers(obs), run_id(id), values(static_cast<size_t>(p.num_slots)),
@@ -34,9 +39,12 @@ struct RunState {
     for (size_t i = 0; i < p.nodes.size(); ++i) pending[i].store(p.nodes[i].initial_pending, std::memory_order_relaxed);
   }
 
-  void fail(std::string message) {
+  void fail(std::string message, std::exception_ptr why = nullptr) {
     std::lock_guard lock(mu);
-    if (!failed.exchange(true)) error = std::move(message);
+    if (!failed.exchange(true)) {
+      error = std::move(message);
+      cause = std::move(why);
+    }
   }
 };
 
@@ -124,7 +132,8 @@ void run_node(RunState* st, const PlanNode& pn) {
     // like tfdbg's).
     if (observed && device.memory()) device.synchronize();
   } catch (const std::exception& e) {
-    st->fail("node '" + pn.node->name + "' (" + pn.node->op + ") on " + pn.device->short_name() + ": " + e.what());
+    st->fail("node '" + pn.node->name + "' (" + pn.node->op + ") on " + pn.device->short_name() + ": " + e.what(),
+             std::current_exception());
   }
   if (observed) {
     NodeEvent ev{*pn.node, pn.graph_index, *pn.device, start, now_ns(), observed_inputs};
@@ -189,7 +198,16 @@ std::vector<Tensor> execute_plan(const ExecutionPlan& plan, std::span<const Tens
     }
   }
   for (auto* o : observers) o->on_run_end(run_id, !st.failed.load());
-  if (st.failed.load()) throw Error(st.error);
+  if (st.failed.load()) {
+    if (st.cause) {
+      try {
+        std::rethrow_exception(st.cause);
+      } catch (const std::exception& e) {
+        rethrow_as(e, st.error);  // OutOfRangeError stays one
+      }
+    }
+    throw Error(st.error);
+  }
 
   std::vector<Tensor> results;
   results.reserve(plan.fetch_slots.size());
