@@ -33,6 +33,10 @@ struct SessionOptions {
   const OpRegistry* registry = nullptr;  // nullptr: OpRegistry::global()
   // Where Print and PrintV2 write (ops/run_log.h); empty: stdout/stderr.
   LogSink log_sink;
+  // How long a blocking op (a queue dequeue on an empty queue, an enqueue on
+  // a full one) waits before its run fails with DeadlineExceededError naming
+  // the queue and what should fill it; the run's cancellation ends it sooner.
+  double blocking_op_timeout_s = 60;
 };
 
 using FeedList = std::vector<std::pair<std::string, Tensor>>;
@@ -62,6 +66,7 @@ class Session {
   const DeviceSet& devices() const { return *devices_; }
   const Placement& placement() const { return placement_; }
   const std::vector<Diagnostic>& diagnostics() const { return analysis_->diagnostics(); }
+  const SessionOptions& options() const { return options_; }
   // The named resources (queues, iterators) this session's kernels made.
   ResourceManager& resources() { return resources_; }
   // Short device name ("/cpu:0") a node runs on, or "" if it cannot run.

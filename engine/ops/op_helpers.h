@@ -112,5 +112,6 @@ void register_batch_norm_ops(OpRegistry& r);      // batch_norm_ops.cpp
 void register_lrn_ops(OpRegistry& r);             // lrn_op.cpp
 void register_resize_ops(OpRegistry& r);          // resize_ops.cpp
 void register_function_ops(OpRegistry& r);        // function_ops.cpp
+void register_queue_ops(OpRegistry& r);           // queue_ops.cpp
 
 }  // namespace flowlens::ops

@@ -45,6 +45,7 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_lrn_ops(registry);
   ops::register_resize_ops(registry);
   ops::register_function_ops(registry);
+  ops::register_queue_ops(registry);
 }
 
 namespace ops {
