@@ -6,8 +6,11 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
 #include "exec/function_body.h"
 #include "exec/graph_analysis.h"
+#include "exec/queue_runner.h"
 #include "exec/session.h"
 
 namespace flowlens::cli {
@@ -52,6 +55,22 @@ bool uses_function_body_flags(const FunctionBodyFlags& flags);
 // Gives the resource arguments their first values and says on stderr where they came from.
 void initialize_function_args(Session& session, const FunctionBody& body, const FunctionBodyFlags& flags,
                               const std::string& checkpoint);
+
+// Queue flags shared by run and train: --queue-timeout, --no-queue-runners.
+struct QueueFlags {
+  double timeout_s = 60;      // SessionOptions::blocking_op_timeout_s
+  bool start_runners = true;  // start the queue runners the step needs
+};
+void add_queue_flags(CLI::App* cmd, QueueFlags& flags);
+void apply_queue_flags(const QueueFlags& flags, SessionOptions& options);
+// Starts the queue runners (a meta graph's, else derived from the graph) whose
+// queues the fetches and targets need, and says on stderr which; nullptr when
+// none is needed or --no-queue-runners. Destroying the result stops and joins them.
+std::unique_ptr<QueueRunners> start_queue_runners(Session& session, const QueueFlags& flags,
+                                                  const std::vector<QueueRunnerDef>* from_meta_graph,
+                                                  const std::vector<std::string>& roots);
+// Stops the runners (if any) and prints the errors their threads met.
+void finish_queue_runners(std::unique_ptr<QueueRunners>& runners);
 
 // Splits "a,b" and repeated flags into one list, dropping empty items.
 std::vector<std::string> split_list(const std::vector<std::string>& items);

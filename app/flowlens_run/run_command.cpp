@@ -35,6 +35,7 @@ struct RunOptions {
   bool check_numerics = false;       // fail naming the first node that produces NaN/Inf
   std::vector<std::string> breaks;   // print these nodes' inputs/outputs as they run
   DeviceFlags devices;
+  QueueFlags queues;
   // SavedModels and meta graphs
   std::string signature;             // run this SignatureDef by its keys
   std::vector<std::string> inputs;   // KEY=VALUE or KEY=file.npy for the signature
@@ -79,6 +80,7 @@ SessionOptions session_options_for(const RunOptions& options) {
   session_options.cpu_threads = options.cpu_threads;
   session_options.allow_soft_placement = !options.strict_placement;
   apply_device_flags(options.devices, session_options);
+  apply_queue_flags(options.queues, session_options);
   return session_options;
 }
 
@@ -109,7 +111,7 @@ void save_npy_files(const RunOptions& options, const std::vector<std::string>& n
 }
 
 int run_step(Session& session, const GraphAnalysis& analysis, const RunOptions& options,
-             const FunctionBody* body = nullptr);
+             const FunctionBody* body = nullptr, const std::vector<QueueRunnerDef>* queue_runners = nullptr);
 
 // A SavedModel or meta graph: restored, then run by signature or by names.
 int run_model(const RunOptions& options) {
@@ -129,7 +131,7 @@ int run_model(const RunOptions& options) {
                   ") or give --fetch/--target");
     }
     const GraphAnalysis analysis(std::make_shared<const Graph>(model.session().graph()));
-    const int code = run_step(model.session(), analysis, options);
+    const int code = run_step(model.session(), analysis, options, nullptr, &model.meta_graph().queue_runners);
     save_checkpoint_if_asked(model.session(), options);
     return code;
   }
@@ -197,7 +199,8 @@ int run_command(const RunOptions& options) {
 // --check-numerics, --break); prints each step's fetched tensors and saves
 // the last step's. A function body is fed by argument and fetched by return
 // value (every one when no --fetch is given), and each step runs it whole.
-int run_step(Session& session, const GraphAnalysis& analysis, const RunOptions& options, const FunctionBody* body) {
+int run_step(Session& session, const GraphAnalysis& analysis, const RunOptions& options, const FunctionBody* body,
+             const std::vector<QueueRunnerDef>* queue_runners) {
   FeedList feeds = parse_feeds(options.feeds, analysis, body);
   std::vector<std::string> fetch_names = options.fetches, fetches = options.fetches, targets = options.targets;
   if (body) {
@@ -243,6 +246,10 @@ int run_step(Session& session, const GraphAnalysis& analysis, const RunOptions& 
     std::cerr << profiler.summary_table(10) << "wrote trace of " << profiler.size() << " node(s) to "
               << options.profile_path << " (open in https://ui.perfetto.dev)\n";
   };
+  std::vector<std::string> roots = fetches;
+  roots.insert(roots.end(), targets.begin(), targets.end());
+  // Threads that fill the step's input queues; stopped (joined) however the steps end.
+  std::unique_ptr<QueueRunners> runners = start_queue_runners(session, options.queues, queue_runners, roots);
   std::vector<Tensor> results;
   for (int step = 1; step <= options.steps; ++step) {
     try {
@@ -258,6 +265,7 @@ int run_step(Session& session, const GraphAnalysis& analysis, const RunOptions& 
       std::cerr << "input ended after " << step - 1 << " step(s): " << e.what() << "\n";
       break;
     } catch (const Error& e) {
+      finish_queue_runners(runners);
       finish_observing();
       if (!numerics_error.empty()) throw Error("--check-numerics: " + numerics_error);
       if (options.steps > 1) throw Error("step " + std::to_string(step) + ": " + e.what());
@@ -268,6 +276,7 @@ int run_step(Session& session, const GraphAnalysis& analysis, const RunOptions& 
       std::cout << fetch_names[i] << " = " << format_tensor(results[i], format) << "\n";
     std::cout.flush();
   }
+  finish_queue_runners(runners);
   finish_observing();
   save_npy_files(options, fetch_names, results);
   return 0;
@@ -305,6 +314,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "After the run, write every variable to PREFIX.index/PREFIX.data-00000-of-00001 (a TensorFlow V2 "
                   "checkpoint)");
   add_device_flags(cmd, o->devices);
+  add_queue_flags(cmd, o->queues);
   cmd->add_option("--fetch,-f", o->fetches,
                   "Tensors to fetch and print: name or name:port, comma-separated; in a function-body graph also "
                   "retval:N or a _Retval's name (default there: every _Retval)");

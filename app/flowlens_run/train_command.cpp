@@ -31,6 +31,7 @@ struct TrainOptions {
   std::string save_checkpoint;  // the trained variables as a TensorFlow V2 checkpoint
   int cpu_threads = 0;
   DeviceFlags device_flags;
+  QueueFlags queues;
   // Function-body graphs (_Arg/_Retval): what to feed each step and where
   // the resource arguments' first values come from.
   std::vector<std::string> feeds;
@@ -217,9 +218,12 @@ int train_command(const TrainOptions& o) {
   SessionOptions so;
   so.cpu_threads = o.cpu_threads;
   apply_device_flags(o.device_flags, so);
+  apply_queue_flags(o.queues, so);
   Session session(std::move(graph), so);
   session.initialize_variables();
   initialize_iterators(session);
+  // Threads that fill the input queues, stopped (joined) however training ends.
+  std::unique_ptr<QueueRunners> runners = start_queue_runners(session, o.queues, nullptr, {o.loss, train_op});
 
   auto start = std::chrono::steady_clock::now();
   float first = 0, last = 0;
@@ -229,8 +233,14 @@ int train_command(const TrainOptions& o) {
     try {
       loss = session.run({}, {o.loss}, {train_op})[0];
     } catch (const OutOfRangeError& e) {
+      // tf.train.MonitoredSession: an exhausted input (a dataset's end, a
+      // closed queue run dry) ends training cleanly.
+      finish_queue_runners(runners);
       report_end_of_input(ran, e);
       break;
+    } catch (const Error& e) {
+      finish_queue_runners(runners);
+      throw Error("step " + std::to_string(step) + ": " + e.what());
     }
     ran = step;
     float value = loss.dtype() == DType::Double ? static_cast<float>(loss.data<double>()[0]) : loss.data<float>()[0];
@@ -239,6 +249,7 @@ int train_command(const TrainOptions& o) {
     if (o.print_every > 0 && (step % o.print_every == 0 || step == 1 || step == o.steps))
       std::printf("step %d: loss %.6f\n", step, value);
   }
+  finish_queue_runners(runners);
   std::fflush(stdout);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(stderr, "%d steps in %.2f s; loss %.6f -> %.6f\n", ran, seconds, first, last);
@@ -257,6 +268,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("train", "Train a graph's variables and print the loss per step");
   cmd->add_option("graph", o->graph, "Graph with a loss (and optionally a train op)")->required()->check(CLI::ExistingFile);
   add_device_flags(cmd, o->device_flags);
+  add_queue_flags(cmd, o->queues);
   cmd->add_option("--steps", o->steps, "Training steps (0: only build and --save-graph)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--replicas", o->replicas, "In-graph replicas (towers); the batch is split across them")
       ->check(CLI::PositiveNumber);

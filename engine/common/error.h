@@ -11,13 +11,37 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// TensorFlow's OutOfRange status: a sequence ended (IteratorGetNext past a
-// dataset's last element: "End of sequence", a closed queue). Training loops
-// catch it to stop cleanly at the end of their input.
+// TensorFlow's status codes that callers act on, as Error subclasses. The
+// executor keeps the class when it adds the failing node to the message
+// (rethrow_as), so a caller can tell them apart:
+// OUT_OF_RANGE: a closed queue ran dry, an input is exhausted (a queue runner
+// closes its queue, a training loop stops cleanly; tf.data's end of sequence
+// uses it too).
 class OutOfRangeError : public Error {
  public:
   using Error::Error;
 };
+// CANCELLED: a pending enqueue or dequeue was cancelled (its queue closed
+// with cancel_pending_enqueues, or the run was abandoned).
+class CancelledError : public Error {
+ public:
+  using Error::Error;
+};
+// DEADLINE_EXCEEDED: a blocking op gave up waiting (the session's
+// blocking_op_timeout_s).
+class DeadlineExceededError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Throws an error of the same class as `original` (one of the above, else
+// Error) with `message`.
+[[noreturn]] inline void rethrow_as(const std::exception& original, const std::string& message) {
+  if (dynamic_cast<const OutOfRangeError*>(&original)) throw OutOfRangeError(message);
+  if (dynamic_cast<const CancelledError*>(&original)) throw CancelledError(message);
+  if (dynamic_cast<const DeadlineExceededError*>(&original)) throw DeadlineExceededError(message);
+  throw Error(message);
+}
 
 // A problem in an input file, located as file:line:column (1-based; 0 = unknown).
 class ParseError : public Error {

@@ -1,8 +1,11 @@
 #include "exec/executor.h"
 
+#include "common/error.h"
+
 #include <chrono>
 #include <condition_variable>
 #include <map>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <string_view>
@@ -27,18 +30,19 @@ struct RunShared {
   std::condition_variable done_cv;
   bool done = false;
   std::string error;
-  bool out_of_range = false;  // the first failure was an OutOfRangeError (end of a sequence)
+  // The kernel's exception behind `error`, so its class (OutOfRangeError ...) survives.
+  std::exception_ptr cause;
 
   RunShared(const ExecutionPlan& p, std::span<ExecutionObserver* const> obs, int64_t id, const RunContext& context)
       : plan(p), observers(obs), run_id(id), run(context) {
     run.cancelled = &failed;
   }
 
-  void fail(std::string message, bool is_out_of_range = false) {
+  void fail(std::string message, std::exception_ptr why = nullptr) {
     std::lock_guard lock(mu);
     if (!failed.exchange(true)) {
       error = std::move(message);
-      out_of_range = is_out_of_range;
+      cause = std::move(why);
     }
   }
   // Notify under the lock: the waiter destroys the state as soon as it sees done.
@@ -48,6 +52,19 @@ struct RunShared {
     done_cv.notify_all();
   }
 };
+
+// Ends a failed run: the first failure's message, thrown as the class the
+// kernel threw (OutOfRangeError stays one, so a training loop ends cleanly).
+[[noreturn]] void throw_failure(const RunShared& st) {
+  if (st.cause) {
+    try {
+      std::rethrow_exception(st.cause);
+    } catch (const std::exception& e) {
+      rethrow_as(e, st.error);
+    }
+  }
+  throw Error(st.error);
+}
 
 struct RunState : RunShared {
   std::vector<Tensor> values;
@@ -162,11 +179,8 @@ void run_node(RunShared* st, const PlanNode& pn, const Source& source, std::span
     // been queued, so wait for it (a debugged or profiled run is synchronous,
     // like tfdbg's).
     if (observed && device.memory()) device.synchronize();
-  } catch (const OutOfRangeError& e) {
-    // Kept as OutOfRange: a training loop ends cleanly at the end of its input.
-    st->fail("node '" + pn.node->name + "' (" + pn.node->op + ") on " + pn.device->short_name() + ": " + e.what(), true);
   } catch (const std::exception& e) {
-    st->fail(node_label(pn, where, true) + ": " + e.what());
+    st->fail(node_label(pn, where, true) + ": " + e.what(), std::current_exception());
   }
   if (observed) {
     NodeEvent ev{*pn.node, pn.graph_index, *pn.device, start, now_ns(), observed_inputs};
@@ -670,7 +684,7 @@ std::vector<Tensor> execute_frames(const ExecutionPlan& plan, std::span<const Te
     if (stalled) st.fail(st.stall_message());
   }
   for (auto* o : observers) o->on_run_end(run_id, !st.failed.load());
-  if (st.failed.load()) throw Error(st.error);
+  if (st.failed.load()) throw_failure(st);
 
   std::vector<Tensor> results;
   results.reserve(plan.fetch_slots.size());
@@ -715,10 +729,7 @@ std::vector<Tensor> execute_plan(const ExecutionPlan& plan, std::span<const Tens
     }
   }
   for (auto* o : observers) o->on_run_end(run_id, !st.failed.load());
-  if (st.failed.load()) {
-    if (st.out_of_range) throw OutOfRangeError(st.error);
-    throw Error(st.error);
-  }
+  if (st.failed.load()) throw_failure(st);
 
   std::vector<Tensor> results;
   results.reserve(plan.fetch_slots.size());

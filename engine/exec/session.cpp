@@ -250,6 +250,8 @@ std::vector<Tensor> Session::run(const FeedList& feeds, const std::vector<std::s
   RunContext run;
   run.step_id = run_id;
   run.resources = &resources_;
+  run.graph = &graph();
+  run.blocking_timeout_s = options_.blocking_op_timeout_s;
   std::optional<FunctionCallFrame> frame;
   if (functions_) {
     frame.emplace(*functions_, observers, run_id, run);

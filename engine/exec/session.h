@@ -34,6 +34,10 @@ struct SessionOptions {
   const OpRegistry* registry = nullptr;  // nullptr: OpRegistry::global()
   // Where Print and PrintV2 write (ops/run_log.h); empty: stdout/stderr.
   LogSink log_sink;
+  // How long a blocking op (a queue dequeue on an empty queue, an enqueue on
+  // a full one) waits before its run fails with DeadlineExceededError naming
+  // the queue and what should fill it; the run's cancellation ends it sooner.
+  double blocking_op_timeout_s = 60;
 };
 
 using FeedList = std::vector<std::pair<std::string, Tensor>>;
@@ -66,6 +70,7 @@ class Session {
   // The graph's function library (nullptr when the graph has none): calls,
   // If/While/Case bodies (exec/function_library.h).
   FunctionLibraryRuntime* functions() { return functions_.get(); }
+  const SessionOptions& options() const { return options_; }
   // The named resources (queues, iterators) this session's kernels made.
   ResourceManager& resources() { return resources_; }
   // Short device name ("/cpu:0") a node runs on, or "" if it cannot run.

@@ -1,6 +1,11 @@
 #pragma once
-// A fixed set of worker threads draining one FIFO queue. Each Device owns one,
+// A set of worker threads draining one FIFO queue. Each Device owns one,
 // which is what gives the executor "one queue per device".
+//
+// A kernel that waits for other work (a queue dequeue; common/blocking_region.h)
+// would hold its worker: the pool lends a spare thread while it waits, so
+// num_threads workers stay free to run tasks however many kernels block, and
+// the spare retires once the wait is over and it is idle.
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -9,28 +14,39 @@
 #include <thread>
 #include <vector>
 
+#include "common/blocking_region.h"
+
 namespace flowlens {
 
-class ThreadPool {
+class ThreadPool : private BlockingHooks {
  public:
   ThreadPool(std::string name, int num_threads);
-  ~ThreadPool();  // drains queued work, then joins
+  ~ThreadPool() override;  // drains queued work, then joins
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   void schedule(std::function<void()> task);
-  int num_threads() const { return static_cast<int>(workers_.size()); }
+  int num_threads() const { return base_threads_; }
   const std::string& name() const { return name_; }
+  // Threads alive now, spares lent to blocked kernels included (tests).
+  int live_threads() const;
 
  private:
   void work();
+  void spawn_locked();
+  void begin_blocking() override;
+  void end_blocking() override;
 
   std::string name_;
-  std::mutex mu_;
+  int base_threads_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;
   bool stopping_ = false;
+  int live_ = 0;     // threads in work()
+  int blocked_ = 0;  // of those, waiting inside a BlockingRegion
   std::vector<std::thread> workers_;
+  std::vector<std::thread::id> retired_;  // exited spares, joined at the next spawn
 };
 
 }  // namespace flowlens

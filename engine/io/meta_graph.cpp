@@ -99,6 +99,30 @@ std::vector<SignatureTensor> signature_tensors(const gp::Map<std::string, proto:
   return out;
 }
 
+// The "queue_runners" collection: serialized QueueRunnerDefs in a bytes_list.
+std::vector<QueueRunnerDef> queue_runner_defs(const proto::MetaGraphDef& def, const std::string& where) {
+  std::vector<QueueRunnerDef> out;
+  const auto found = def.collection_def().find("queue_runners");
+  if (found == def.collection_def().end()) return out;
+  if (!found->second.has_bytes_list())
+    throw Error(where + "collection 'queue_runners' should be a bytes_list of QueueRunnerDefs");
+  for (const std::string& bytes : found->second.bytes_list().value()) {
+    proto::QueueRunnerDef q;
+    if (!q.ParseFromString(bytes))
+      throw Error(where + "collection 'queue_runners': entry " + std::to_string(out.size()) +
+                  " is not a QueueRunnerDef");
+    QueueRunnerDef r;
+    r.queue_name = q.queue_name();
+    r.enqueue_op_names.assign(q.enqueue_op_name().begin(), q.enqueue_op_name().end());
+    r.close_op_name = q.close_op_name();
+    r.cancel_op_name = q.cancel_op_name();
+    r.queue_closed_exception_types.assign(q.queue_closed_exception_types().begin(),
+                                          q.queue_closed_exception_types().end());
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 std::string printable_or_size(const std::string& bytes) {
   const bool printable = std::all_of(bytes.begin(), bytes.end(), [](unsigned char c) { return c >= 0x20 && c < 0x7f; });
   if (printable && bytes.size() <= 200) return bytes;
@@ -244,6 +268,7 @@ MetaGraph meta_graph_from_proto(const proto::MetaGraphDef& def, const std::strin
   std::sort(m.signatures.begin(), m.signatures.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
   add_session_bundle_signatures(def, &m);
   for (const auto& [name, def_c] : def.collection_def()) m.collections.push_back(collection(name, def_c));
+  m.queue_runners = queue_runner_defs(def, source + ": " + where);
   std::sort(m.collections.begin(), m.collections.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   for (const auto& asset : def.asset_file_def())
     m.assets.push_back(AssetFile{asset.tensor_info().name(), asset.filename()});

@@ -53,6 +53,17 @@ struct Collection {
   std::vector<std::string> values;  // names, numbers as text, bytes/Any as a summary
 };
 
+// One tf.train.QueueRunner as its QueueRunnerDef records it (the meta
+// graph's "queue_runners" collection): threads that run the enqueue ops into
+// the queue until their input is exhausted.
+struct QueueRunnerDef {
+  std::string queue_name;  // the queue node ("input_producer")
+  std::vector<std::string> enqueue_op_names;
+  std::string close_op_name;   // run when the last enqueue thread hits OutOfRange
+  std::string cancel_op_name;  // run to stop (close with cancel_pending_enqueues)
+  std::vector<int> queue_closed_exception_types;  // TF error codes; empty: OUT_OF_RANGE (11)
+};
+
 struct AssetFile {
   std::string tensor_name;
   std::string filename;
@@ -67,6 +78,8 @@ struct MetaGraph {
   std::vector<Signature> signatures;     // sorted by key
   std::vector<Collection> collections;   // sorted by name
   std::vector<AssetFile> assets;
+  // The "queue_runners" collection, parsed (collections keeps its summary).
+  std::vector<QueueRunnerDef> queue_runners;
   bool has_object_graph = false;  // a TF2 SavedModel (functions and tf.Module objects)
 
   const Signature* find_signature(const std::string& key) const;

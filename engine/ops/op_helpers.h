@@ -116,5 +116,6 @@ void register_resize_ops(OpRegistry& r);          // resize_ops.cpp
 void register_function_ops(OpRegistry& r);        // function_ops.cpp
 void register_dataset_ops(OpRegistry& r);         // dataset_ops.cpp
 void register_iterator_ops(OpRegistry& r);        // iterator_ops.cpp
+void register_queue_ops(OpRegistry& r);           // queue_ops.cpp
 
 }  // namespace flowlens::ops

@@ -25,6 +25,8 @@
 
 namespace flowlens {
 
+class Graph;
+
 // The session's resources by (container, name), TensorFlow's ResourceMgr
 // keys. They live as long as the session (or until a kernel erases them),
 // so a queue filled by one run is there for the next.
@@ -74,6 +76,12 @@ struct RunContext {
   // Set when the run fails elsewhere or is stopped: a kernel waiting on
   // something (a queue) gives up.
   const std::atomic<bool>* cancelled = nullptr;
+  // The session's graph, for messages that name other nodes (a queue's
+  // enqueue ops when a dequeue waits in vain); nullptr when unknown.
+  const Graph* graph = nullptr;
+  // How long a blocking kernel (a queue dequeue or enqueue) waits before it
+  // gives up with DeadlineExceededError (SessionOptions::blocking_op_timeout_s).
+  double blocking_timeout_s = 60;
 
   bool is_cancelled() const { return cancelled && cancelled->load(std::memory_order_relaxed); }
 };

@@ -53,6 +53,7 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_functional_ops(registry);
   ops::register_dataset_ops(registry);
   ops::register_iterator_ops(registry);
+  ops::register_queue_ops(registry);
 }
 
 namespace ops {

@@ -171,6 +171,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     SessionOptions options;
     options.cpu_threads = 1;
     options.use_gpus = false;
+    options.blocking_op_timeout_s = 0.05;  // a dequeue from a queue nothing fills gives up at once
     Session session(std::move(g), options);
     const OpDef& def = *OpRegistry::global().find(session.graph().find(last)->op);
     const int outs = def.outputs_for(*session.graph().find(last));

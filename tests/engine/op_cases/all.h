@@ -10,6 +10,7 @@
 #include "engine/op_cases/function.h"
 #include "engine/op_cases/math.h"
 #include "engine/op_cases/pool_norm.h"
+#include "engine/op_cases/queues.h"
 #include "engine/op_cases/reduce.h"
 #include "engine/op_cases/sparse.h"
 #include "engine/op_cases/state.h"
@@ -28,6 +29,7 @@ inline OpCases all_op_cases() {
   add_conv_cases(c);
   add_math_cases(c);
   add_pool_norm_cases(c);
+  add_queue_cases(c);
   add_reduce_cases(c);
   add_sparse_cases(c);
   add_state_cases(c);
