@@ -44,6 +44,9 @@ std::vector<QueueRunnerDef> derive_queue_runners(const Graph& graph) {
 
 std::vector<QueueRunnerDef> queue_runners_needed(const Graph& graph, const std::vector<QueueRunnerDef>& runners,
                                                  const std::vector<std::string>& roots) {
+  // Most graphs have no queue: no walk (a million-node graph would copy its
+  // whole subgraph here just to find none).
+  if (runners.empty()) return {};
   std::set<std::string> needed;
   auto add = [&](const std::vector<std::string>& from) {
     const Graph sub = run_subgraph(graph, from);
