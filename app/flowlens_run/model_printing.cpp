@@ -64,7 +64,7 @@ void print_meta_graph(std::ostream& out, const MetaGraph& meta) {
   if (!meta.graph.function_names.empty()) out << "  (+ " << meta.graph.function_names.size() << " library functions)";
   out << "\n";
   if (meta.has_object_graph)
-    out << "  TF2 object graph: yes (running its functions needs StatefulPartitionedCall, not yet supported)\n";
+    out << "  TF2 object graph: yes (signatures, save and restore run as function calls)\n";
   if (meta.saver) {
     const SaverInfo& s = *meta.saver;
     out << "  saver: restore op " << s.restore_op << ", filename tensor " << s.filename_tensor << ", "

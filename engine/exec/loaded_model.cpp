@@ -76,15 +76,8 @@ LoadedModel LoadedModel::load(const std::string& path, const ModelLoadOptions& o
 
 LoadedModel::LoadedModel(MetaGraph meta_graph, std::string export_dir, const ModelLoadOptions& options)
     : meta_graph_(std::make_unique<MetaGraph>(std::move(meta_graph))) {
-  // TF2 SavedModels restore and serve through functions: say so before any
-  // step fails on its first StatefulPartitionedCall.
-  if (meta_graph_->has_object_graph)
-    for (const Node& n : meta_graph_->graph.nodes())
-      if (n.op == "StatefulPartitionedCall" || n.op == "PartitionedCall")
-        throw Error("'" + (export_dir.empty() ? meta_graph_->graph.source_path : export_dir) +
-                    "' is a TF2 SavedModel: its restore and signatures run through functions (" + n.op + " '" +
-                    n.name + "'), which FlowLens does not run yet; it opens for viewing and `info` lists its "
-                    "signatures");
+  // A TF2 SavedModel restores and serves through its function library
+  // (StatefulPartitionedCall): the Session runs those calls.
   session_ = std::make_unique<Session>(meta_graph_->graph, options.session);
   const FeedList assets = export_dir.empty() ? FeedList{} : asset_feeds(export_dir);
   // Opening it first checks the name and reports a missing or corrupt

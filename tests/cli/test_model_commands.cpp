@@ -33,14 +33,15 @@ class TestModelCommands : public QObject {
     QVERIFY(r.out.contains("nodes: "));
   }
 
-  void tf2_saved_model_lists_but_does_not_run() {
+  void tf2_saved_model_lists_and_runs() {
     CliResult info = flowlens_run({"info", model_dir("tf2_module")});
     QVERIFY2(info.code == 0, qPrintable(info.err + info.out));
     QVERIFY(info.out.contains("TF2 object graph: yes"));
     QVERIFY(info.out.contains("output_0: float32[?,1]  (StatefulPartitionedCall:0)"));
-    CliResult run = flowlens_run({"run", model_dir("tf2_module"), "-s", "serving_default", "-i", "x=1"});
-    QCOMPARE(run.code, 1);
-    QVERIFY2(run.err.contains("is a TF2 SavedModel"), qPrintable(run.err));
+    CliResult run = flowlens_run({"run", model_dir("tf2_module"), "-s", "serving_default", "-i", "x=[[1.0],[2.0]]"});
+    QVERIFY2(run.code == 0, qPrintable(run.err + run.out));
+    QVERIFY2(run.out.contains("output_0 = [[0.5],[1]]"), qPrintable(run.out));
+    QVERIFY2(run.err.contains("restored 1 tensor(s)"), qPrintable(run.err));
   }
 
   void info_and_ckpt_list_a_checkpoint() {

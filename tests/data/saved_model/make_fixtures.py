@@ -444,8 +444,8 @@ def session_bundle_meta():
 # ---- a TF2 SavedModel (tf.saved_model.save of a tf.Module) --------------------
 
 def tf2_saved_model_text():
-    """Its signature and restore run through functions (StatefulPartitionedCall):
-    FlowLens opens it and lists its signatures but does not run it."""
+    """Its signature, save and restore run through functions (StatefulPartitionedCall),
+    with the bodies tf.saved_model.save traces (_traced_save / _traced_restore)."""
     w = node("w", "VarHandleOp", dtype=FLOAT, shape=SCALAR, shared_name=("s", "w"), container=("s", ""))
     x = node("serving_default_x", "Placeholder", dtype=FLOAT, shape=("shape", [-1, 1]))
     def call(name, inputs, tin, tout, f):
@@ -473,6 +473,51 @@ def tf2_saved_model_text():
         node_def { name: "ReadVariableOp" op: "ReadVariableOp" input: "unknown" attr { key: "dtype" value { type: DT_FLOAT } } }
         node_def { name: "mul" op: "Mul" input: "ReadVariableOp:value:0" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
         ret { key: "identity" value: "mul:z:0" }
+      }
+      function {
+        signature {
+          name: "__inference__traced_save_40"
+          input_arg { name: "file_prefix" type: DT_STRING }
+          input_arg { name: "savev2_w_read_readvariableop" type: DT_RESOURCE }
+          output_arg { name: "identity_1" type: DT_STRING }
+          is_stateful: true
+          control_output: "MergeV2Checkpoints"
+        }
+        node_def { name: "Const" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { } string_val: "_temp/part" } } } }
+        node_def { name: "StringJoin" op: "StringJoin" input: "file_prefix" input: "Const:output:0" attr { key: "N" value { i: 2 } } }
+        node_def { name: "num_shards" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 1 } } } }
+        node_def { name: "ShardedFilename/shard" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 0 } } } }
+        node_def { name: "ShardedFilename" op: "ShardedFilename" input: "StringJoin:output:0" input: "ShardedFilename/shard:output:0" input: "num_shards:output:0" }
+        node_def { name: "w/Read/ReadVariableOp" op: "ReadVariableOp" input: "savev2_w_read_readvariableop" attr { key: "dtype" value { type: DT_FLOAT } } }
+        node_def { name: "SaveV2/tensor_names" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 1 } } string_val: "w/.ATTRIBUTES/VARIABLE_VALUE" } } } }
+        node_def { name: "SaveV2/shape_and_slices" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 1 } } string_val: "" } } } }
+        node_def { name: "SaveV2" op: "SaveV2" input: "ShardedFilename:filename:0" input: "SaveV2/tensor_names:output:0" input: "SaveV2/shape_and_slices:output:0" input: "w/Read/ReadVariableOp:value:0" attr { key: "dtypes" value { list { type: DT_FLOAT } } } }
+        node_def { name: "MergeV2Checkpoints/checkpoint_prefixes" op: "Pack" input: "ShardedFilename:filename:0" input: "^SaveV2" attr { key: "N" value { i: 1 } } attr { key: "T" value { type: DT_STRING } } }
+        node_def { name: "MergeV2Checkpoints" op: "MergeV2Checkpoints" input: "MergeV2Checkpoints/checkpoint_prefixes:output:0" input: "file_prefix" }
+        node_def { name: "Identity" op: "Identity" input: "file_prefix" input: "^MergeV2Checkpoints" attr { key: "T" value { type: DT_STRING } } }
+        node_def { name: "Identity_1" op: "Identity" input: "Identity:output:0" input: "^MergeV2Checkpoints" attr { key: "T" value { type: DT_STRING } } }
+        ret { key: "identity_1" value: "Identity_1:output:0" }
+        control_ret { key: "MergeV2Checkpoints" value: "MergeV2Checkpoints" }
+      }
+      function {
+        signature {
+          name: "__inference__traced_restore_50"
+          input_arg { name: "file_prefix" type: DT_STRING }
+          input_arg { name: "assignvariableop_w" type: DT_RESOURCE }
+          output_arg { name: "identity_2" type: DT_STRING }
+          is_stateful: true
+          control_output: "AssignVariableOp"
+        }
+        node_def { name: "RestoreV2/tensor_names" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 1 } } string_val: "w/.ATTRIBUTES/VARIABLE_VALUE" } } } }
+        node_def { name: "RestoreV2/shape_and_slices" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 1 } } string_val: "" } } } }
+        node_def { name: "RestoreV2" op: "RestoreV2" input: "file_prefix" input: "RestoreV2/tensor_names:output:0" input: "RestoreV2/shape_and_slices:output:0" attr { key: "dtypes" value { list { type: DT_FLOAT } } } }
+        node_def { name: "Identity" op: "Identity" input: "RestoreV2:tensors:0" attr { key: "T" value { type: DT_FLOAT } } }
+        node_def { name: "AssignVariableOp" op: "AssignVariableOp" input: "assignvariableop_w" input: "Identity:output:0" attr { key: "dtype" value { type: DT_FLOAT } } }
+        node_def { name: "NoOp" op: "NoOp" }
+        node_def { name: "Identity_1" op: "Identity" input: "file_prefix" input: "^AssignVariableOp" input: "^NoOp" attr { key: "T" value { type: DT_STRING } } }
+        node_def { name: "Identity_2" op: "Identity" input: "Identity_1:output:0" input: "^AssignVariableOp" attr { key: "T" value { type: DT_STRING } } }
+        ret { key: "identity_2" value: "Identity_2:output:0" }
+        control_ret { key: "AssignVariableOp" value: "AssignVariableOp" }
       }
     }"""
     x_info = tensor_info("serving_default_x:0", "DT_FLOAT", [-1, 1])
