@@ -4,34 +4,12 @@
 
 #include "graph/control_flow_frames.h"
 #include "io/graph_io.h"
+#include "loop_graphs.h"
 
 using namespace flowlens;
+using flowlens::test::kWhileLoop;
 
 namespace {
-
-// i = 0; while i < 10: i += 1, as tf.while_loop writes it (TF 1.x names).
-const char* kWhileLoop = R"(
-node { name: "Const" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
-       attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
-node { name: "while/Enter" op: "Enter" input: "Const"
-       attr { key: "T" value { type: DT_INT32 } } attr { key: "frame_name" value { s: "while/while_context" } }
-       attr { key: "is_constant" value { b: false } } attr { key: "parallel_iterations" value { i: 4 } } }
-node { name: "while/Merge" op: "Merge" input: "while/Enter" input: "while/NextIteration"
-       attr { key: "N" value { i: 2 } } attr { key: "T" value { type: DT_INT32 } } }
-node { name: "while/Less/y" op: "Const" input: "^while/Merge" attr { key: "dtype" value { type: DT_INT32 } }
-       attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 10 } } } }
-node { name: "while/Less" op: "Less" input: "while/Merge" input: "while/Less/y" attr { key: "T" value { type: DT_INT32 } } }
-node { name: "while/LoopCond" op: "LoopCond" input: "while/Less" }
-node { name: "while/Switch" op: "Switch" input: "while/Merge" input: "while/LoopCond"
-       attr { key: "T" value { type: DT_INT32 } } }
-node { name: "while/Identity" op: "Identity" input: "while/Switch:1" attr { key: "T" value { type: DT_INT32 } } }
-node { name: "while/add/y" op: "Const" input: "^while/Identity" attr { key: "dtype" value { type: DT_INT32 } }
-       attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } } }
-node { name: "while/add" op: "Add" input: "while/Identity" input: "while/add/y" attr { key: "T" value { type: DT_INT32 } } }
-node { name: "while/NextIteration" op: "NextIteration" input: "while/add" attr { key: "T" value { type: DT_INT32 } } }
-node { name: "while/Exit" op: "Exit" input: "while/Switch" attr { key: "T" value { type: DT_INT32 } } }
-node { name: "result" op: "Identity" input: "while/Exit" attr { key: "T" value { type: DT_INT32 } } }
-)";
 
 int frame_of(const Graph& g, const ControlFlowFrames& f, const char* node) {
   return f.frame_of[static_cast<size_t>(g.index_of(node))];
