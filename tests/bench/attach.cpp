@@ -3,7 +3,8 @@
 //     flowlens-node launch on samples/mlp_train.pbtxt) with the GUI's cluster
 //     model attached (ClusterSession polling every node at 10 Hz, the tree
 //     model and the live charts, offscreen) vs with nothing attached; runs
-//     interleaved, medians; ratio = attached / not attached (target >= 0.97).
+//     in pairs of alternating order; ratio = attached / not attached
+//     throughput, median over pairs with its spread (target >= 0.97).
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <unistd.h>
@@ -96,22 +97,31 @@ int main(int argc, char** argv) {
     QTemporaryDir dir;
     const QString node = QCoreApplication::applicationDirPath() + QStringLiteral("/flowlens-node");
     const QString graph = QString::fromStdString(bench::samples_dir() + "/mlp_train.pbtxt");
-    const int steps = smoke ? 20 : 6000, reps = smoke ? 1 : 5;
-    std::vector<double> plain, attached;
+    const int steps = smoke ? 20 : 6000, reps = smoke ? 1 : 6;
+    // Pairs in alternating order (alone first, then attached first, ...):
+    // the ratio within each pair, its median and spread (bench_util.h).
+    bench::Comparison c;
     int updates = 0, redraws = 0;
     double attached_seconds = 0;
-    for (int rep = 0; rep < reps; ++rep) {
-      plain.push_back(run_cluster(node, graph, steps, false, dir).seconds);
+    auto attached_run = [&] {
       ClusterRun a = run_cluster(node, graph, steps, true, dir);
-      attached.push_back(a.seconds);
+      c.candidate.push_back(a.seconds);
       updates += a.updates;
       redraws += a.redraws;
       attached_seconds += a.seconds;
+    };
+    for (int rep = 0; rep < reps; ++rep) {
+      if (rep % 2 == 1) attached_run();
+      c.baseline.push_back(run_cluster(node, graph, steps, false, dir).seconds);
+      if (rep % 2 == 0) attached_run();
     }
-    const double t_plain = bench::median(plain), t_attached = bench::median(attached);
-    std::printf("attach_throughput: %.3f   (2 workers x %d steps: %.2f s alone, %.2f s attached; GUI model got %.1f "
-                "status updates/s and redrew the charts %.1f times/s; target >= 0.97)\n",
-                t_plain / t_attached, steps, t_plain, t_attached, updates / attached_seconds, redraws / attached_seconds);
+    // Throughput attached / alone = alone time / attached time: a cost, so
+    // never printed above 1 as a speed-up.
+    const std::string text = bench::throughput_cost_text(c);
+    std::printf("attach_throughput: %s   (2 workers x %d steps: %.2f s alone, %.2f s attached, %d pairs; GUI model got "
+                "%.1f status updates/s and redrew the charts %.1f times/s; target >= 0.97)\n",
+                text.c_str(), steps, c.baseline_median(), c.candidate_median(), c.pairs(), updates / attached_seconds,
+                redraws / attached_seconds);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_attach: %s\n", e.what());
     return 1;

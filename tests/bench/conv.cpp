@@ -195,22 +195,6 @@ double max_relative_difference(const Tensor& t, const std::vector<float>& want) 
   return worst;
 }
 
-// Medians of `reps` rounds, each running every function once, the order
-// rotating from round to round: oneDNN's OpenMP threads and OpenBLAS's keep
-// spinning for a while after a call and slow whatever runs next, so each
-// function follows each other one equally often.
-std::vector<double> interleaved(int reps, const std::vector<std::function<void()>>& fns) {
-  std::vector<std::vector<double>> times(fns.size());
-  for (int r = 0; r < reps; ++r)
-    for (size_t k = 0; k < fns.size(); ++k) {
-      const size_t i = (k + static_cast<size_t>(r)) % fns.size();
-      times[i].push_back(bench::seconds_of(fns[i]));
-    }
-  std::vector<double> out;
-  for (auto& t : times) out.push_back(bench::median(t));
-  return out;
-}
-
 double sgemm_gflops(int n, int reps) {
   const Tensor a = random(Shape{n, n}, 1), b = random(Shape{n, n}, 2);
   Tensor c(DType::Float, Shape{n, n});
@@ -278,19 +262,22 @@ int main(int argc, char** argv) {
         else if (std::string(p.name) == "bwd_input") ops::conv::reference_backward_data(g, w.data<float>(), dy.data<float>(), ref.data());
         else ops::conv::reference_backward_filter(g, x.data<float>(), dy.data<float>(), ref.data());
       };
-      engine();  // warm up: plan, primitive, page faults
-      direct();
-      im2col();
-      const std::vector<double> t = interleaved(reps, {direct, engine, im2col});
+      // One warm-up round (plan, primitive, page faults), then rounds whose
+      // order rotates: oneDNN's OpenMP threads and OpenBLAS's keep spinning
+      // for a while after a call and slow whatever runs next, so each
+      // function follows each other one equally often.
+      const std::vector<std::vector<double>> rounds = bench::rotated_rounds(reps, {direct, engine, im2col});
+      const bench::Comparison vs_direct{rounds[0], rounds[1]};
+      const std::vector<double> t = {bench::median(rounds[0]), bench::median(rounds[1]), bench::median(rounds[2])};
       const double diff = std::max(max_relative_difference(engine_out, direct_result(d)), max_relative_difference(engine_out, ref));
       if (diff > 1e-3) {
         std::fprintf(stderr, "conv_%s_%s: engine result differs by %.3g\n", l.name, p.name, diff);
         ++failures;
       }
       const double gflops = 2.0 * g.macs() / t[1] / 1e9;
-      std::printf("conv_%s_%s: %.3f   (onednn %.2f ms, engine %.2f ms, im2col+sgemm %.2f ms = %.2fx engine; "
+      std::printf("conv_%s_%s: %s   (onednn %.2f ms, engine %.2f ms, im2col+sgemm %.2f ms = %.2fx engine; "
                   "engine %.1f GFLOP/s = %.2f of sgemm peak)\n",
-                  l.name, p.name, t[0] / t[1], t[0] * 1e3, t[1] * 1e3, t[2] * 1e3, t[2] / t[1], gflops, gflops / peak);
+                  l.name, p.name, bench::speed_text(vs_direct).c_str(), t[0] * 1e3, t[1] * 1e3, t[2] * 1e3, t[2] / t[1], gflops, gflops / peak);
       std::fflush(stdout);
     }
   }

@@ -1,6 +1,7 @@
 // MatMul through the whole engine (plan, dispatch, output allocation) versus
 // a direct cblas_sgemm on the same buffers. Prints `gemm_N: ratio` where
-// ratio = direct time / engine time (1.0 = no overhead; target >= 0.95).
+// ratio = direct time / engine time within each interleaved pair, median and
+// spread (bench_util.h; 1.0 = no overhead; target >= 0.95).
 #include <cblas.h>
 
 #include <cstdio>
@@ -54,16 +55,15 @@ int main(int argc, char** argv) {
     };
     Tensor engine_out;
     auto engine = [&] { engine_out = session.run({{"a", a}, {"b", b}}, {"c"})[0]; };
-    engine();  // warm up: plan compile, page faults
-    direct();
-    int reps = smoke ? 1 : (n >= 2048 ? 5 : 15);
-    auto [t_direct, t_engine] = bench::interleaved(reps, direct, engine);
+    // One warm-up round each (plan compile, page faults), then pairs.
+    const int pairs = smoke ? 1 : (n >= 2048 ? 7 : 21);
+    const bench::Comparison c = bench::compare(pairs, direct, engine);
     if (!engine_out.equals(direct_out)) {
       std::fprintf(stderr, "gemm_%d: engine result differs from cblas_sgemm\n", n);
       return 1;
     }
-    std::printf("gemm_%d: %.3f   (direct %.2f ms, engine %.2f ms)\n", n, t_direct / t_engine, t_direct * 1e3,
-                t_engine * 1e3);
+    std::printf("gemm_%d: %s   (direct %.2f ms, engine %.2f ms, medians of %d pairs; target >= 0.95)\n", n,
+                bench::speed_text(c).c_str(), c.baseline_median() * 1e3, c.candidate_median() * 1e3, c.pairs());
   }
   return 0;
 }

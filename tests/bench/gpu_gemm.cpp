@@ -103,17 +103,15 @@ struct DirectGemm {
 
 double tflops(int64_t n, double seconds) { return 2.0 * static_cast<double>(n) * n * n / seconds / 1e12; }
 
-void compare(const char* label, DType dtype, int64_t n, const std::string& math, cublasComputeType_t compute, int reps,
+void compare_gemm(const char* label, DType dtype, int64_t n, const std::string& math, cublasComputeType_t compute, int reps,
              int steps) {
   EngineMatmul engine(dtype, n, math);
   DirectGemm direct(dtype, static_cast<int>(n), compute);
-  engine.step();
-  direct.step();
-  auto [t_direct, t_engine] = bench::interleaved(reps, [&] { for (int i = 0; i < steps; ++i) direct.step(); },
-                                                 [&] { for (int i = 0; i < steps; ++i) engine.step(); });
-  std::printf("gpu_gemm_%s_%lld: %.3f   (engine %.1f TFLOP/s, cuBLAS %.1f TFLOP/s)\n", label,
-              static_cast<long long>(n), t_direct / t_engine, tflops(n, t_engine / steps),
-              tflops(n, t_direct / steps));
+  const bench::Comparison c = bench::compare(reps, [&] { for (int i = 0; i < steps; ++i) direct.step(); },
+                                             [&] { for (int i = 0; i < steps; ++i) engine.step(); });
+  std::printf("gpu_gemm_%s_%lld: %s   (engine %.1f TFLOP/s, cuBLAS %.1f TFLOP/s, %d pairs)\n", label,
+              static_cast<long long>(n), bench::speed_text(c).c_str(), tflops(n, c.candidate_median() / steps),
+              tflops(n, c.baseline_median() / steps), c.pairs());
 }
 
 }  // namespace
@@ -127,12 +125,12 @@ int main(int argc, char** argv) {
   }
   try {
     if (smoke) {
-      compare("fp32", DType::Float, 256, "fp32", CUBLAS_COMPUTE_32F, 1, 2);
+      compare_gemm("fp32", DType::Float, 256, "fp32", CUBLAS_COMPUTE_32F, 1, 2);
       return 0;
     }
-    for (int64_t n : {1024, 4096, 8192}) compare("fp32", DType::Float, n, "fp32", CUBLAS_COMPUTE_32F, 5, 10);
-    compare("tf32", DType::Float, 8192, "tf32", CUBLAS_COMPUTE_32F_FAST_TF32, 5, 10);
-    compare("bf16", DType::BFloat16, 8192, "fp32", CUBLAS_COMPUTE_32F, 5, 20);
+    for (int64_t n : {1024, 4096, 8192}) compare_gemm("fp32", DType::Float, n, "fp32", CUBLAS_COMPUTE_32F, 7, 10);
+    compare_gemm("tf32", DType::Float, 8192, "tf32", CUBLAS_COMPUTE_32F_FAST_TF32, 5, 10);
+    compare_gemm("bf16", DType::BFloat16, 8192, "fp32", CUBLAS_COMPUTE_32F, 5, 20);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpu_gemm: %s\n", e.what());
     return 1;

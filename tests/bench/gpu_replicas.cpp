@@ -27,14 +27,12 @@ int main(int argc, char** argv) {
     four_gpus.virtual_gpus = 4;
     bench::Trainer one = bench::make_trainer(model, {"/gpu:0"}, one_gpu);
     bench::Trainer four = bench::make_trainer(model, {"/gpu:0", "/gpu:1", "/gpu:2", "/gpu:3"}, four_gpus);
-    one.step();
-    four.step();
     const int steps = smoke ? 1 : 20;
-    auto [t1, t4] = bench::interleaved(smoke ? 1 : 5, [&] { for (int i = 0; i < steps; ++i) one.step(); },
-                                       [&] { for (int i = 0; i < steps; ++i) four.step(); });
-    const double eps1 = batch * steps / t1, eps4 = batch * steps / t4;
-    std::printf("gpu_replicas_4_vs_1: %.3f   (1 GPU %.0f examples/s, 4 logical GPUs %.0f examples/s)\n", eps4 / eps1,
-                eps1, eps4);
+    const bench::Comparison c = bench::compare(smoke ? 1 : 7, [&] { for (int i = 0; i < steps; ++i) one.step(); },
+                                               [&] { for (int i = 0; i < steps; ++i) four.step(); });
+    const double eps1 = batch * steps / c.baseline_median(), eps4 = batch * steps / c.candidate_median();
+    std::printf("gpu_replicas_4_vs_1: %s   (1 GPU %.0f examples/s, 4 logical GPUs %.0f examples/s, %d pairs)\n",
+                bench::speed_text(c).c_str(), eps1, eps4, c.pairs());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpu_replicas: %s\n", e.what());
     return 1;

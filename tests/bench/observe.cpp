@@ -3,7 +3,8 @@
 // takes its observed path (two clock reads and virtual calls per node) and the
 // debugger one atomic load per hook. Prints `observe_idle_overhead: ratio`
 // (attached / detached time, 1.0 = free) and the same for a recording
-// Profiler. (2) Profiler::write_chrome_trace of 1,000,000 recorded nodes:
+// Profiler; both are overheads, so a ratio below 1 prints as noise or
+// "invalid", never as a speed-up (bench_util.h). (2) Profiler::write_chrome_trace of 1,000,000 recorded nodes:
 // `trace_export_1m_s: seconds`. `--smoke` runs a tiny version of both.
 #include <unistd.h>
 
@@ -37,9 +38,10 @@ Graph training_graph(int batch, int features, int hidden, int classes, std::stri
   return g;
 }
 
-// Median time of `steps` training steps, alternating with and without `observer`.
-double overhead_ratio(Session& session, const std::string& train_op, ExecutionObserver& observer, int reps,
-                      int steps) {
+// `steps` training steps without and with `observer`, in alternating pairs
+// after the same warm-up (bench_util.h).
+bench::Comparison observed_steps(Session& session, const std::string& train_op, ExecutionObserver& observer, int reps,
+                                 int steps) {
   auto run_steps = [&] {
     for (int i = 0; i < steps; ++i) session.run({}, {"loss"}, {train_op});
   };
@@ -48,9 +50,8 @@ double overhead_ratio(Session& session, const std::string& train_op, ExecutionOb
     run_steps();
     session.remove_observer(&observer);
   };
-  run_steps();  // warm up: plans compiled, buffers allocated
-  auto [detached_s, attached_s] = bench::interleaved(reps, run_steps, attached);
-  return attached_s / detached_s;
+  run_steps();  // plans compiled and buffers allocated before either is timed
+  return bench::compare(reps, run_steps, attached);
 }
 
 // Records `n` synthetic node executions (1000 distinct nodes, 2 outputs each)
@@ -90,11 +91,13 @@ int main(int argc, char** argv) {
 
   Debugger idle;  // attached, but nothing armed
   Profiler profiler;
-  const int reps = smoke ? 1 : 15, steps = smoke ? 2 : 20;
-  const double debugger_ratio = overhead_ratio(session, train_op, idle, reps, steps);
-  const double profiler_ratio = overhead_ratio(session, train_op, profiler, reps, steps);
-  std::printf("observe_idle_overhead: %.3f   (attached idle Debugger / detached step time)\n", debugger_ratio);
-  std::printf("observe_profiler_overhead: %.3f   (recording Profiler / detached step time)\n", profiler_ratio);
+  const int reps = smoke ? 1 : 21, steps = smoke ? 2 : 20;
+  const bench::Comparison debugger = observed_steps(session, train_op, idle, reps, steps);
+  const bench::Comparison recording = observed_steps(session, train_op, profiler, reps, steps);
+  std::printf("observe_idle_overhead: %s   (attached idle Debugger / detached step time, %d pairs; target <= 1.03)\n",
+              bench::overhead_text(debugger).c_str(), debugger.pairs());
+  std::printf("observe_profiler_overhead: %s   (recording Profiler / detached step time, %d pairs)\n",
+              bench::overhead_text(recording).c_str(), recording.pairs());
   const int events = smoke ? 10000 : 1000000;
   double mib = 0;
   const double export_s = trace_export_seconds(events, &mib);

@@ -111,13 +111,12 @@ void bandwidth(bool smoke) {
     WireMessage r = conn.request(h, {{"w", grad}}, std::chrono::seconds(30));
     if (r.header.code() != wire::OK || pulled.frames[0].size() != bytes) throw Error("bandwidth: bad round");
   };
-  raw();
-  through_ps();
-  auto [t_raw, t_ps] = bench::interleaved(reps, raw, through_ps);
+  const bench::Comparison c = bench::compare(reps, raw, through_ps);
+  const double t_raw = c.baseline_median(), t_ps = c.candidate_median();
   echo.join();
   const double mib = 2.0 * static_cast<double>(bytes) / (1 << 20);
-  std::printf("transport_bandwidth: %.3f   (Pull+Push of %lld MiB: ps %.0f MiB/s, raw PUSH/PULL %.0f MiB/s; target >= 0.8)\n",
-              t_raw / t_ps, static_cast<long long>(bytes >> 20), mib / t_ps, mib / t_raw);
+  std::printf("transport_bandwidth: %s   (Pull+Push of %lld MiB: ps %.0f MiB/s, raw PUSH/PULL %.0f MiB/s; target >= 0.8)\n",
+              bench::speed_text(c).c_str(), static_cast<long long>(bytes >> 20), mib / t_ps, mib / t_raw);
 }
 
 void small_round_trip(bool smoke) {
@@ -153,12 +152,11 @@ void small_round_trip(bool smoke) {
   auto pull = [&] {
     for (int i = 0; i < calls; ++i) call(conn, wire::PULL, {}, {"b"});
   };
-  raw();
-  pull();
-  auto [t_raw, t_pull] = bench::interleaved(reps, raw, pull);
+  const bench::Comparison c = bench::compare(reps, raw, pull);
+  const double t_raw = c.baseline_median(), t_pull = c.candidate_median();
   server.join();
-  std::printf("transport_small_pull: %.3f   (Pull of 4 floats %.1f us, raw REQ/REP %.1f us per round trip; target <= 1.5)\n",
-              t_pull / t_raw, 1e6 * t_pull / calls, 1e6 * t_raw / calls);
+  std::printf("transport_small_pull: %s   (Pull of 4 floats %.1f us, raw REQ/REP %.1f us per round trip; target <= 1.5)\n",
+              bench::ratio_text(c.time_ratio(), c.time_ratio_spread()).c_str(), 1e6 * t_pull / calls, 1e6 * t_raw / calls);
 }
 
 int free_port() {
@@ -211,15 +209,24 @@ void workers_scaling(bool smoke) {
   save_graph(g, graph);
   const std::string node = (std::filesystem::canonical("/proc/self/exe").parent_path() / "flowlens-node").string();
   const int steps = smoke ? 5 : 40;
-  std::vector<double> one, two;
-  for (int rep = 0; rep < (smoke ? 1 : 3); ++rep) {
-    one.push_back(cluster_examples_per_second(node, graph, 1, steps, batch, dir));
-    two.push_back(cluster_examples_per_second(node, graph, 2, steps, batch, dir));
+  // Rates, not times: the pair's ratio of examples/s, alternating which
+  // cluster starts first.
+  std::vector<double> one, two, ratios;
+  for (int rep = 0; rep < (smoke ? 1 : 4); ++rep) {
+    if (rep % 2 == 0) {
+      one.push_back(cluster_examples_per_second(node, graph, 1, steps, batch, dir));
+      two.push_back(cluster_examples_per_second(node, graph, 2, steps, batch, dir));
+    } else {
+      two.push_back(cluster_examples_per_second(node, graph, 2, steps, batch, dir));
+      one.push_back(cluster_examples_per_second(node, graph, 1, steps, batch, dir));
+    }
+    ratios.push_back(two.back() / one.back());
   }
   std::filesystem::remove_all(dir);
   const double e1 = bench::median(one), e2 = bench::median(two);
-  std::printf("dist_workers_2_vs_1: %.3f   (1 worker %.0f examples/s, 2 workers %.0f examples/s, %u hardware threads; target >= 1.6)\n",
-              e2 / e1, e1, e2, std::thread::hardware_concurrency());
+  std::printf("dist_workers_2_vs_1: %s   (1 worker %.0f examples/s, 2 workers %.0f examples/s, %u hardware threads; target >= 1.6)\n",
+              bench::ratio_text(bench::median(ratios), bench::spread(ratios)).c_str(), e1, e2,
+              std::thread::hardware_concurrency());
 }
 
 }  // namespace
