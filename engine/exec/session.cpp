@@ -6,6 +6,7 @@
 #include "exec/executor.h"
 #include "exec/function_body.h"
 #include "graph/variable_initializers.h"
+#include "tensor/allocator.h"
 
 namespace flowlens {
 namespace {
@@ -67,6 +68,19 @@ Session::Session(std::shared_ptr<const GraphAnalysis> analysis, SessionOptions o
     functions_ = std::make_unique<FunctionLibraryRuntime>(
         graph(), *devices_, registry_, options_.allow_soft_placement,
         [this](const std::string& scope, const Node& node) { return body_variable_for(scope, node); });
+}
+
+namespace {
+std::atomic<int> live_sessions{0};
+}  // namespace
+
+Session::LiveCount::LiveCount() { live_sessions.fetch_add(1, std::memory_order_relaxed); }
+
+// Trimming at the last session, not at every one, is deliberate: the GUI and
+// the CLI keep several sessions, and a session made while another lives
+// reuses the cache.
+Session::LiveCount::~LiveCount() {
+  if (live_sessions.fetch_sub(1, std::memory_order_acq_rel) == 1) HostAllocator::trim();
 }
 
 Session::~Session() = default;

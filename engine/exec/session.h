@@ -100,6 +100,16 @@ class Session {
   const ExecutionPlan& plan_for(const FeedList& feeds, const std::vector<std::string>& fetches,
                                 const std::vector<std::string>& targets);
 
+  // Counts live sessions; the last one destroyed returns the host
+  // allocator's cached blocks (tensor/allocator.h). The first member, so it
+  // goes last, after this session's variables and plans freed their tensors.
+  struct LiveCount {
+    LiveCount();
+    ~LiveCount();
+    LiveCount(const LiveCount&) = delete;
+    LiveCount& operator=(const LiveCount&) = delete;
+  };
+  LiveCount live_count_;
   std::shared_ptr<const GraphAnalysis> analysis_;
   SessionOptions options_;
   const OpRegistry& registry_;

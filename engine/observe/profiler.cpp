@@ -6,6 +6,7 @@
 
 #include "exec/device.h"
 #include "observe/chrome_trace_writer.h"
+#include "tensor/allocator.h"
 
 namespace flowlens {
 namespace {
@@ -168,6 +169,27 @@ std::vector<NodeTiming> Profiler::node_summary() const {
 void Profiler::clear() {
   std::lock_guard lock(mu_);
   events_.clear();
+  host_allocator_ = {};
+}
+
+void Profiler::on_run_start(int64_t, int) { HostAllocator::reset_peak(); }
+
+void Profiler::on_run_end(int64_t, bool) {
+  const AllocatorStats s = HostAllocator::stats();
+  std::lock_guard lock(mu_);
+  host_allocator_.measured = true;
+  host_allocator_.peak_in_use_bytes =
+      std::max(host_allocator_.peak_in_use_bytes, static_cast<int64_t>(s.peak_bytes_in_use));
+}
+
+HostAllocatorMemory Profiler::host_allocator() const {
+  HostAllocatorMemory h;
+  {
+    std::lock_guard lock(mu_);
+    h = host_allocator_;
+  }
+  if (h.measured) h.cached_bytes = static_cast<int64_t>(HostAllocator::stats().cached_bytes);
+  return h;
 }
 
 std::vector<ProfiledNode> Profiler::events() const {
@@ -302,6 +324,11 @@ std::string Profiler::summary_table(int top) const {
   for (const DeviceMemory& m : memory()) {
     std::snprintf(line, sizeof line, "%s: peak live ~%.3f MiB (approx.), produced %.3f MiB\n", m.device.c_str(),
                   static_cast<double>(m.peak_live_bytes) / (1 << 20), static_cast<double>(m.produced_bytes) / (1 << 20));
+    out += line;
+  }
+  if (const HostAllocatorMemory h = host_allocator(); h.measured) {
+    std::snprintf(line, sizeof line, "host allocator (whole process): peak in use %.3f MiB, cached %.3f MiB\n",
+                  static_cast<double>(h.peak_in_use_bytes) / (1 << 20), static_cast<double>(h.cached_bytes) / (1 << 20));
     out += line;
   }
   return out;

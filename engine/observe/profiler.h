@@ -9,7 +9,10 @@
 // the run ends if nothing in the run consumes it). Buffers shared between
 // tensors (Identity, Reshape, variable reads) are counted once per producer,
 // so aliases are counted twice; kernel scratch space and the allocator's
-// caching are not seen at all.
+// caching are not seen at all. Next to it the profiler reports what the host
+// allocator measured (host_allocator()): the most bytes tensors held during
+// the profiled runs and the bytes cached for reuse — exact, but for the whole
+// process (other sessions' runs and tensors too), and host memory only.
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -82,8 +85,19 @@ struct DeviceMemory {
   int64_t peak_live_bytes = 0; // the approximation described above, max over runs
 };
 
+// The host allocator's counters (tensor/allocator.h) over the profiled runs.
+struct HostAllocatorMemory {
+  bool measured = false;        // false until a run was profiled here (not for recorded runs)
+  int64_t peak_in_use_bytes = 0;  // most bytes held by live tensors during a profiled run
+  int64_t cached_bytes = 0;       // freed blocks held for reuse now (when asked)
+};
+
 class Profiler : public ExecutionObserver {
  public:
+  // Each run starts a new peak of the host allocator (HostAllocator::reset_peak)
+  // and reads it back at its end.
+  void on_run_start(int64_t run_id, int num_nodes) override;
+  void on_run_end(int64_t run_id, bool ok) override;
   void on_node_end(int64_t run_id, const NodeEvent& event, std::span<const Tensor> outputs) override;
 
   // Adds an execution recorded elsewhere; nodes and devices are matched by name.
@@ -109,6 +123,7 @@ class Profiler : public ExecutionObserver {
   // Functions by total body time, longest first; empty without calls.
   std::vector<FunctionTiming> function_summary() const;
   std::vector<DeviceMemory> memory() const;
+  HostAllocatorMemory host_allocator() const;
   // The top `top` ops as an aligned text table, then memory per device.
   std::string summary_table(int top = 10) const;
   // Chrome trace-event JSON; times relative to the first recorded start.
@@ -143,6 +158,7 @@ class Profiler : public ExecutionObserver {
   std::unordered_map<std::string, int> frame_index_;
   int intern_frame(std::string_view frame);  // with mu_ held
   int thread_count_ = 0;  // live and recorded threads share the numbering
+  HostAllocatorMemory host_allocator_;
 };
 
 }  // namespace flowlens

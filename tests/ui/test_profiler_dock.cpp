@@ -7,6 +7,7 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QFile>
+#include <QLabel>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QWheelEvent>
@@ -120,6 +121,11 @@ class ProfilerDockTest : public QObject {
     QList<QString> ops;
     for (int r = 0; r < panel()->summary_table()->rowCount(); ++r) ops << panel()->summary_table()->item(r, 0)->text();
     QVERIFY(ops.contains(QStringLiteral("MatMul")));
+    // The host allocator's measured figures sit next to the estimate.
+    bool host_allocator_line = false;
+    for (const QLabel* label : panel()->findChildren<QLabel*>())
+      host_allocator_line |= label->text().contains(QStringLiteral("host allocator (whole process): peak in use"));
+    QVERIFY(host_allocator_line);
 
     // Click the MatMul's box: the graph selects `output`.
     window_->debug_workbench()->dock(flowlens::ui::DebugWorkbench::Dock::Profiler)->raise();

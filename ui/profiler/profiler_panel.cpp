@@ -127,6 +127,9 @@ void ProfilerPanel::show_profile(const Profiler& profiler) {
   for (const DeviceMemory& m : profiler.memory())
     memory << QStringLiteral("%1: %2 produced, peak \u2248 %3")
                   .arg(QString::fromStdString(m.device), bytes_text(m.produced_bytes), bytes_text(m.peak_live_bytes));
+  if (const HostAllocatorMemory h = profiler.host_allocator(); h.measured)
+    memory << QStringLiteral("host allocator (whole process): peak in use %1, cached %2")
+                  .arg(bytes_text(h.peak_in_use_bytes), bytes_text(h.cached_bytes));
   memory_->setText(memory.join(QLatin1Char('\n')));
   if (recorded_)
     info_->setText(QStringLiteral("%1 \u2014 %2 node executions on %3 device(s) recorded by TensorFlow")
