@@ -7,11 +7,17 @@
 // The engine's blocks (ops/blas_gemm.h) may differ from one multi-threaded
 // sgemm in the last bits, as OpenBLAS at different thread counts does, so the
 // results must agree within the float error bound of a K-term dot product.
+//
+// It re-executes itself with OPENBLAS_THREAD_TIMEOUT=4 (read only when the
+// library loads): OpenBLAS's threads otherwise spin about 0.1 s after each
+// direct call and take a core from the engine run that follows it.
 #include <cblas.h>
+#include <unistd.h>
 
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 
 #include "bench_util.h"
@@ -69,6 +75,12 @@ bool agree(int n, const Tensor& a, const Tensor& b, const Tensor& engine, const 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (!std::getenv("OPENBLAS_THREAD_TIMEOUT")) {
+    setenv("OPENBLAS_THREAD_TIMEOUT", "4", 1);
+    execv("/proc/self/exe", argv);
+    std::perror("bench_gemm: re-exec with OPENBLAS_THREAD_TIMEOUT=4 failed");
+    return 1;
+  }
   const bool smoke = bench::smoke_mode(argc, argv);
   const std::vector<int> sizes = smoke ? std::vector<int>{64} : std::vector<int>{512, 1024, 2048};
   Session session(matmul_graph());  // the default budget; OpenBLAS now runs on one thread
