@@ -40,7 +40,8 @@ struct NodeOptions {
   std::string loss = "loss";
   std::vector<std::string> split = {"features", "labels"};
   int print_every = 10;
-  int threads = 0;
+  int inter_op_threads = 0;  // the embedded engine's thread budget (SessionOptions)
+  int intra_op_threads = 0;
   // both
   double timeout_s = 10;
   double worker_timeout_s = 5;      // ps: heartbeat silence that marks a worker down

@@ -62,7 +62,8 @@ std::vector<std::string> child_args(const NodeOptions& o, const std::string& job
     return a;
   }
   a.insert(a.end(), {"--graph", o.graph, "--steps", std::to_string(o.steps), "--loss", o.loss, "--print-every",
-                     std::to_string(o.print_every), "--threads", std::to_string(o.threads)});
+                     std::to_string(o.print_every), "--threads", std::to_string(o.inter_op_threads),
+                     "--intra-op-threads", std::to_string(o.intra_op_threads)});
   std::string split;
   for (const std::string& s : o.split) split += (split.empty() ? "" : ",") + s;
   a.insert(a.end(), {"--split", split});
@@ -193,7 +194,12 @@ void add_launch_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--loss", o->node.loss, "Loss node to report");
   cmd->add_option("--split", o->node.split, "Batch tensors")->delimiter(',');
   cmd->add_option("--print-every", o->node.print_every, "Print the loss every K steps");
-  cmd->add_option("--threads", o->node.threads, "CPU threads per worker (0: one per core)");
+  cmd->add_option("--threads", o->node.inter_op_threads, "Inter-op threads per worker (0: one per core, at least 2)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--intra-op-threads", o->node.intra_op_threads,
+                  "Intra-op threads per worker: the budget its large MatMuls and convolutions split over (0: one per "
+                  "core)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--timeout", o->node.timeout_s, "Seconds any wait may take")->check(CLI::PositiveNumber);
   cmd->add_option("--keys", o->node.keys_dir,
                   "Secured cluster: folder of the tasks' key pairs, <job><task>.key (flowlens-node keygen --cluster)")

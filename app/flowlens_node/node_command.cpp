@@ -77,7 +77,14 @@ void add_node_options(CLI::App& app, NodeOptions& o) {
   app.add_option("--split", o.split, "worker: batch tensors (drawn once per step; sliced per worker with --sync)")
       ->delimiter(',');
   app.add_option("--print-every", o.print_every, "worker: print the loss every K steps (0: only the summary)");
-  app.add_option("--threads", o.threads, "worker: CPU threads of the embedded engine (0: one per core)");
+  app.add_option("--threads", o.inter_op_threads,
+                 "worker: inter-op threads of the embedded engine, kernels run side by side (0: one per core, at "
+                 "least 2)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--intra-op-threads", o.intra_op_threads,
+                 "worker: intra-op threads, the budget one large MatMul or convolution splits over, shared by those "
+                 "running at once (0: one per core)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--timeout", o.timeout_s, "Seconds any wait may take before failing with who is missing")
       ->check(CLI::PositiveNumber);
   app.add_option("--worker-timeout", o.worker_timeout_s,
@@ -162,7 +169,8 @@ int run_node(NodeOptions o) {
   wo.split = o.split;
   wo.wait_timeout = timeout;
   wo.reconnect_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.reconnect_timeout_s * 1000));
-  wo.cpu_threads = o.threads;
+  wo.inter_op_threads = o.inter_op_threads;
+  wo.intra_op_threads = o.intra_op_threads;
   wo.print_every = o.print_every;
   wo.credentials = std::move(credentials);
   wo.insecure = o.insecure;

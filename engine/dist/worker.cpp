@@ -74,7 +74,8 @@ Worker::Worker(WorkerOptions options) : options_(std::move(options)), context_(1
   }
 
   SessionOptions so;
-  so.cpu_threads = options_.cpu_threads;
+  so.inter_op_threads = options_.inter_op_threads;
+  so.intra_op_threads = options_.intra_op_threads;
   session_ = std::make_unique<Session>(std::move(graph), so);
   // Every worker initializes its local copies (cheap, and gives the chief
   // the values it sends); training reads the ps values fed over them.

@@ -58,7 +58,8 @@ struct WorkerOptions {
   // the ps never applies one twice.
   std::chrono::milliseconds reconnect_timeout{60000};
   std::chrono::milliseconds heartbeat_interval{500};  // to every ps, from the control thread
-  int cpu_threads = 0;
+  int inter_op_threads = 0;  // the embedded session's thread budget (SessionOptions)
+  int intra_op_threads = 0;
   int print_every = 10;
   std::string control_bind;  // overrides tcp://<task address> (tests)
   uint64_t max_message_bytes = kDefaultMaxMessageBytes;  // per frame; each variable must fit

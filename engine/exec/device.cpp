@@ -1,5 +1,7 @@
 #include "exec/device.h"
 
+#include "exec/thread_budget.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -7,10 +9,10 @@
 
 namespace flowlens {
 
-Device::Device(std::string type, int id, int num_threads)
+Device::Device(std::string type, int id, int num_threads, int intra_op_threads)
     : type_(std::move(type)), id_(id),
       name_("/job:localhost/replica:0/task:0/device:" + type_ + ":" + std::to_string(id)),
-      pool_(type_ + ":" + std::to_string(id), num_threads) {}
+      pool_(type_ + ":" + std::to_string(id), num_threads, intra_op_threads) {}
 
 std::string Device::short_name() const {
   std::string lower = type_;
@@ -26,10 +28,9 @@ DeviceSpec Device::spec() const {
 }
 
 std::unique_ptr<DeviceSet> DeviceSet::local(const LocalDeviceOptions& options) {
-  int cpu_threads = options.cpu_threads;
-  if (cpu_threads <= 0) cpu_threads = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
+  const ThreadBudget budget = resolve_thread_budget(options.inter_op_threads, options.intra_op_threads);
   auto set = std::make_unique<DeviceSet>();
-  set->add(std::make_unique<Device>("CPU", 0, cpu_threads));
+  set->add(std::make_unique<Device>("CPU", 0, budget.inter_op, budget.intra_op));
   if (!options.use_gpus) {
     set->set_gpu_status("GPUs not used (CPU only requested)");
     return set;
@@ -47,9 +48,10 @@ std::unique_ptr<DeviceSet> DeviceSet::local(const LocalDeviceOptions& options) {
   return set;
 }
 
-std::unique_ptr<DeviceSet> DeviceSet::local(int cpu_threads) {
+std::unique_ptr<DeviceSet> DeviceSet::local(int inter_op_threads, int intra_op_threads) {
   LocalDeviceOptions options;
-  options.cpu_threads = cpu_threads;
+  options.inter_op_threads = inter_op_threads;
+  options.intra_op_threads = intra_op_threads;
   return local(options);
 }
 

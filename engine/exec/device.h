@@ -17,7 +17,7 @@ namespace flowlens {
 
 class Device {
  public:
-  Device(std::string type, int id, int num_threads);
+  Device(std::string type, int id, int num_threads, int intra_op_threads = 0);
   virtual ~Device() = default;
   const std::string& type() const { return type_; }
   int id() const { return id_; }
@@ -27,6 +27,7 @@ class Device {
   std::string short_name() const;
   DeviceSpec spec() const;
   ThreadPool& pool() { return pool_; }
+  const ThreadPool& pool() const { return pool_; }
 
   // Hardware behind the device, for `info` ("NVIDIA H200, logical 2 of 4").
   virtual std::string description() const { return "host"; }
@@ -54,7 +55,10 @@ class Device {
 };
 
 struct LocalDeviceOptions {
-  int cpu_threads = 0;   // 0: one per hardware thread, at least 2
+  // The CPU device's thread budget (exec/thread_budget.h); 0: the default,
+  // the cores this process may use (inter-op at least 2).
+  int inter_op_threads = 0;
+  int intra_op_threads = 0;
   bool use_gpus = true;  // false: CPU only, even where GPUs exist
   // Logical GPUs per physical GPU (own stream and memory pool each), so
   // in-graph replication with several towers runs on one card; 0 or 1: one.
@@ -69,7 +73,7 @@ class DeviceSet {
   // The devices of this process: CPU:0, then GPU:0..n-1 when the build has
   // CUDA and the machine has GPUs.
   static std::unique_ptr<DeviceSet> local(const LocalDeviceOptions& options);
-  static std::unique_ptr<DeviceSet> local(int cpu_threads = 0);
+  static std::unique_ptr<DeviceSet> local(int inter_op_threads = 0, int intra_op_threads = 0);
 
   void add(std::unique_ptr<Device> device) { devices_.push_back(std::move(device)); }
   int size() const { return static_cast<int>(devices_.size()); }

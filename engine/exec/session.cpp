@@ -1,5 +1,7 @@
 #include "exec/session.h"
 
+#include "exec/thread_budget.h"
+
 #include <algorithm>
 #include <optional>
 
@@ -51,8 +53,9 @@ Session::Session(Graph graph, SessionOptions options)
 Session::Session(std::shared_ptr<const GraphAnalysis> analysis, SessionOptions options)
     : analysis_(lower_calls(std::move(analysis))), options_(std::move(options)),
       registry_(analysis_->registry()),
-      devices_(DeviceSet::local(LocalDeviceOptions{options_.cpu_threads, options_.use_gpus, options_.virtual_gpus,
-                                                    options_.gpu_math})) {
+      devices_((limit_library_threads(),
+                DeviceSet::local(LocalDeviceOptions{options_.inter_op_threads, options_.intra_op_threads,
+                                                    options_.use_gpus, options_.virtual_gpus, options_.gpu_math}))) {
   if (options_.log_sink)
     for (int i = 0; i < devices_->size(); ++i) devices_->at(i).set_log_sink(options_.log_sink);
   if (analysis_->has_errors()) {

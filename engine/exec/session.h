@@ -26,7 +26,12 @@
 namespace flowlens {
 
 struct SessionOptions {
-  int cpu_threads = 0;               // 0: one per hardware thread (at least 2)
+  // The thread budget (exec/thread_budget.h), TensorFlow's ConfigProto
+  // inter_op/intra_op_parallelism_threads: kernels running side by side on
+  // the CPU device, and threads the math kernels running at once share.
+  // 0: the cores this process may use (inter-op at least 2).
+  int inter_op_threads = 0;
+  int intra_op_threads = 0;
   bool use_gpus = true;              // false: CPU only even where GPUs exist
   int virtual_gpus = 0;              // logical GPUs per physical GPU (see LocalDeviceOptions)
   std::string gpu_math = "fp32";     // cuBLAS float32 MatMul: fp32, tf32 or bf16

@@ -4,7 +4,8 @@
 
 namespace flowlens {
 
-ThreadPool::ThreadPool(std::string name, int num_threads) : name_(std::move(name)) {
+ThreadPool::ThreadPool(std::string name, int num_threads, int intra_op_threads)
+    : name_(std::move(name)), intra_op_threads_(std::max(0, intra_op_threads)) {
   if (num_threads < 1) num_threads = 1;
   base_threads_ = num_threads;
   std::lock_guard lock(mu_);
@@ -68,6 +69,7 @@ void ThreadPool::end_blocking() {
 
 void ThreadPool::work() {
   set_blocking_hooks(this);
+  set_intra_op_pool(this, intra_op_threads_);
   for (;;) {
     std::function<void()> task;
     {

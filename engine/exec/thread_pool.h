@@ -15,18 +15,23 @@
 #include <vector>
 
 #include "common/blocking_region.h"
+#include "common/parallel_for.h"
 
 namespace flowlens {
 
-class ThreadPool : private BlockingHooks {
+class ThreadPool : public TaskRunner, private BlockingHooks {
  public:
-  ThreadPool(std::string name, int num_threads);
+  // intra_op_threads: the budget kernels on its workers split math over
+  // (common/parallel_for.h); 0: none, every kernel runs on its own thread.
+  ThreadPool(std::string name, int num_threads, int intra_op_threads = 0);
   ~ThreadPool() override;  // drains queued work, then joins
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  void schedule(std::function<void()> task);
+  void schedule(std::function<void()> task) override;
+  int concurrency() const override { return base_threads_; }
   int num_threads() const { return base_threads_; }
+  int intra_op_threads() const { return intra_op_threads_; }
   const std::string& name() const { return name_; }
   // Threads alive now, spares lent to blocked kernels included (tests).
   int live_threads() const;
@@ -39,6 +44,7 @@ class ThreadPool : private BlockingHooks {
 
   std::string name_;
   int base_threads_;
+  int intra_op_threads_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;

@@ -1,13 +1,13 @@
 #include "ops/conv_reference.h"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <type_traits>
 #include <vector>
+
+#include "ops/blas_gemm.h"
 
 namespace flowlens::ops::conv {
 namespace {
@@ -25,14 +25,7 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
   if (m == 0 || n == 0) return;
   if constexpr (std::is_floating_point_v<T>) {
     if (k > 0 && fits_int(m) && fits_int(n) && fits_int(k) && fits_int(lda) && fits_int(ldb) && fits_int(ldc)) {
-      const auto opa = ta ? CblasTrans : CblasNoTrans, opb = tb ? CblasTrans : CblasNoTrans;
-      const int M = static_cast<int>(m), N = static_cast<int>(n), K = static_cast<int>(k);
-      if constexpr (std::is_same_v<T, float>)
-        cblas_sgemm(CblasRowMajor, opa, opb, M, N, K, 1.0f, a, static_cast<int>(lda), b, static_cast<int>(ldb),
-                    accumulate ? 1.0f : 0.0f, c, static_cast<int>(ldc));
-      else
-        cblas_dgemm(CblasRowMajor, opa, opb, M, N, K, 1.0, a, static_cast<int>(lda), b, static_cast<int>(ldb),
-                    accumulate ? 1.0 : 0.0, c, static_cast<int>(ldc));
+      blas_gemm(ta, tb, m, n, k, a, lda, b, ldb, accumulate ? T(1) : T(0), c, ldc);
       return;
     }
   }

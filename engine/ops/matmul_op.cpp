@@ -1,16 +1,17 @@
 // MatMul: C = op(A) * op(B) for rank-2 inputs, and BatchMatMul/BatchMatMulV2:
 // the same per matrix of a batch (V2 broadcasting the batch dimensions), on
 // TF's CPU dtypes.
-// float32/float64 call cblas_sgemm/cblas_dgemm directly on the input buffers;
+// float32/float64 call cblas_sgemm/cblas_dgemm directly on the input buffers
+// (in blocks on the intra-op budget, ops/blas_gemm.h);
 // float16/bfloat16 go through float32 buffers and sgemm (float accumulation,
 // one rounding); int16/int32/int64 use a plain i-k-j loop.
-#include <cblas.h>
 
 #include <algorithm>
 #include <limits>
 #include <type_traits>
 #include <vector>
 
+#include "ops/blas_gemm.h"
 #include "ops/broadcast.h"
 #include "ops/dtype_dispatch.h"
 #include "ops/kernel_checks.h"
@@ -83,20 +84,15 @@ void gemm(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k, bool ta
       loop_matmul<T, accumulator_t<T>>(a, b, c, m, n, k, ta, tb);
       return;
     }
-    const CBLAS_TRANSPOSE opa = ta ? CblasTrans : CblasNoTrans, opb = tb ? CblasTrans : CblasNoTrans;
-    const int M = static_cast<int>(m), N = static_cast<int>(n), K = static_cast<int>(k);
-    const int LDA = static_cast<int>(lda), LDB = static_cast<int>(ldb);
-    if constexpr (std::is_same_v<T, float>) {
-      cblas_sgemm(CblasRowMajor, opa, opb, M, N, K, 1.0f, a, LDA, b, LDB, 0.0f, c, N);
-    } else if constexpr (std::is_same_v<T, double>) {
-      cblas_dgemm(CblasRowMajor, opa, opb, M, N, K, 1.0, a, LDA, b, LDB, 0.0, c, N);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      blas_gemm(ta, tb, m, n, k, a, lda, b, ldb, T(0), c, n);
     } else {  // the 16-bit floats: through float32, rounded once at the end
       const int64_t a_size = m * k, b_size = k * n;  // a matrix is stored densely: lda * rows == m * k
       std::vector<float> fa(static_cast<size_t>(a_size)), fb(static_cast<size_t>(b_size)),
           fc(static_cast<size_t>(m * n));
       for (int64_t i = 0; i < a_size; ++i) fa[static_cast<size_t>(i)] = static_cast<float>(a[i]);
       for (int64_t i = 0; i < b_size; ++i) fb[static_cast<size_t>(i)] = static_cast<float>(b[i]);
-      cblas_sgemm(CblasRowMajor, opa, opb, M, N, K, 1.0f, fa.data(), LDA, fb.data(), LDB, 0.0f, fc.data(), N);
+      blas_gemm(ta, tb, m, n, k, fa.data(), lda, fb.data(), ldb, 0.0f, fc.data(), n);
       for (int64_t i = 0; i < m * n; ++i) c[i] = static_cast<T>(fc[static_cast<size_t>(i)]);
     }
   }

@@ -1,12 +1,40 @@
 #include "ops/onednn.h"
 
+#include <dlfcn.h>
+
 #include <atomic>
 #include <memory>
+
+#include "common/parallel_for.h"
 
 namespace flowlens::ops::onednn {
 namespace {
 std::atomic<std::size_t> g_built{0};
+
+// oneDNN runs its primitives on an OpenMP team (Debian builds it on GNU
+// OpenMP), sized by the calling thread's nthreads ICV. Looked up in the
+// process, where oneDNN loaded its runtime, so the engine links no OpenMP of
+// its own (nullptr with a TBB or sequential oneDNN: nothing to size).
+using SetThreads = void (*)(int);
+SetThreads omp_set_threads() {
+  static const SetThreads fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+  return fn;
+}
+thread_local int t_team = 0;  // the size this thread last asked for
+
+// A pool worker runs the primitive on its share of the intra-op budget
+// (common/parallel_for.h), so primitives on several workers do not each
+// start a team of every core. Other threads keep OpenMP's default.
+void size_team(const MathKernelScope& scope) {
+  if (!intra_op_runner()) return;
+  const int threads = scope.share();
+  if (threads == t_team) return;
+  if (SetThreads set = omp_set_threads()) set(threads);
+  t_team = threads;
+}
 }  // namespace
+
+int team_size_set() { return t_team; }
 
 const dnnl::engine& cpu_engine() {
   static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
@@ -30,6 +58,8 @@ void execute(const dnnl::primitive& primitive, const dnnl::memory::desc& scratch
     scratch = std::make_unique_for_overwrite<std::byte[]>(bytes);
     args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpad, cpu_engine(), scratch.get()));
   }
+  MathKernelScope math;
+  size_team(math);
   dnnl::stream stream(cpu_engine());
   primitive.execute(stream, args);
   stream.wait();

@@ -28,8 +28,12 @@ dnnl::memory wrap(const dnnl::memory::desc& desc, const void* data);
 
 // Runs `primitive` on a stream of its own and waits, with a scratchpad of
 // `scratchpad` bytes allocated for this call (the pd's scratchpad_desc()).
+// On a device pool's worker the OpenMP team is the kernel's share of the
+// intra-op budget (common/parallel_for.h).
 void execute(const dnnl::primitive& primitive, const dnnl::memory::desc& scratchpad,
              std::unordered_map<int, dnnl::memory> args);
+// The team size execute() last set on this thread (0: none; tests).
+int team_size_set();
 
 // How many primitives the caches have built since the process started: a test
 // runs a step twice and checks that the second built none.

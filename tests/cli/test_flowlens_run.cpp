@@ -90,6 +90,25 @@ class TestFlowlensRun : public QObject {
     QVERIFY2(r.err.contains("--virtual-gpus"), qPrintable(r.err));
   }
 
+  // --threads / --intra-op-threads set the session's thread budget on run and
+  // train, are described in --help, and refuse negative counts naming the flag.
+  void thread_budget_flags() {
+    for (const char* cmd : {"run", "train"}) {
+      CliResult r = flowlens_run({cmd, "--help"});
+      QVERIFY2(r.out.contains("--intra-op-threads") && r.out.contains("Inter-op threads"), qPrintable(r.out));
+    }
+    CliResult r = flowlens_run({"run", sample("matmul_baseline.pbtxt"), "--fetch", "output", "--threads", "1",
+                                "--intra-op-threads", "1"});
+    QVERIFY2(r.code == 0 && r.out.contains("[[9],[21],[33],[45]]"), qPrintable(r.out + r.err));
+    r = flowlens_run({"train", sample("mlp_train.pbtxt"), "--steps", "2", "--threads", "2", "--intra-op-threads", "3"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    for (const char* cmd : {"run", "train"}) {
+      r = flowlens_run({cmd, sample("matmul_baseline.pbtxt"), "--intra-op-threads", "-1"});
+      QVERIFY(r.code != 0);
+      QVERIFY2(r.err.contains("--intra-op-threads"), qPrintable(r.err));
+    }
+  }
+
   void convert_round_trip_runs_the_same() {
     QTemporaryDir dir;
     QString pb = dir.filePath("g.pb"), text = dir.filePath("g.pbtxt"), dot = dir.filePath("g.dot");

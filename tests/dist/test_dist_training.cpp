@@ -100,7 +100,7 @@ class TestDistTraining : public QObject {
     r.optimizer.learning_rate = 0.1f;  // mlp_train's SGD rate
     ReplicationResult towers = replicate_in_graph(load_graph(sample("mlp_train.pbtxt").toStdString()), r, OpRegistry::global());
     SessionOptions so;
-    so.cpu_threads = 1;
+    so.inter_op_threads = 1;
     Session session(std::move(towers.graph), so);
     session.run({}, {}, variable_initializers(session.graph()));
     for (int i = 0; i < steps; ++i) session.run({}, {}, {towers.train_op});

@@ -57,7 +57,7 @@ std::vector<float> floats(const Tensor& t) { return {t.values<float>().begin(), 
 // A session with the debugger attached and a run on another thread, as a GUI would do.
 struct Fixture {
   Debugger debugger;
-  Session session{test_graph(), [] { SessionOptions o; o.cpu_threads = 2; return o; }()};
+  Session session{test_graph(), [] { SessionOptions o; o.inter_op_threads = 2; return o; }()};
   std::deque<std::future<std::vector<Tensor>>> runs;  // last: destroyed first, after ~Fixture aborts them
   Fixture() { session.add_observer(&debugger); }
   // A failed check can leave a run paused; abort it so the test ends.

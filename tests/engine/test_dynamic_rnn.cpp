@@ -76,7 +76,7 @@ int frame_of(const Graph& g, const ControlFlowFrames& f, const char* node) {
 
 Session make_session() {
   SessionOptions o;
-  o.cpu_threads = 4;
+  o.inter_op_threads = 4;
   o.use_gpus = false;
   return Session(load_graph(kDir + "lstm_train.pbtxt"), o);
 }

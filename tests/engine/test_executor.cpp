@@ -71,7 +71,7 @@ std::string binary(const std::string& name, const std::string& op, const std::st
 Session make_session(const std::string& text, int threads = 2) {
   SessionOptions o;
   o.registry = &test_registry();
-  o.cpu_threads = threads;
+  o.inter_op_threads = threads;
   return Session(parse_graph_text(text, "test.pbtxt"), o);
 }
 

@@ -27,7 +27,7 @@ Graph library_graph() { return load_graph(FLOWLENS_TEST_DATA "/functions/library
 SessionOptions cpu_only() {
   SessionOptions o;
   o.use_gpus = false;
-  o.cpu_threads = 2;
+  o.inter_op_threads = 2;
   return o;
 }
 

@@ -25,7 +25,7 @@ namespace {
 SessionOptions cpu_only() {
   SessionOptions o;
   o.use_gpus = false;
-  o.cpu_threads = 2;
+  o.inter_op_threads = 2;
   return o;
 }
 

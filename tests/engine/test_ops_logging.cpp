@@ -29,7 +29,7 @@ struct CapturedLog {
   std::vector<std::pair<LogStream, std::string>> lines;
   SessionOptions options() {
     SessionOptions o;
-    o.cpu_threads = 2;
+    o.inter_op_threads = 2;
     o.use_gpus = false;
     o.log_sink = [this](LogStream s, std::string_view text) {
       std::lock_guard lock(mu);

@@ -93,7 +93,7 @@ std::string close_node(const std::string& name, const std::string& queue, bool c
 
 Session make_session(const std::string& text, double timeout_s = 10, int threads = 2) {
   SessionOptions o;
-  o.cpu_threads = threads;
+  o.inter_op_threads = threads;
   o.use_gpus = false;
   o.blocking_op_timeout_s = timeout_s;
   return Session(parse_graph_text(text, "queues.pbtxt"), o);
@@ -440,7 +440,7 @@ class TestQueues : public QObject {
 
     SessionOptions o;
     o.use_gpus = false;
-    o.cpu_threads = 2;
+    o.inter_op_threads = 2;
     o.blocking_op_timeout_s = 10;
     Session s(std::move(graph), o);
     s.initialize_variables();

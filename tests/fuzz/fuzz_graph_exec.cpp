@@ -169,7 +169,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (has_errors(validate_graph(g, OpRegistry::global()))) return 0;
   try {
     SessionOptions options;
-    options.cpu_threads = 1;
+    options.inter_op_threads = 1;
     options.use_gpus = false;
     options.blocking_op_timeout_s = 0.05;  // a dequeue from a queue nothing fills gives up at once
     Session session(std::move(g), options);
