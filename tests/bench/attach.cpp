@@ -4,6 +4,7 @@
 //     model attached (ClusterSession polling every node at 10 Hz, the tree
 //     model and the live charts, offscreen) vs with nothing attached; runs
 //     interleaved, medians; ratio = attached / not attached (target >= 0.97).
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <unistd.h>
@@ -14,11 +15,16 @@
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
+#include <algorithm>
+#include <chrono>
+#include <utility>
+#include <vector>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "bench_util.h"
+#include "dist/node_status.h"
 #include "mlp_bench_model.h"
 #include "ui/cluster/cluster_charts.h"
 #include "ui/cluster/cluster_session.h"
@@ -44,7 +50,43 @@ struct ClusterRun {
   double seconds = 0;
   int updates = 0;  // status answers the GUI model received
   int redraws = 0;  // chart redraws
+  double gui_cpu = 0;   // CPU seconds of this process (polling threads, model, charts)
+  double node_cpu = 0;  // CPU seconds of flowlens-node launch and its ps/worker processes
+  std::vector<dist::NodeStatus> statuses;  // the last answer of each node
 };
+
+// What one status poll costs a node: its reply served from the StatusCache,
+// and re-encoded (once per 100 ms at most while it trains), for the largest
+// status the GUI saw (the ps: variables and links).
+std::pair<double, double> status_reply_ns(const std::vector<dist::NodeStatus>& statuses) {
+  if (statuses.empty()) return {0, 0};
+  const dist::NodeStatus* largest = &statuses[0];
+  for (const auto& s : statuses)
+    if (dist::status_to_json(s).size() > dist::status_to_json(*largest).size()) largest = &s;
+  dist::StatusCache cache(std::chrono::hours(1));
+  auto fill = [&](dist::NodeStatus& s) {
+    if (s.role.empty()) s = *largest;
+    ++s.step, s.bytes_in += 1000, s.bytes_out += 1000;
+  };
+  constexpr int kRounds = 20000;
+  std::size_t sink = 0;
+  uint64_t key = 1;
+  const double cached = bench::seconds_of([&] {
+    for (int i = 0; i < kRounds; ++i) sink += cache.get(key, 0, fill).size();
+  });
+  const double encoded = bench::seconds_of([&] {
+    for (int i = 0; i < kRounds; ++i) sink += cache.get(++key, 0, fill).size();
+  });
+  if (sink == 0) std::puts("");
+  return {cached / kRounds * 1e9, encoded / kRounds * 1e9};
+}
+
+double cpu_seconds(int who) {
+  rusage u{};
+  ::getrusage(who, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
 
 ClusterRun run_cluster(const QString& node, const QString& graph, int steps, bool attached, const QTemporaryDir& dir) {
   const QString file = dir.filePath(QStringLiteral("cluster-%1.json").arg(attached ? "attached" : "plain"));
@@ -60,6 +102,7 @@ ClusterRun run_cluster(const QString& node, const QString& graph, int steps, boo
   ui::ClusterSession session;
   ui::ClusterTreeModel model(&session);
   ui::ClusterCharts charts(&session);
+  const double self0 = cpu_seconds(RUSAGE_SELF), children0 = cpu_seconds(RUSAGE_CHILDREN);
   QElapsedTimer clock;
   clock.start();
   launch.start(node, {"launch", "--cluster", file, "--graph", graph, "--steps", QString::number(steps), "--threads", "1",
@@ -72,7 +115,13 @@ ClusterRun run_cluster(const QString& node, const QString& graph, int steps, boo
   }
   loop.exec();
   ClusterRun run{static_cast<double>(clock.nsecsElapsed()) / 1e9, session.updates(), charts.redraws()};
+  for (const ui::ClusterNodeState& n : session.nodes())
+    if (n.status) run.statuses.push_back(*n.status);
   session.detach();
+  // launch waited for its ps and workers, and QProcess for launch: their CPU
+  // time is in RUSAGE_CHILDREN now.
+  run.gui_cpu = cpu_seconds(RUSAGE_SELF) - self0;
+  run.node_cpu = cpu_seconds(RUSAGE_CHILDREN) - children0;
   if (launch.exitStatus() != QProcess::NormalExit || launch.exitCode() != 0)
     throw Error("bench_attach: flowlens-node launch failed:\n" + launch.readAll().toStdString());
   return run;
@@ -97,13 +146,19 @@ int main(int argc, char** argv) {
     const QString node = QCoreApplication::applicationDirPath() + QStringLiteral("/flowlens-node");
     const QString graph = QString::fromStdString(bench::samples_dir() + "/mlp_train.pbtxt");
     const int steps = smoke ? 20 : 6000, reps = smoke ? 1 : 5;
-    std::vector<double> plain, attached;
+    std::vector<double> plain, attached, plain_node_cpu, attached_node_cpu, gui_cpu;
     int updates = 0, redraws = 0;
+    std::vector<dist::NodeStatus> statuses;
     double attached_seconds = 0;
     for (int rep = 0; rep < reps; ++rep) {
-      plain.push_back(run_cluster(node, graph, steps, false, dir).seconds);
+      const ClusterRun p = run_cluster(node, graph, steps, false, dir);
+      plain.push_back(p.seconds);
+      plain_node_cpu.push_back(p.node_cpu);
       ClusterRun a = run_cluster(node, graph, steps, true, dir);
       attached.push_back(a.seconds);
+      attached_node_cpu.push_back(a.node_cpu);
+      gui_cpu.push_back(a.gui_cpu);
+      statuses = a.statuses;
       updates += a.updates;
       redraws += a.redraws;
       attached_seconds += a.seconds;
@@ -112,6 +167,15 @@ int main(int argc, char** argv) {
     std::printf("attach_throughput: %.3f   (2 workers x %d steps: %.2f s alone, %.2f s attached; GUI model got %.1f "
                 "status updates/s and redrew the charts %.1f times/s; target >= 0.97)\n",
                 t_plain / t_attached, steps, t_plain, t_attached, updates / attached_seconds, redraws / attached_seconds);
+    // Where the attached run's extra time goes (medians, CPU seconds per run).
+    const double node_alone = bench::median(plain_node_cpu), node_attached = bench::median(attached_node_cpu);
+    const int polls = std::max(1, updates / reps);
+    const auto [cached_ns, encoded_ns] = status_reply_ns(statuses);
+    std::printf("  attached cost: GUI process %.3f CPU s per run (%.0f us per status update); nodes %.2f CPU s "
+                "attached vs %.2f alone (%+.3f s, %+.0f us per status request); a status reply costs a node "
+                "%.0f ns from its cache, %.1f us re-encoded\n",
+                bench::median(gui_cpu), bench::median(gui_cpu) / polls * 1e6, node_attached, node_alone,
+                node_attached - node_alone, (node_attached - node_alone) / polls * 1e6, cached_ns, encoded_ns / 1e3);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_attach: %s\n", e.what());
     return 1;
