@@ -71,14 +71,15 @@ std::pair<double, double> status_reply_ns(const std::vector<dist::NodeStatus>& s
   constexpr int kRounds = 20000;
   std::size_t sink = 0;
   uint64_t key = 1;
-  const double cached = bench::seconds_of([&] {
-    for (int i = 0; i < kRounds; ++i) sink += cache.get(key, 0, fill).size();
-  });
-  const double encoded = bench::seconds_of([&] {
-    for (int i = 0; i < kRounds; ++i) sink += cache.get(++key, 0, fill).size();
-  });
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  for (int i = 0; i < kRounds; ++i) sink += cache.get(key, 0, fill).size();
+  const auto t1 = Clock::now();
+  for (int i = 0; i < kRounds; ++i) sink += cache.get(++key, 0, fill).size();
+  const auto t2 = Clock::now();
   if (sink == 0) std::puts("");
-  return {cached / kRounds * 1e9, encoded / kRounds * 1e9};
+  const double ns = 1e9 / kRounds;
+  return {std::chrono::duration<double>(t1 - t0).count() * ns, std::chrono::duration<double>(t2 - t1).count() * ns};
 }
 
 double cpu_seconds(int who) {
@@ -87,6 +88,37 @@ double cpu_seconds(int who) {
   return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
+
+// Where the attached runs' extra time goes, gathered by run_cluster.
+struct Costs {
+  std::vector<double> alone_node_cpu, attached_node_cpu, gui_cpu;
+  int updates = 0;
+  std::vector<dist::NodeStatus> statuses;  // the last attached run's
+
+  void record(bool attached, const ClusterRun& run) {
+    if (!attached) {
+      alone_node_cpu.push_back(run.node_cpu);
+      return;
+    }
+    attached_node_cpu.push_back(run.node_cpu);
+    gui_cpu.push_back(run.gui_cpu);
+    updates += run.updates;
+    statuses = run.statuses;
+  }
+
+  void print() const {
+    if (gui_cpu.empty() || alone_node_cpu.empty()) return;
+    const double gui = bench::median(gui_cpu), node_alone = bench::median(alone_node_cpu),
+                 node_attached = bench::median(attached_node_cpu);
+    const double polls = std::max(1.0, static_cast<double>(updates) / static_cast<double>(gui_cpu.size()));
+    const auto [cached_ns, encoded_ns] = status_reply_ns(statuses);
+    std::printf("  attached cost (CPU s per run, medians): GUI process %.3f (%.0f us per status update); nodes %.2f "
+                "attached vs %.2f alone (%+.2f, within noise unless large); a status reply costs a node %.0f ns "
+                "from its cache, %.1f us re-encoded (at most every 100 ms)\n",
+                gui, gui / polls * 1e6, node_attached, node_alone, node_attached - node_alone, cached_ns,
+                encoded_ns / 1e3);
+  }
+} costs;
 
 ClusterRun run_cluster(const QString& node, const QString& graph, int steps, bool attached, const QTemporaryDir& dir) {
   const QString file = dir.filePath(QStringLiteral("cluster-%1.json").arg(attached ? "attached" : "plain"));
@@ -122,6 +154,7 @@ ClusterRun run_cluster(const QString& node, const QString& graph, int steps, boo
   // time is in RUSAGE_CHILDREN now.
   run.gui_cpu = cpu_seconds(RUSAGE_SELF) - self0;
   run.node_cpu = cpu_seconds(RUSAGE_CHILDREN) - children0;
+  costs.record(attached, run);
   if (launch.exitStatus() != QProcess::NormalExit || launch.exitCode() != 0)
     throw Error("bench_attach: flowlens-node launch failed:\n" + launch.readAll().toStdString());
   return run;
@@ -146,19 +179,13 @@ int main(int argc, char** argv) {
     const QString node = QCoreApplication::applicationDirPath() + QStringLiteral("/flowlens-node");
     const QString graph = QString::fromStdString(bench::samples_dir() + "/mlp_train.pbtxt");
     const int steps = smoke ? 20 : 6000, reps = smoke ? 1 : 5;
-    std::vector<double> plain, attached, plain_node_cpu, attached_node_cpu, gui_cpu;
+    std::vector<double> plain, attached;
     int updates = 0, redraws = 0;
-    std::vector<dist::NodeStatus> statuses;
     double attached_seconds = 0;
     for (int rep = 0; rep < reps; ++rep) {
-      const ClusterRun p = run_cluster(node, graph, steps, false, dir);
-      plain.push_back(p.seconds);
-      plain_node_cpu.push_back(p.node_cpu);
+      plain.push_back(run_cluster(node, graph, steps, false, dir).seconds);
       ClusterRun a = run_cluster(node, graph, steps, true, dir);
       attached.push_back(a.seconds);
-      attached_node_cpu.push_back(a.node_cpu);
-      gui_cpu.push_back(a.gui_cpu);
-      statuses = a.statuses;
       updates += a.updates;
       redraws += a.redraws;
       attached_seconds += a.seconds;
@@ -167,15 +194,7 @@ int main(int argc, char** argv) {
     std::printf("attach_throughput: %.3f   (2 workers x %d steps: %.2f s alone, %.2f s attached; GUI model got %.1f "
                 "status updates/s and redrew the charts %.1f times/s; target >= 0.97)\n",
                 t_plain / t_attached, steps, t_plain, t_attached, updates / attached_seconds, redraws / attached_seconds);
-    // Where the attached run's extra time goes (medians, CPU seconds per run).
-    const double node_alone = bench::median(plain_node_cpu), node_attached = bench::median(attached_node_cpu);
-    const int polls = std::max(1, updates / reps);
-    const auto [cached_ns, encoded_ns] = status_reply_ns(statuses);
-    std::printf("  attached cost: GUI process %.3f CPU s per run (%.0f us per status update); nodes %.2f CPU s "
-                "attached vs %.2f alone (%+.3f s, %+.0f us per status request); a status reply costs a node "
-                "%.0f ns from its cache, %.1f us re-encoded\n",
-                bench::median(gui_cpu), bench::median(gui_cpu) / polls * 1e6, node_attached, node_alone,
-                node_attached - node_alone, (node_attached - node_alone) / polls * 1e6, cached_ns, encoded_ns / 1e3);
+    costs.print();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_attach: %s\n", e.what());
     return 1;
