@@ -17,6 +17,7 @@ uint64_t PsServer::status_key() const {
   mix(static_cast<uint64_t>(liveness_.live_count()));
   mix(liveness_.finished_count());
   mix(pending_pulls_.empty());
+  mix(aggregator_.collected());  // who a sync barrier still waits for (the detail)
   return key;
 }
 
