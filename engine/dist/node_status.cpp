@@ -1,5 +1,7 @@
 #include "dist/node_status.h"
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -9,29 +11,136 @@
 
 namespace flowlens::dist {
 
+namespace {
+
+void append_string(std::string& out, const std::string& text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += '"';
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned char c = p[i];
+    if (c < 0x80) {
+      switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+          if (c < 0x20) {
+            out += "\\u00";
+            out += kHex[c >> 4];
+            out += kHex[c & 15];
+          } else {
+            out += static_cast<char>(c);
+          }
+      }
+      ++i;
+      continue;
+    }
+    // UTF-8 passes through; an invalid sequence (a detail quoting a
+    // binary name) becomes U+FFFD, so the reply always parses.
+    const std::size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    bool ok = len > 0 && i + len <= n;
+    for (std::size_t k = 1; ok && k < len; ++k) ok = (p[i + k] & 0xC0) == 0x80;
+    if (ok && len == 3) {
+      const unsigned cp = ((c & 0x0Fu) << 12) | ((p[i + 1] & 0x3Fu) << 6);
+      ok = cp >= 0x800 && (cp < 0xD800 || cp > 0xDFFF);
+    } else if (ok && len == 4) {
+      const unsigned cp = ((c & 0x07u) << 18) | ((p[i + 1] & 0x3Fu) << 12);
+      ok = cp >= 0x10000 && cp <= 0x10FFFF;
+    }
+    if (!ok) {
+      out += "\\ufffd";
+      ++i;
+      continue;
+    }
+    out.append(text, i, len);
+    i += len;
+  }
+  out += '"';
+}
+
+template <class Int>
+void append_int(std::string& out, Int v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+// Shortest round-trip form, as nlohmann writes it ("2.0", "1e-05"); null
+// for NaN and infinities.
+void append_double(std::string& out, double v) {
+  if (!std::isfinite(v)) {
+    out += "null";
+    return;
+  }
+  char buf[40];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+  if (std::find_if(buf, r.ptr, [](char c) { return c == '.' || c == 'e' || c == 'n' || c == 'i'; }) == r.ptr)
+    out += ".0";
+}
+
+void append_key(std::string& out, const char* key) {
+  out += '"';
+  out += key;
+  out += "\":";
+}
+
+}  // namespace
+
+// Keys in nlohmann's (sorted) order, so the text matches what it wrote.
+void append_status_json(const NodeStatus& s, std::string& out) {
+  out += '{';
+  append_key(out, "address"), append_string(out, s.address), out += ',';
+  append_key(out, "bytes_in"), append_int(out, s.bytes_in), out += ',';
+  append_key(out, "bytes_out"), append_int(out, s.bytes_out), out += ',';
+  append_key(out, "detail"), append_string(out, s.detail), out += ',';
+  append_key(out, "events"), append_string(out, s.events), out += ',';
+  append_key(out, "links"), out += '[';
+  for (std::size_t i = 0; i < s.links.size(); ++i) {
+    const LinkTraffic& l = s.links[i];
+    if (i > 0) out += ',';
+    out += '{';
+    append_key(out, "bytes_in"), append_int(out, l.bytes_in), out += ',';
+    append_key(out, "bytes_out"), append_int(out, l.bytes_out), out += ',';
+    append_key(out, "peer"), append_string(out, l.peer);
+    out += '}';
+  }
+  out += "],";
+  append_key(out, "loss");
+  if (s.loss) append_double(out, *s.loss);
+  else out += "null";
+  out += ',';
+  append_key(out, "mode"), append_string(out, s.mode), out += ',';
+  append_key(out, "profiling"), out += s.profiling ? "true" : "false", out += ',';
+  append_key(out, "role"), append_string(out, s.role), out += ',';
+  append_key(out, "state"), append_string(out, s.state), out += ',';
+  append_key(out, "step"), append_int(out, s.step), out += ',';
+  append_key(out, "steps_per_second"), append_double(out, s.steps_per_second), out += ',';
+  append_key(out, "task"), append_int(out, s.task), out += ',';
+  append_key(out, "variables"), out += '[';
+  for (std::size_t i = 0; i < s.variables.size(); ++i) {
+    const VariableInfo& v = s.variables[i];
+    if (i > 0) out += ',';
+    out += '{';
+    append_key(out, "bytes"), append_int(out, v.bytes), out += ',';
+    append_key(out, "dtype"), append_string(out, v.dtype), out += ',';
+    append_key(out, "name"), append_string(out, v.name), out += ',';
+    append_key(out, "shape"), append_string(out, v.shape);
+    out += '}';
+  }
+  out += "]}";
+}
+
 std::string status_to_json(const NodeStatus& s) {
-  nlohmann::json j;
-  j["role"] = s.role;
-  j["task"] = s.task;
-  j["address"] = s.address;
-  j["state"] = s.state;
-  j["step"] = s.step;
-  j["loss"] = s.loss && std::isfinite(*s.loss) ? nlohmann::json(*s.loss) : nlohmann::json(nullptr);
-  j["steps_per_second"] = s.steps_per_second;
-  j["bytes_in"] = s.bytes_in;
-  j["bytes_out"] = s.bytes_out;
-  j["events"] = s.events;
-  j["mode"] = s.mode;
-  j["detail"] = s.detail;
-  j["profiling"] = s.profiling;
-  nlohmann::json vars = nlohmann::json::array();
-  for (const auto& v : s.variables)
-    vars.push_back({{"name", v.name}, {"dtype", v.dtype}, {"shape", v.shape}, {"bytes", v.bytes}});
-  j["variables"] = vars;
-  nlohmann::json links = nlohmann::json::array();
-  for (const auto& l : s.links) links.push_back({{"peer", l.peer}, {"bytes_in", l.bytes_in}, {"bytes_out", l.bytes_out}});
-  j["links"] = links;
-  return j.dump();
+  std::string out;
+  append_status_json(s, out);
+  return out;
 }
 
 NodeStatus status_from_json(const std::string& text, const std::string& source) {

@@ -44,6 +44,9 @@ struct NodeStatus {
 };
 
 std::string status_to_json(const NodeStatus& status);
+// The same JSON, appended to `out` without a JSON DOM: once `out` and the
+// status have grown to size, encoding allocates nothing (StatusCache).
+void append_status_json(const NodeStatus& status, std::string& out);
 // Throws Error naming `source` and the missing or mistyped field.
 NodeStatus status_from_json(const std::string& json, const std::string& source);
 
@@ -68,6 +71,58 @@ class StepRate {
 
  private:
   std::deque<std::pair<std::chrono::steady_clock::time_point, int64_t>> samples_;
+};
+
+// A node's status reply, encoded once and served to every STATUS request and
+// heartbeat until it goes stale, so a poll costs the node a few counter
+// reads, never a NodeStatus built under its training lock. Owned by the one
+// thread that answers requests (a worker's control thread, the ps's serving
+// thread).
+//
+// Stale means: `key` changed (the owner folds in everything a reader must
+// see at once: state, pause, detail, profiling, variables, a command), or
+// the step moved and the reply is `refresh` old, or it is a second old (so
+// traffic counters of a paused node move on). A state change therefore shows
+// in the very next answer; a training node's step and counters lag by at
+// most `refresh`.
+class StatusCache {
+ public:
+  explicit StatusCache(std::chrono::milliseconds refresh = std::chrono::milliseconds(100)) : refresh_(refresh) {}
+
+  // The encoded status; rebuilds it first with fill(NodeStatus&) when stale.
+  // `fill` updates the status it is given in place (its strings and vectors
+  // keep their capacity).
+  template <class Fill>
+  const std::string& get(uint64_t key, int64_t step, Fill&& fill) {
+    const auto now = std::chrono::steady_clock::now();
+    const auto age = now - built_;
+    if (!valid_ || key != key_ || age >= std::chrono::seconds(1) || (step != step_ && age >= refresh_)) {
+      fill(status_);
+      json_.clear();
+      append_status_json(status_, json_);
+      valid_ = true;
+      key_ = key;
+      step_ = step;
+      built_ = now;
+      ++builds_;
+    }
+    ++served_;
+    return json_;
+  }
+  // The status as last encoded.
+  const NodeStatus& status() const { return status_; }
+  uint64_t builds() const { return builds_; }  // encodings
+  uint64_t served() const { return served_; }  // answers (and heartbeats) served
+
+ private:
+  std::chrono::milliseconds refresh_;
+  NodeStatus status_;
+  std::string json_;
+  bool valid_ = false;
+  uint64_t key_ = 0;
+  int64_t step_ = 0;
+  std::chrono::steady_clock::time_point built_{};
+  uint64_t builds_ = 0, served_ = 0;
 };
 
 }  // namespace flowlens::dist

@@ -6,31 +6,56 @@
 
 namespace flowlens::dist {
 
-NodeStatus PsServer::status() const {
-  NodeStatus s;
-  s.role = "ps";
-  s.task = options_.task;
-  s.address = address_;
-  s.state = !stop_reason_.empty() ? "stopping" : gate_.paused() ? "paused" : "serving";
+uint64_t PsServer::status_key() const {
+  uint64_t key = status_generation_;
+  auto mix = [&key](uint64_t v) { key = (key ^ v) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull; };
+  mix(gate_.paused());
+  mix(stop_reason_.size());
+  mix(profile_.active());
+  mix(static_cast<uint64_t>(last_replicas_to_aggregate_ + 1));
+  mix(state_.variables.size());
+  mix(static_cast<uint64_t>(liveness_.live_count()));
+  mix(liveness_.finished_count());
+  mix(pending_pulls_.empty());
+  mix(aggregator_.collected());  // who a sync barrier still waits for (the detail)
+  return key;
+}
+
+void PsServer::fill_status(NodeStatus& s, bool key_changed) const {
+  if (key_changed) {
+    s.role = "ps";
+    s.task = options_.task;
+    s.address = address_;
+    s.state = !stop_reason_.empty() ? "stopping" : gate_.paused() ? "paused" : "serving";
+    s.events = endpoints_.events_endpoint();
+    s.profiling = profile_.active();
+    s.mode = last_replicas_to_aggregate_ < 0   ? ""
+             : last_replicas_to_aggregate_ == 0 ? "async"
+                                                : "sync " + std::to_string(last_replicas_to_aggregate_);
+    s.variables.clear();
+    for (const auto& [name, var] : state_.variables)
+      s.variables.push_back({name, dtype_name(var.value.dtype()), var.value.shape().to_string(),
+                             static_cast<int64_t>(var.value.byte_size())});
+  }
   s.step = state_.global_step;
   s.steps_per_second = rate_.per_second();
   s.bytes_in = traffic_.bytes_in;
   s.bytes_out = traffic_.bytes_out;
-  s.events = endpoints_.events_endpoint();
-  s.profiling = profile_.active();
-  s.mode = last_replicas_to_aggregate_ < 0   ? ""
-           : last_replicas_to_aggregate_ == 0 ? "async"
-                                              : "sync " + std::to_string(last_replicas_to_aggregate_);
-  for (const auto& [name, var] : state_.variables)
-    s.variables.push_back({name, dtype_name(var.value.dtype()), var.value.shape().to_string(),
-                           static_cast<int64_t>(var.value.byte_size())});
   s.links = links_.links();
+  s.detail.clear();
   if (!pending_pulls_.empty()) s.detail = missing_workers_text();
   if (const std::string down = liveness_text(); !down.empty()) s.detail = down + (s.detail.empty() ? "" : "; " + s.detail);
   const std::size_t workers = options_.cluster.task_indices("worker").size();
   if (s.detail.empty() && liveness_.finished_count() > 0)
     s.detail = std::to_string(liveness_.finished_count()) + " of " + std::to_string(workers) + " worker(s) done";
-  return s;
+}
+
+const std::string& PsServer::status_json() {
+  const uint64_t key = status_key();
+  return status_cache_.get(key, state_.global_step, [&](NodeStatus& s) {
+    fill_status(s, key != filled_key_ || s.role.empty());
+    filled_key_ = key;
+  });
 }
 
 void PsServer::publish_heartbeat() {
@@ -39,7 +64,7 @@ void PsServer::publish_heartbeat() {
   h.set_kind(wire::HEARTBEAT);
   h.set_sender("ps:" + std::to_string(options_.task));
   h.set_step(state_.global_step);
-  h.set_text(status_to_json(status()));
+  h.set_text(status_json());
   traffic_.bytes_out += endpoints_.publish(h);
 }
 
@@ -79,6 +104,7 @@ void PsServer::handle_fetch(const WireMessage& m) {
 }
 
 void PsServer::handle_control(WireMessage& m) {
+  ++status_generation_;  // the next status shows what the command did
   const std::string& cmd = m.header.command();
   std::string text;
   if (cmd == "pause") {

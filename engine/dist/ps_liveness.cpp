@@ -7,6 +7,7 @@ namespace flowlens::dist {
 
 void PsServer::saw_worker(int worker) {
   if (!liveness_.heard_from(worker)) return;
+  ++status_generation_;  // back: the status says so at once
   if (liveness_.is_live(worker)) aggregator_.worker_returned(worker);
   std::string line = label_ + ": worker " + std::to_string(worker) + " is back";
   if (last_replicas_to_aggregate_ > 0)
@@ -22,6 +23,7 @@ int PsServer::sync_target_for_log() const {
 void PsServer::check_worker_liveness() {
   last_liveness_check_ = std::chrono::steady_clock::now();
   const std::vector<WorkerLiveness::Lapse> lapses = liveness_.mark_silent_down();
+  if (!lapses.empty()) ++status_generation_;
   for (const WorkerLiveness::Lapse& lapse : lapses) {
     aggregator_.worker_left(lapse.worker);
     std::string line = label_ + ": worker " + std::to_string(lapse.worker) + " at " +

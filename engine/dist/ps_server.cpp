@@ -57,7 +57,7 @@ void PsServer::handle(WireMessage m) {
     case wire::PUSH: handle_push(m); break;
     case wire::INIT: handle_init(m); break;
     case wire::DONE: handle_done(m); break;
-    case wire::STATUS: reply(m, reply_header(m.header, wire::OK, status_to_json(status()))); break;
+    case wire::STATUS: reply(m, reply_header(m.header, wire::OK, status_json())); break;
     case wire::FETCH: handle_fetch(m); break;
     case wire::CONTROL: handle_control(m); break;
     case wire::HEARTBEAT:
@@ -261,6 +261,7 @@ bool PsServer::answer_duplicate_push(const WireMessage& m, int worker) {
 }
 
 void PsServer::handle_init(const WireMessage& m) {
+  ++status_generation_;  // variables appear
   int created = 0;
   for (std::size_t i = 0; i < m.num_tensors(); ++i) {
     PsVariable& var = state_.variables[m.name(i)];
@@ -279,6 +280,7 @@ void PsServer::handle_done(const WireMessage& m) {
     return;
   }
   liveness_.finished(worker);
+  ++status_generation_;
   aggregator_.worker_left(worker);
   reply(m, reply_header(m.header, wire::OK));
   finish_sync_round_if_complete();

@@ -114,7 +114,11 @@ class PsServer {
   std::string check_push(const WireMessage& m) const;
   std::string missing_workers_text() const;
 
-  NodeStatus status() const;
+  // The status reply, from status_cache_: rebuilt when status_key() moved
+  // or, while training, at most every 100 ms, never per request.
+  const std::string& status_json();
+  uint64_t status_key() const;  // changes with everything but the step and the traffic counters
+  void fill_status(NodeStatus& s, bool key_changed) const;
   void publish_heartbeat();
   void reply(const WireMessage& request, wire::Header header, const std::vector<NamedTensor>& tensors = {});
 
@@ -145,6 +149,9 @@ class PsServer {
   // restarts): rate-limited, so a flood cannot flood the log.
   LogRateLimiter peer_log_;
   StepRate rate_;
+  StatusCache status_cache_;
+  uint64_t status_generation_ = 0;  // bumped by commands, INIT, DONE and liveness changes
+  uint64_t filled_key_ = 0;
   std::chrono::steady_clock::time_point last_heartbeat_;
   RequestProfile profile_;
 };

@@ -109,8 +109,35 @@ Worker::~Worker() {
 
 void Worker::set_state(const std::string& state, const std::string& detail) {
   std::lock_guard lock(mu_);
+  if (status_.state == state && status_.detail == detail) return;  // every step says "training"
   status_.state = state;
   status_.detail = detail;
+  status_changed();
+}
+
+void Worker::note_pulled_variables(const std::vector<std::vector<NamedTensor>>& pulled) {
+  std::size_t i = 0;
+  bool same = true;
+  for (const auto& p : pulled)
+    for (const NamedTensor& v : p) {
+      same = same && i < pulled_names_.size() && pulled_names_[i] == v.name &&
+             pulled_layout_[i].first == v.value.dtype() && pulled_layout_[i].second == v.value.shape();
+      ++i;
+    }
+  if (same && i == pulled_names_.size()) return;
+  pulled_names_.clear();
+  pulled_layout_.clear();
+  std::vector<VariableInfo> info;
+  for (const auto& p : pulled)
+    for (const NamedTensor& v : p) {
+      pulled_names_.push_back(v.name);
+      pulled_layout_.emplace_back(v.value.dtype(), v.value.shape());
+      info.push_back({v.name, dtype_name(v.value.dtype()), v.value.shape().to_string(),
+                      static_cast<int64_t>(v.value.byte_size())});
+    }
+  std::lock_guard lock(mu_);
+  variables_ = std::move(info);
+  status_changed();
 }
 
 void Worker::evaluate_hyperparameters() {
@@ -243,10 +270,11 @@ void Worker::linger_until_done_seen() {
   const auto now = std::chrono::steady_clock::now();
   // Polled recently: a viewer is watching and would otherwise see the
   // worker go silent, like a crash.
-  const bool watched = status_asked_ != std::chrono::steady_clock::time_point{} &&
-                       now - status_asked_ < std::chrono::seconds(2);
+  const int64_t asked = status_asked_ns_.load();
+  const bool watched = asked != 0 && now - std::chrono::steady_clock::time_point(std::chrono::nanoseconds(asked)) <
+                                          std::chrono::seconds(2);
   if (!watched || options_.done_linger <= std::chrono::milliseconds(0)) return;
-  cv_.wait_until(lock, now + options_.done_linger, [&] { return done_answered_; });
+  cv_.wait_until(lock, now + options_.done_linger, [&] { return done_answered_.load(); });
 }
 
 int Worker::run(const std::atomic<bool>* interrupted) {
@@ -300,15 +328,14 @@ int Worker::run(const std::atomic<bool>* interrupted) {
     if (!first_loss) first_loss = loss;
     last_loss = loss;
     done_steps = step;
+    // The status reads these counters on the control thread; the training
+    // lock below is for fetches and step events only.
+    note_pulled_variables(pulled);
+    loss_.store(loss.value_or(std::numeric_limits<double>::quiet_NaN()), std::memory_order_relaxed);
+    step_.store(step, std::memory_order_release);
     {
       std::lock_guard lock(mu_);
-      status_.step = step;
-      status_.loss = loss;
-      rate_.record(step);
-      last_feeds_ = feeds;
-      last_pulled_.clear();
-      for (auto& p : pulled)
-        for (auto& v : p) last_pulled_.push_back(v);
+      last_feeds_ = std::move(feeds);
       events_.push_back({step, loss.value_or(std::nan(""))});
     }
     if (loss && options_.print_every > 0 && (step % options_.print_every == 0 || step == 1 || step == options_.steps))

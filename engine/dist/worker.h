@@ -15,6 +15,7 @@
 #include <condition_variable>
 #include <deque>
 #include <future>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -134,8 +135,16 @@ class Worker {
   std::string clear_breakpoint(const std::string& node);
   std::string take_node_times();
   void on_breakpoint(const DebugStop& stop);
-  NodeStatus snapshot_status();
+  // The status reply, from status_cache_ (control thread only): reads the
+  // training thread's counters, and takes mu_ only after a state change.
+  const std::string& status_json();
+  void note_step();  // control thread: feeds status_rate_ with step_
+  // Under mu_, after changing what status_json shows besides the counters.
+  void status_changed() { status_generation_.fetch_add(1, std::memory_order_release); }
   void set_state(const std::string& state, const std::string& detail = {});
+  // Training thread: publishes the pulled variables' names, types and sizes
+  // when they differ from the last step's (the first step, in practice).
+  void note_pulled_variables(const std::vector<std::vector<NamedTensor>>& pulled);
 
   WorkerOptions options_;
   int rank_ = 0, num_workers_ = 1;
@@ -165,11 +174,8 @@ class Worker {
   std::string stop_reason_;
   std::deque<std::shared_ptr<FetchRequest>> fetches_;
   std::deque<StepEvent> events_;
-  NodeStatus status_;
-  std::chrono::steady_clock::time_point status_asked_{};  // the last STATUS request
-  bool done_answered_ = false;                            // a STATUS answer said "done"
-  StepRate rate_;
-  std::vector<NamedTensor> last_pulled_;
+  NodeStatus status_;  // state, detail, profiling, mode (its step and loss: step_, loss_)
+  std::vector<VariableInfo> variables_;  // as last pulled
   FeedList last_feeds_;
   std::unique_ptr<Profiler> profiler_;
   // Remote breakpoints: the debugger records a hit and lets the step finish
@@ -179,6 +185,21 @@ class Worker {
   std::map<std::string, int> breakpoint_ids_;  // node -> debugger id
   std::atomic<bool> serving_fetch_{false};      // fetch re-runs do not hit breakpoints
   std::unique_ptr<NodeTimer> node_timer_;       // attached by the first node_times request
+
+  // The training thread's counters, read by status_json without mu_.
+  std::atomic<int64_t> step_{0};
+  std::atomic<double> loss_{std::numeric_limits<double>::quiet_NaN()};  // NaN: none yet
+  std::atomic<uint64_t> status_generation_{1};  // see status_changed()
+  std::atomic<int64_t> status_asked_ns_{0};     // steady clock of the last STATUS request; 0 never
+  std::atomic<bool> done_answered_{false};      // a STATUS answer said "done"
+  // Training thread only: what note_pulled_variables last published.
+  std::vector<std::pair<DType, Shape>> pulled_layout_;
+  std::vector<std::string> pulled_names_;
+  // Control thread only.
+  StatusCache status_cache_;
+  StepRate status_rate_;
+  int64_t rate_step_ = -1;
+  uint64_t filled_generation_ = 0;
 
   std::atomic<bool> control_running_{false};
   std::string control_endpoint_, events_endpoint_;

@@ -1,6 +1,7 @@
 // The worker's control side: its control endpoint and PUB stream (served by
 // the control thread) and the between-steps hook where the training thread
 // honours pause/step/stop and answers fetches.
+#include <cmath>
 #include <cstring>
 #include <iostream>
 
@@ -72,7 +73,8 @@ void Worker::on_breakpoint(const DebugStop& stop) {
     std::lock_guard lock(mu_);
     paused_ = true;
     step_budget_ = 0;
-    status_.detail = "breakpoint at '" + stop.node + "' in step " + std::to_string(status_.step + 1) + ": " + stop.message;
+    status_.detail = "breakpoint at '" + stop.node + "' in step " + std::to_string(step_.load() + 1) + ": " + stop.message;
+    status_changed();
   }
   debugger_->continue_run();
 }
@@ -88,19 +90,38 @@ std::string Worker::take_node_times() {
   return j.dump();
 }
 
-NodeStatus Worker::snapshot_status() {
-  std::lock_guard lock(mu_);
-  NodeStatus s = status_;
-  if (paused_ && s.state == "training") s.state = "paused";
-  s.steps_per_second = rate_.per_second();
-  s.bytes_in = traffic_.bytes_in;
-  s.bytes_out = traffic_.bytes_out;
-  s.events = events_endpoint_;
-  s.profiling = profiler_ != nullptr && status_.profiling;
-  for (const NamedTensor& v : last_pulled_)
-    s.variables.push_back({v.name, dtype_name(v.value.dtype()), v.value.shape().to_string(),
-                           static_cast<int64_t>(v.value.byte_size())});
-  return s;
+void Worker::note_step() {
+  const int64_t step = step_.load(std::memory_order_acquire);
+  if (step == rate_step_) return;
+  status_rate_.record(step);
+  rate_step_ = step;
+}
+
+const std::string& Worker::status_json() {
+  note_step();
+  const uint64_t generation = status_generation_.load(std::memory_order_acquire);
+  const int64_t step = step_.load(std::memory_order_acquire);
+  return status_cache_.get(generation, step, [&](NodeStatus& s) {
+    if (generation != filled_generation_) {  // a state change: the only time this takes the training lock
+      std::lock_guard lock(mu_);
+      s.role = status_.role;
+      s.task = status_.task;
+      s.address = status_.address;
+      s.mode = status_.mode;
+      s.state = paused_ && status_.state == "training" ? "paused" : status_.state;
+      s.detail = status_.detail;
+      s.profiling = profiler_ != nullptr && status_.profiling;
+      s.events = events_endpoint_;
+      s.variables = variables_;
+      filled_generation_ = generation;
+    }
+    s.step = step;
+    const double loss = loss_.load(std::memory_order_relaxed);
+    s.loss = std::isnan(loss) ? std::nullopt : std::optional<double>(loss);
+    s.steps_per_second = status_rate_.per_second();
+    s.bytes_in = traffic_.bytes_in;
+    s.bytes_out = traffic_.bytes_out;
+  });
 }
 
 bool Worker::between_steps(const std::atomic<bool>* interrupted) {
@@ -108,7 +129,7 @@ bool Worker::between_steps(const std::atomic<bool>* interrupted) {
   std::unique_lock lock(mu_);
   bool announced = false;
   while (paused_ && step_budget_ == 0 && !stop_requested_ && !(interrupted && interrupted->load())) {
-    if (!announced) status_.state = "paused", announced = true;
+    if (!announced) status_.state = "paused", announced = true, status_changed();
     cv_.wait_for(lock, std::chrono::milliseconds(100));
     lock.unlock();
     serve_fetches();
@@ -154,14 +175,16 @@ void Worker::handle_control_message(zmq::socket_t& router, WireMessage& m) {
   };
   switch (m.header.kind()) {
     case wire::STATUS: {
-      const NodeStatus status = snapshot_status();
-      answer(reply_header(m.header, wire::OK, status_to_json(status)));
-      {
-        std::lock_guard lock(mu_);
-        status_asked_ = std::chrono::steady_clock::now();
-        if (status.state == "done") done_answered_ = true;
+      answer(reply_header(m.header, wire::OK, status_json()));
+      status_asked_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::steady_clock::now().time_since_epoch()).count();
+      if (status_cache_.status().state == "done" && !done_answered_) {
+        {
+          std::lock_guard lock(mu_);  // linger_until_done_seen waits on it
+          done_answered_ = true;
+        }
+        cv_.notify_all();
       }
-      cv_.notify_all();
       return;
     }
     case wire::FETCH: {
@@ -208,13 +231,14 @@ void Worker::handle_control_message(zmq::socket_t& router, WireMessage& m) {
   std::string text;
   {
     std::lock_guard lock(mu_);
-    if (cmd == "pause") paused_ = true, text = "pausing after step " + std::to_string(status_.step);
-    else if (cmd == "step") step_budget_ += 1, text = "running one step after step " + std::to_string(status_.step);
+    status_changed();  // each command may change what the status says
+    if (cmd == "pause") paused_ = true, text = "pausing after step " + std::to_string(step_.load());
+    else if (cmd == "step") step_budget_ += 1, text = "running one step after step " + std::to_string(step_.load());
     else if (cmd == "resume") paused_ = false, step_budget_ = 0, status_.detail.clear(), text = "resumed";
     else if (cmd == "stop") {
       stop_requested_ = true;
       stop_reason_ = "stopped by " + (m.header.sender().empty() ? std::string("a client") : m.header.sender());
-      text = "stopping after step " + std::to_string(status_.step);
+      text = "stopping after step " + std::to_string(step_.load());
     } else if (cmd == "profile_start") {
       if (!profiler_) {
         profiler_ = std::make_unique<Profiler>();
@@ -319,7 +343,7 @@ void Worker::control_loop() {
     wire::Header h;
     h.set_kind(wire::HEARTBEAT);
     h.set_sender("worker:" + std::to_string(options_.task));
-    h.set_text(status_to_json(snapshot_status()));
+    h.set_text(status_json());
     publish(h);
   };
   // "Still here" to every ps, from this thread because the training thread
@@ -339,6 +363,7 @@ void Worker::control_loop() {
       }
     }
     if (auto frames = receive_frames(router, 100)) handle_control_frames(router, guard, std::move(*frames));
+    note_step();  // steps/s in the status, sampled here rather than on the training path
     guard.poll();
     subscriber_guard.poll();
     peer_log_.flush_expired();

@@ -102,13 +102,11 @@ int main(int argc, char** argv) {
     const bench::Comparison c = bench::compare(pairs, direct, engine);
     int differing = 0;
     if (!agree(n, a, b, engine_out, direct_out, &differing)) {
-      std::fprintf(stderr, "gemm_%d: engine result differs from cblas_sgemm beyond float rounding
-", n);
+      std::fprintf(stderr, "gemm_%d: engine result differs from cblas_sgemm beyond float rounding\n", n);
       return 1;
     }
     std::printf("gemm_%d: %s   (direct %.2f ms, engine %.2f ms, medians of %d pairs; %d of %d elements differ in the "
-                "last bits; target >= 0.95)
-",
+                "last bits; target >= 0.95)\n",
                 n, bench::speed_text(c).c_str(), c.baseline_median() * 1e3, c.candidate_median() * 1e3, c.pairs(),
                 differing, n * n);
   }

@@ -309,6 +309,24 @@ class ClusterAttachTest : public QObject {
                                  c->charts()->series(ui::ClusterCharts::Loss, "worker 1")->count() > 3,
                              kWait);
     QVERIFY(!c->charts()->series(ui::ClusterCharts::Loss, "ps 0"));  // a ps has no loss
+    // A redraw moves a series by the samples that came, it does not
+    // replace all its points.
+    QLineSeries* loss1 = c->charts()->series(ui::ClusterCharts::Loss, "worker 1");
+    QSignalSpy replaced(loss1, &QXYSeries::pointsReplaced), added(loss1, &QXYSeries::pointAdded);
+    const int redraws = c->charts()->redraws();
+    QTRY_VERIFY_WITH_TIMEOUT(c->charts()->redraws() > redraws + 5 && added.count() > 3, kWait);
+    QVERIFY2(added.count() > replaced.count(), qPrintable(QString("%1 appends, %2 replaces").arg(added.count()).arg(replaced.count())));
+    // Hidden (the dock closed), the charts do no work while the model
+    // updates on; shown again, they catch up at once.
+    c->charts_dock()->hide();
+    QVERIFY(!c->charts()->isVisible());
+    const int hidden_redraws = c->charts()->redraws(), updates = c->session()->updates();
+    QTRY_VERIFY_WITH_TIMEOUT(c->session()->updates() > updates + 10, kWait);
+    QCOMPARE(c->charts()->redraws(), hidden_redraws);
+    const double newest = c->session()->node("worker 1")->history.back().t;
+    c->charts_dock()->show();
+    QTRY_VERIFY_WITH_TIMEOUT(c->charts()->redraws() > hidden_redraws, kWait);
+    QVERIFY(loss1->count() > 0 && loss1->at(loss1->count() - 1).x() >= newest);
 
     // Pause one worker: it stops stepping, the other goes on; then resume.
     QVERIFY(c->panel()->select_node("worker 0"));

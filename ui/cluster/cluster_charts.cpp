@@ -19,6 +19,9 @@ namespace flowlens::ui {
 namespace {
 
 const char* kTitles[] = {"Loss per worker", "Steps/s", "Traffic (in + out)"};
+// More new samples than this per series (the charts were hidden): one
+// replace() rather than an append, and a geometry update, per point.
+constexpr long kMaxAppend = 8;
 
 double value_of(const ClusterSample& s, ClusterCharts::Metric m) {
   switch (m) {
@@ -81,11 +84,16 @@ ClusterCharts::ClusterCharts(ClusterSession* session, QWidget* parent) : QWidget
   timer_ = new QTimer(this);
   timer_->setInterval(100);
   connect(timer_, &QTimer::timeout, this, [this] {
-    if (dirty_) redraw();
+    if (dirty_ && isVisible()) redraw();  // hidden: showEvent catches up
   });
   timer_->start();
   connect(session_, &ClusterSession::node_updated, this, [this] { dirty_ = true; });
   connect(session_, &ClusterSession::attached_changed, this, &ClusterCharts::reset);
+}
+
+void ClusterCharts::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (dirty_) redraw();
 }
 
 void ClusterCharts::reset() {
@@ -95,6 +103,7 @@ void ClusterCharts::reset() {
       delete s;
     }
     series_[m].clear();
+    seen_[m].clear();
   }
   dirty_ = true;
 }
@@ -133,18 +142,41 @@ void ClusterCharts::redraw() {
       scale = peak >= 1024.0 * 1024 ? 1024.0 * 1024 : peak >= 1024 ? 1024 : 1;
       y_axes_[m]->setTitleText(scale > 1024 ? tr("MiB/s") : scale > 1 ? tr("KiB/s") : tr("B/s"));
     }
+    const bool rescaled = scale != scale_[m];
+    scale_[m] = scale;
     for (const ClusterNodeState& n : session_->nodes()) {
       if (m == Loss && n.ref.job != "worker") continue;  // a ps has no loss
-      QList<QPointF> points;
-      for (const ClusterSample& s : n.history) {
-        const double v = value_of(s, static_cast<Metric>(m)) / scale;
-        if (s.t < from || !std::isfinite(v)) continue;
-        points.append(QPointF(s.t, v));
+      QLineSeries* series = series_for(static_cast<Metric>(m), n.label);
+      // Samples only arrive at the end and leave at the front: drop the
+      // points that left the window and append those that came, a few per
+      // redraw. After a rescale, or catching up (shown again), all at once.
+      auto seen = seen_[m].try_emplace(n.label, -1).first;  // the newest sample drawn (or skipped: NaN)
+      const double last = seen->second;
+      const auto fresh = std::partition_point(n.history.begin(), n.history.end(),
+                                              [&](const ClusterSample& s) { return s.t <= last || s.t < from; });
+      if (!n.history.empty()) seen->second = std::max(last, n.history.back().t);
+      if (rescaled || n.history.end() - fresh > kMaxAppend) {
+        QList<QPointF> points;
+        for (const ClusterSample& s : n.history) {
+          const double v = value_of(s, static_cast<Metric>(m)) / scale;
+          if (s.t >= from && std::isfinite(v)) points.append(QPointF(s.t, v));
+        }
+        series->replace(points);
+      } else {
+        int gone = 0;
+        while (gone < series->count() && series->at(gone).x() < from) ++gone;
+        if (gone > 0) series->removePoints(0, gone);
+        for (auto it = fresh; it != n.history.end(); ++it) {
+          const double v = value_of(*it, static_cast<Metric>(m)) / scale;
+          if (std::isfinite(v)) series->append(it->t, v);
+        }
+      }
+      for (int i = 0; i < series->count(); ++i) {
+        const double v = series->at(i).y();
         low = any ? std::min(low, v) : v;
         high = any ? std::max(high, v) : v;
         any = true;
       }
-      series_for(static_cast<Metric>(m), n.label)->replace(points);
     }
     x_axes_[m]->setRange(from, std::max(from + 10, now));
     if (!any) low = 0, high = 1;

@@ -2,7 +2,10 @@
 // Live charts of an attached cluster (Qt Charts): loss per worker, steps/s
 // per node and bytes/s per node over the last `window` seconds. Samples come
 // from ClusterSession's history; the charts redraw at most 10 times a second
-// however many nodes report, so they keep up without stalling the UI.
+// however many nodes report, so they keep up without stalling the UI, and
+// not at all while hidden (a closed dock): they catch up when shown. A redraw
+// moves each series by the samples that arrived and left the window, without
+// copying its points.
 #include <QWidget>
 #include <map>
 
@@ -42,6 +45,9 @@ class ClusterCharts : public QWidget {
  public slots:
   void redraw();
 
+ protected:
+  void showEvent(QShowEvent* event) override;
+
  private:
   void reset();
   QLineSeries* series_for(Metric metric, const QString& node);
@@ -51,8 +57,10 @@ class ClusterCharts : public QWidget {
   QValueAxis* x_axes_[MetricCount] = {};
   QValueAxis* y_axes_[MetricCount] = {};
   std::map<QString, QLineSeries*> series_[MetricCount];
+  std::map<QString, double> seen_[MetricCount];  // per series: the time of the newest sample it took in
   QTimer* timer_ = nullptr;
   bool dirty_ = false;
+  double scale_[MetricCount] = {1, 1, 1};  // the values' divisor as last drawn (traffic: B, KiB, MiB)
   double window_ = 60;
   int redraws_ = 0;
 };
