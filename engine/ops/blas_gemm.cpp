@@ -3,6 +3,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <thread>
 #include <type_traits>
 
 #include "common/parallel_for.h"
@@ -11,12 +12,21 @@ namespace flowlens::ops {
 namespace {
 
 // Measured on a 2-core AVX2 machine (OpenBLAS 0.3.21): every block packs the
-// other operand again, so blocks stay large (>= 256 rows, a few million
-// multiply-adds) and a product splits into at most kMaxBlocks of them.
-constexpr int64_t kMinBlock = 256;
+// other operand again, so blocks stay large (>= 128 rows, a few million
+// multiply-adds). Two blocks per core rather than one: a helper thread wakes
+// tens of microseconds after the caller starts (more on a VM), and with one
+// block each the caller then waits for it; with two the caller takes the
+// helper's second block (gemm_512 went from 0.92 to 0.97 of OpenBLAS's own
+// threads). The count depends on the shape and the machine only, never on
+// the load, so a product's rounding is the same in every run.
+constexpr int64_t kMinBlock = 128;
 constexpr int64_t kAlign = 64;
 constexpr int64_t kMinBlockWork = int64_t{1} << 22;
-constexpr int64_t kMaxBlocks = 8;
+
+int64_t max_blocks() {
+  static const int64_t blocks = std::max<int64_t>(4, 2 * static_cast<int64_t>(std::thread::hardware_concurrency()));
+  return blocks;
+}
 
 int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 
@@ -24,7 +34,7 @@ int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 // multiply-adds; 0 when it is not worth splitting.
 int64_t block_along(int64_t extent, int64_t per) {
   if (per <= 0 || extent < 2 * kMinBlock) return 0;
-  int64_t block = std::max(kMinBlock, round_up((extent + kMaxBlocks - 1) / kMaxBlocks, kAlign));
+  int64_t block = std::max(kMinBlock, round_up((extent + max_blocks() - 1) / max_blocks(), kAlign));
   block = std::max(block, round_up((kMinBlockWork + per - 1) / per, kAlign));
   return block < extent ? block : 0;
 }
