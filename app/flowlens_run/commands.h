@@ -25,6 +25,15 @@ void add_device_flags(CLI::App* cmd, DeviceFlags& flags);
 void apply_device_flags(const DeviceFlags& flags, SessionOptions& options);
 LocalDeviceOptions local_device_options(const DeviceFlags& flags);
 
+// The thread budget shared by run and train: --threads (inter-op) and
+// --intra-op-threads (exec/thread_budget.h); 0 is one per core.
+struct ThreadFlags {
+  int inter_op_threads = 0;
+  int intra_op_threads = 0;
+};
+void add_thread_flags(CLI::App* cmd, ThreadFlags& flags);
+void apply_thread_flags(const ThreadFlags& flags, SessionOptions& options);
+
 void add_info_command(CLI::App& app, int& exit_code);
 void add_run_command(CLI::App& app, int& exit_code);
 void add_convert_command(CLI::App& app, int& exit_code);

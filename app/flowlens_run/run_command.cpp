@@ -28,8 +28,7 @@ struct RunOptions {
   std::vector<std::string> init;     // targets run first, in their own run
   std::string save_dir;              // write each fetch as DIR/<name>.npy
   int edge_items = 0;
-  int inter_op_threads = 0;
-  int intra_op_threads = 0;
+  ThreadFlags threads;
   bool strict_placement = false;
   bool auto_init = true;             // run every `v/Assign` initializer first
   std::string profile_path;          // Chrome trace of the step; op summary to stderr
@@ -78,8 +77,7 @@ SessionOptions session_options_for(const RunOptions& options) {
   // Print and PrintV2 write where TensorFlow does (the default run log):
   // output_stream 'stdout' to stdout, the rest to stderr.
   SessionOptions session_options;
-  session_options.inter_op_threads = options.inter_op_threads;
-  session_options.intra_op_threads = options.intra_op_threads;
+  apply_thread_flags(options.threads, session_options);
   session_options.allow_soft_placement = !options.strict_placement;
   apply_device_flags(options.devices, session_options);
   apply_queue_flags(options.queues, session_options);
@@ -328,13 +326,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--save", o->save_dir, "Also write every fetched tensor to DIR/<name>.npy");
   cmd->add_option("--edge-items", o->edge_items, "Print only this many items at each edge of a dimension (0: all)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--threads", o->inter_op_threads,
-                  "Inter-op threads: kernels of the graph run side by side on this many (0: one per core, at least 2)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--intra-op-threads", o->intra_op_threads,
-                  "Intra-op threads: the budget one large MatMul or convolution splits over, shared by those running "
-                  "at once, taken from the --threads pool (0: one per core)")
-      ->check(CLI::NonNegativeNumber);
+  add_thread_flags(cmd, o->threads);
   cmd->add_flag("--strict-placement", o->strict_placement,
                 "Fail instead of moving nodes whose requested device does not exist to the CPU");
   cmd->add_option("--profile", o->profile_path,

@@ -29,8 +29,7 @@ struct TrainOptions {
   int print_every = 1;
   std::string save_graph;
   std::string save_checkpoint;  // the trained variables as a TensorFlow V2 checkpoint
-  int inter_op_threads = 0;
-  int intra_op_threads = 0;
+  ThreadFlags threads;
   DeviceFlags device_flags;
   QueueFlags queues;
   // Function-body graphs (_Arg/_Retval): what to feed each step and where
@@ -154,8 +153,7 @@ int train_function_body(const TrainOptions& o, Graph graph) {
     std::cerr << "wrote training graph to " << o.save_graph << "\n";
   }
   SessionOptions so;
-  so.inter_op_threads = o.inter_op_threads;
-  so.intra_op_threads = o.intra_op_threads;
+  apply_thread_flags(o.threads, so);
   apply_device_flags(o.device_flags, so);
   const auto analysis = std::make_shared<const GraphAnalysis>(std::make_shared<const Graph>(std::move(graph)));
   Session session(analysis, so);
@@ -218,8 +216,7 @@ int train_command(const TrainOptions& o) {
   if (o.steps == 0) return 0;
 
   SessionOptions so;
-  so.inter_op_threads = o.inter_op_threads;
-  so.intra_op_threads = o.intra_op_threads;
+  apply_thread_flags(o.threads, so);
   apply_device_flags(o.device_flags, so);
   apply_queue_flags(o.queues, so);
   Session session(std::move(graph), so);
@@ -288,13 +285,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--save-checkpoint", o->save_checkpoint,
                   "After training, write every variable to PREFIX.index/PREFIX.data-00000-of-00001 (a TensorFlow V2 "
                   "checkpoint; `flowlens-run ckpt PREFIX` lists it)");
-  cmd->add_option("--threads", o->inter_op_threads,
-                  "Inter-op threads: kernels of the graph run side by side on this many (0: one per core, at least 2)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--intra-op-threads", o->intra_op_threads,
-                  "Intra-op threads: the budget one large MatMul or convolution splits over, shared by those running "
-                  "at once, taken from the --threads pool (0: one per core)")
-      ->check(CLI::NonNegativeNumber);
+  add_thread_flags(cmd, o->threads);
   cmd->add_option("--feed", o->feeds,
                   "Function-body graphs: feed an _Arg every step, by name or as arg:N: NAME=file.npy or NAME=VALUE "
                   "(repeatable)");
