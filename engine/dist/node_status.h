@@ -89,15 +89,18 @@ class StatusCache {
  public:
   explicit StatusCache(std::chrono::milliseconds refresh = std::chrono::milliseconds(100)) : refresh_(refresh) {}
 
-  // The encoded status; rebuilds it first with fill(NodeStatus&) when stale.
-  // `fill` updates the status it is given in place (its strings and vectors
-  // keep their capacity).
+  // The encoded status; rebuilds it first with fill(NodeStatus&, bool
+  // key_changed) when stale. `fill` updates the status it is given in place
+  // (its strings and vectors keep their capacity); key_changed (true on the
+  // first build) says the fields behind the key must be read again, else
+  // only the counters moved.
   template <class Fill>
   const std::string& get(uint64_t key, int64_t step, Fill&& fill) {
     const auto now = std::chrono::steady_clock::now();
     const auto age = now - built_;
-    if (!valid_ || key != key_ || age >= std::chrono::seconds(1) || (step != step_ && age >= refresh_)) {
-      fill(status_);
+    const bool key_changed = !valid_ || key != key_;
+    if (key_changed || age >= std::chrono::seconds(1) || (step != step_ && age >= refresh_)) {
+      fill(status_, key_changed);
       json_.clear();
       append_status_json(status_, json_);
       valid_ = true;

@@ -51,11 +51,8 @@ void PsServer::fill_status(NodeStatus& s, bool key_changed) const {
 }
 
 const std::string& PsServer::status_json() {
-  const uint64_t key = status_key();
-  return status_cache_.get(key, state_.global_step, [&](NodeStatus& s) {
-    fill_status(s, key != filled_key_ || s.role.empty());
-    filled_key_ = key;
-  });
+  return status_cache_.get(status_key(), state_.global_step,
+                           [&](NodeStatus& s, bool key_changed) { fill_status(s, key_changed); });
 }
 
 void PsServer::publish_heartbeat() {

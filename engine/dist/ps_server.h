@@ -151,7 +151,6 @@ class PsServer {
   StepRate rate_;
   StatusCache status_cache_;
   uint64_t status_generation_ = 0;  // bumped by commands, INIT, DONE and liveness changes
-  uint64_t filled_key_ = 0;
   std::chrono::steady_clock::time_point last_heartbeat_;
   RequestProfile profile_;
 };

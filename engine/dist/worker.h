@@ -199,7 +199,6 @@ class Worker {
   StatusCache status_cache_;
   StepRate status_rate_;
   int64_t rate_step_ = -1;
-  uint64_t filled_generation_ = 0;
 
   std::atomic<bool> control_running_{false};
   std::string control_endpoint_, events_endpoint_;

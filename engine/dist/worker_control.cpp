@@ -101,8 +101,8 @@ const std::string& Worker::status_json() {
   note_step();
   const uint64_t generation = status_generation_.load(std::memory_order_acquire);
   const int64_t step = step_.load(std::memory_order_acquire);
-  return status_cache_.get(generation, step, [&](NodeStatus& s) {
-    if (generation != filled_generation_) {  // a state change: the only time this takes the training lock
+  return status_cache_.get(generation, step, [&](NodeStatus& s, bool key_changed) {
+    if (key_changed) {  // a state change: the only time this takes the training lock
       std::lock_guard lock(mu_);
       s.role = status_.role;
       s.task = status_.task;
@@ -113,7 +113,6 @@ const std::string& Worker::status_json() {
       s.profiling = profiler_ != nullptr && status_.profiling;
       s.events = events_endpoint_;
       s.variables = variables_;
-      filled_generation_ = generation;
     }
     s.step = step;
     const double loss = loss_.load(std::memory_order_relaxed);

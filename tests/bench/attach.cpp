@@ -65,7 +65,7 @@ std::pair<double, double> status_reply_ns(const std::vector<dist::NodeStatus>& s
   for (const auto& s : statuses)
     if (dist::status_to_json(s).size() > dist::status_to_json(*largest).size()) largest = &s;
   dist::StatusCache cache(std::chrono::hours(1));
-  auto fill = [&](dist::NodeStatus& s) {
+  auto fill = [&](dist::NodeStatus& s, bool /*key_changed*/) {
     if (s.role.empty()) s = *largest;
     ++s.step, s.bytes_in += 1000, s.bytes_out += 1000;
   };

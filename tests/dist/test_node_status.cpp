@@ -10,6 +10,7 @@
 #include <limits>
 #include <new>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -129,9 +130,11 @@ class TestNodeStatus : public QObject {
   void cache_serves_polls_from_one_encoding() {
     StatusCache cache(std::chrono::hours(1));
     int fills = 0;
+    std::vector<bool> key_changes;  // what each fill was told
     NodeStatus source = sample_status();
-    auto fill = [&](NodeStatus& s) {
+    auto fill = [&](NodeStatus& s, bool key_changed) {
       ++fills;
+      key_changes.push_back(key_changed);
       s = source;
     };
     const std::string first = cache.get(1, 10, fill);
@@ -149,12 +152,13 @@ class TestNodeStatus : public QObject {
     QCOMPARE(fills, 2);
     QCOMPARE(status_from_json(paused, "test").state, std::string("paused"));
     QCOMPARE(status_from_json(paused, "test").step, int64_t{11});
+    QCOMPARE(key_changes, (std::vector<bool>{true, true}));  // the first build, then the new key
   }
 
   void cache_refreshes_a_moving_step_and_old_replies() {
     StatusCache cache(std::chrono::milliseconds(0));
     NodeStatus source = sample_status();
-    auto fill = [&](NodeStatus& s) { s = source; };
+    auto fill = [&](NodeStatus& s, bool) { s = source; };
     cache.get(7, 1, fill);
     source.step = 2;
     QCOMPARE(status_from_json(cache.get(7, 2, fill), "test").step, int64_t{2});
@@ -171,8 +175,8 @@ class TestNodeStatus : public QObject {
   void cached_and_refreshed_answers_allocate_nothing() {
     StatusCache cache(std::chrono::milliseconds(0));
     int64_t step = 100;
-    auto fill = [&](NodeStatus& s) {
-      if (s.role.empty()) s = sample_status();  // the first build sets the strings
+    auto fill = [&](NodeStatus& s, bool key_changed) {
+      if (key_changed) s = sample_status();  // the first build sets the strings
       s.step = step;                             // later ones only the counters
       s.bytes_out = static_cast<uint64_t>(step) * 1000;
       s.loss = 1.0 / static_cast<double>(step);
