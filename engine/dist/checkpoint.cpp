@@ -14,17 +14,8 @@
 namespace flowlens::dist {
 namespace {
 
-constexpr char kMagic[8] = {'F', 'L', 'C', 'K', 'P', 'T', '0', '1'};
-
-struct SlotRef {
-  const char* name;
-  Tensor PsVariable::*member;
-};
-constexpr SlotRef kSlots[] = {{"accum", &PsVariable::accum},
-                              {"m", &PsVariable::m},
-                              {"v", &PsVariable::v},
-                              {"beta1_power", &PsVariable::beta1_power},
-                              {"beta2_power", &PsVariable::beta2_power}};
+constexpr char kMagic[8] = {'F', 'L', 'C', 'K', 'P', 'T', '0', '2'};
+constexpr char kOldMagic[8] = {'F', 'L', 'C', 'K', 'P', 'T', '0', '1'};
 
 void write_all(int fd, const void* data, std::size_t size, const std::string& path) {
   const char* p = static_cast<const char*>(data);
@@ -52,11 +43,7 @@ std::string checkpoint_path(const std::string& dir, int task) {
 
 void write_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
   std::vector<NamedTensor> tensors;
-  for (const auto& [name, var] : checkpoint.variables) {
-    tensors.push_back({"var/" + name, var.value});
-    for (const SlotRef& s : kSlots)
-      if ((var.*s.member).valid()) tensors.push_back({"slot/" + std::string(s.name) + "/" + name, var.*s.member});
-  }
+  for (const auto& [name, value] : checkpoint.variables) tensors.push_back({"var/" + name, value});
   wire::Header header;
   header.set_kind(wire::INIT);  // a checkpoint is the initial values of a restart
   header.set_step(checkpoint.global_step);
@@ -99,8 +86,11 @@ Checkpoint read_checkpoint(const std::string& path) {
   std::ostringstream buffer;
   buffer << in.rdbuf();
   const std::string bytes = buffer.str();
+  if (bytes.size() >= 16 && std::memcmp(bytes.data(), kOldMagic, sizeof kOldMagic) == 0)
+    throw ParseError(path, 0, 0, "a FLCKPT01 checkpoint of a ps that applied its own optimizer; its slots do not map "
+                                 "onto the graph's slot variables (move it away and train from the chief's values)");
   if (bytes.size() < 16 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
-    throw ParseError(path, 0, 0, "not a FlowLens checkpoint (expected the magic bytes FLCKPT01)");
+    throw ParseError(path, 0, 0, "not a FlowLens checkpoint (expected the magic bytes FLCKPT02)");
   uint64_t header_size = 0;
   for (int i = 0; i < 8; ++i) header_size |= uint64_t{static_cast<unsigned char>(bytes[8 + i])} << (8 * i);
   if (header_size > bytes.size() - 16)
@@ -133,21 +123,8 @@ Checkpoint read_checkpoint(const std::string& path) {
   ckpt.global_step = header.step();
   for (std::size_t i = 0; i < r.message->num_tensors(); ++i) {
     const std::string& name = r.message->name(i);
-    if (name.starts_with("var/")) {
-      ckpt.variables[name.substr(4)].value = r.message->tensor(i);
-      continue;
-    }
-    bool known = false;
-    for (const SlotRef& s : kSlots) {
-      const std::string prefix = "slot/" + std::string(s.name) + "/";
-      if (!name.starts_with(prefix)) continue;
-      auto it = ckpt.variables.find(name.substr(prefix.size()));
-      if (it == ckpt.variables.end())
-        throw ParseError(path, 0, 0, "slot '" + name + "' comes before (or without) its variable");
-      it->second.*s.member = r.message->tensor(i);
-      known = true;
-    }
-    if (!known) throw ParseError(path, 0, 0, "tensor '" + name + "' is neither var/<name> nor slot/<slot>/<name>");
+    if (!name.starts_with("var/")) throw ParseError(path, 0, 0, "tensor '" + name + "' is not named var/<name>");
+    ckpt.variables[name.substr(4)] = r.message->tensor(i);
   }
   return ckpt;
 }

@@ -1,9 +1,12 @@
 #pragma once
-// A ps task's variables (with optimizer slots) and global step on disk.
-// Layout: the 8 bytes "FLCKPT01", a little-endian uint64 header length, a
+// A ps task's variables and global step on disk. The variables are those
+// of the partition the ps runs: optimizer slots (Momentum's accumulator,
+// Adam's m, v and beta powers) and batch-norm moving averages are
+// variables of the graph like the weights.
+// Layout: the 8 bytes "FLCKPT02", a little-endian uint64 header length, a
 // wire.Header (step, one TensorMeta per tensor), then the tensors' bytes in
-// header order. Tensors are named "var/<name>" and "slot/<slot>/<name>"
-// (accum, m, v, beta1_power, beta2_power). Writing is atomic: a temporary
+// header order. Tensors are named "var/<name>". ("FLCKPT01" files, whose
+// ps applied its own optimizer and kept slots apart, are refused.) Writing is atomic: a temporary
 // file in the same directory is written, fsync'ed and renamed over the old
 // checkpoint, then the directory is fsync'ed, so a crash leaves either the
 // old or the new checkpoint, never a torn one. The file is mode 0600: it
@@ -11,13 +14,15 @@
 #include <map>
 #include <string>
 
-#include "dist/server_optimizer.h"
+#include <cstdint>
+
+#include "tensor/tensor.h"
 
 namespace flowlens::dist {
 
 struct Checkpoint {
   int64_t global_step = 0;
-  std::map<std::string, PsVariable> variables;
+  std::map<std::string, Tensor> variables;  // by variable node name
 };
 
 // "<dir>/ps-<task>.ckpt"

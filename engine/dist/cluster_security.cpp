@@ -63,6 +63,7 @@ std::string permission_problem(Role role, wire::Kind kind) {
     case wire::CONTROL:
       if (role == Role::Operator) return {};
       return std::string("permission denied: role ") + role_name(role) + " may not send control commands (needs operator)";
+    case wire::REGISTER:  // runs a graph on the ps: workers only, like TensorFlow's RegisterGraph from a master
     case wire::PULL:
     case wire::PUSH:
     case wire::INIT:

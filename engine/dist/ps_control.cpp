@@ -1,5 +1,6 @@
 // The ps task's inspection side: status, fetch, pause/step/resume, profiling
 // and heartbeats. Kept apart from ps_server.cpp, which moves variables.
+#include <algorithm>
 #include <iostream>
 
 #include "dist/ps_server.h"
@@ -14,6 +15,7 @@ uint64_t PsServer::status_key() const {
   mix(profile_.active());
   mix(static_cast<uint64_t>(last_replicas_to_aggregate_ + 1));
   mix(state_.variables.size());
+  mix(graph_ != nullptr);
   mix(static_cast<uint64_t>(liveness_.live_count()));
   mix(liveness_.finished_count());
   mix(pending_pulls_.empty());
@@ -33,9 +35,15 @@ void PsServer::fill_status(NodeStatus& s, bool key_changed) const {
              : last_replicas_to_aggregate_ == 0 ? "async"
                                                 : "sync " + std::to_string(last_replicas_to_aggregate_);
     s.variables.clear();
-    for (const auto& [name, var] : state_.variables)
-      s.variables.push_back({name, dtype_name(var.value.dtype()), var.value.shape().to_string(),
-                             static_cast<int64_t>(var.value.byte_size())});
+    auto add = [&s](const std::string& name, const Tensor& v) {
+      s.variables.push_back({name, dtype_name(v.dtype()), v.shape().to_string(), static_cast<int64_t>(v.byte_size())});
+    };
+    if (graph_) {
+      for (const std::string& name : graph_->variables())
+        if (const Tensor v = graph_->value(name); v.valid()) add(name, v);
+    } else {
+      for (const auto& [name, value] : state_.variables) add(name, value);
+    }
   }
   s.step = state_.global_step;
   s.steps_per_second = rate_.per_second();
@@ -65,30 +73,20 @@ void PsServer::publish_heartbeat() {
   traffic_.bytes_out += endpoints_.publish(h);
 }
 
-// Variables by name, and their slots as "<var>/<slot>" (accum, m, v, ...).
+// Variables by name: the graph's own, optimizer slots and moving averages
+// included. Copies: the update phase changes variables in place.
 void PsServer::handle_fetch(const WireMessage& m) {
   std::vector<NamedTensor> out;
   std::string missing;
   for (const std::string& name : m.header.names()) {
-    if (auto it = state_.variables.find(name); it != state_.variables.end() && it->second.value.valid()) {
-      out.push_back({name, it->second.value});
-      continue;
+    Tensor value;
+    if (graph_) {
+      const auto& vars = graph_->variables();
+      if (std::find(vars.begin(), vars.end(), name) != vars.end()) value = graph_->value(name);
+    } else if (auto it = state_.variables.find(name); it != state_.variables.end()) {
+      value = it->second;
     }
-    const auto slash = name.rfind('/');
-    const Tensor* slot = nullptr;
-    if (slash != std::string::npos) {
-      auto it = state_.variables.find(name.substr(0, slash));
-      const std::string which = name.substr(slash + 1);
-      if (it != state_.variables.end()) {
-        const PsVariable& v = it->second;
-        if (which == "accum") slot = &v.accum;
-        else if (which == "m") slot = &v.m;
-        else if (which == "v") slot = &v.v;
-        else if (which == "beta1_power") slot = &v.beta1_power;
-        else if (which == "beta2_power") slot = &v.beta2_power;
-      }
-    }
-    if (slot && slot->valid()) out.push_back({name, *slot});
+    if (value.valid()) out.push_back({name, value.clone()});
     else missing += (missing.empty() ? "" : ", ") + name;
   }
   if (!missing.empty()) {

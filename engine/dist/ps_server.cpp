@@ -23,7 +23,18 @@ PsServer::PsServer(PsOptions options)
 
 PsServer::~PsServer() = default;
 
-void PsServer::save_checkpoint() { checkpoints_.save(state_); }
+void PsServer::save_checkpoint() {
+  if (checkpoints_.enabled()) checkpoints_.save(checkpoint());
+}
+
+Checkpoint PsServer::checkpoint() {
+  if (!graph_) return state_;
+  Checkpoint out;
+  out.global_step = state_.global_step;
+  for (const std::string& name : graph_->variables())
+    if (Tensor v = graph_->value(name); v.valid()) out.variables[name] = std::move(v);
+  return out;
+}
 
 std::string PsServer::run(const std::atomic<bool>* interrupted) {
   last_heartbeat_ = last_liveness_check_ = std::chrono::steady_clock::now();
@@ -38,7 +49,7 @@ std::string PsServer::run(const std::atomic<bool>* interrupted) {
     endpoints_.enforce_caps(now);
     if (now - last_liveness_check_ > std::chrono::milliseconds(100)) {
       check_worker_liveness();
-      checkpoints_.save_if_due(state_);
+      if (checkpoints_.enabled()) checkpoints_.save_if_due(checkpoint());
       peer_log_.flush_expired(now);
     }
     if (now - last_heartbeat_ > std::chrono::seconds(1)) publish_heartbeat();
@@ -56,6 +67,7 @@ void PsServer::handle(WireMessage m) {
     case wire::PULL: handle_pull(m); break;
     case wire::PUSH: handle_push(m); break;
     case wire::INIT: handle_init(m); break;
+    case wire::REGISTER: handle_register(m); break;
     case wire::DONE: handle_done(m); break;
     case wire::STATUS: reply(m, reply_header(m.header, wire::OK, status_json())); break;
     case wire::FETCH: handle_fetch(m); break;
@@ -72,8 +84,12 @@ void PsServer::handle(WireMessage m) {
 }
 
 void PsServer::handle_pull(WireMessage& m) {
-  if (m.header.names_size() == 0) {
-    reply(m, reply_header(m.header, wire::BAD_REQUEST, "PULL names no variable"));
+  if (!graph_) {
+    reply(m, reply_header(m.header, wire::UNREGISTERED, label_ + " runs no partition yet (it started or restarted)"));
+    return;
+  }
+  if (std::string problem = graph_->check_pull({m.header.names().begin(), m.header.names().end()}); !problem.empty()) {
+    reply(m, reply_header(m.header, wire::BAD_REQUEST, problem));
     return;
   }
   if (m.header.step() > state_.global_step && m.header.peer_incarnation() != 0 &&
@@ -94,20 +110,22 @@ void PsServer::handle_pull(WireMessage& m) {
 }
 
 void PsServer::answer_pull(const WireMessage& m) {
-  std::vector<NamedTensor> out;
-  std::string missing;
-  for (const std::string& name : m.header.names()) {
-    auto it = state_.variables.find(name);
-    if (it == state_.variables.end()) missing += (missing.empty() ? "" : ", ") + name;
-    else out.push_back({name, it->second.value});
+  if (const std::vector<std::string> missing = graph_->uninitialized(); !missing.empty()) {
+    std::string names;
+    for (const std::string& n : missing) names += (names.empty() ? "" : ", ") + n;
+    reply(m, reply_header(m.header, wire::NOT_READY, "not initialized on ps " + std::to_string(options_.task) + ": " + names));
+    return;
   }
-  if (!missing.empty()) {
-    reply(m, reply_header(m.header, wire::NOT_READY, "not initialized on ps " + std::to_string(options_.task) + ": " + missing));
+  std::vector<NamedTensor> out;
+  try {
+    out = graph_->read({m.header.names().begin(), m.header.names().end()});
+  } catch (const Error& e) {
+    reply(m, reply_header(m.header, wire::FAILED, label_ + ": the read phase failed: " + e.what()));
     return;
   }
   wire::Header h = reply_header(m.header, wire::OK);
   h.set_step(state_.global_step);
-  reply(m, std::move(h), out);  // zero-copy: the frames share the variables' buffers
+  reply(m, std::move(h), out);  // zero-copy: read() copied what shares a variable's buffer
 }
 
 void PsServer::serve_pending_pulls() {
@@ -143,28 +161,39 @@ std::string PsServer::missing_workers_text() const {
 }
 
 std::string PsServer::check_push(const WireMessage& m) const {
-  if (m.num_tensors() == 0) return "PUSH carries no gradient";
-  if (!wire::Optimizer::Method_IsValid(m.header.optimizer().method())) return "unknown optimizer method";
+  std::vector<std::string> names;
+  std::vector<DType> dtypes;
   for (std::size_t i = 0; i < m.num_tensors(); ++i) {
-    auto it = state_.variables.find(m.name(i));
-    if (it == state_.variables.end()) return "no variable '" + m.name(i) + "' on ps " + std::to_string(options_.task);
-    const Tensor& v = it->second.value;
-    if (m.dtype(i) != v.dtype() || !(m.shape(i) == v.shape()))
-      return "gradient for '" + m.name(i) + "' is " + dtype_name(m.dtype(i)) + m.shape(i).to_string() +
-             ", the variable is " + dtype_name(v.dtype()) + v.shape().to_string();
-    if (!dtype_is_floating(v.dtype())) return "variable '" + m.name(i) + "' is not float32/float64";
+    names.push_back(m.name(i));
+    dtypes.push_back(m.dtype(i));
   }
-  return {};
+  return graph_->check_push(names, dtypes);
+}
+
+std::string PsServer::run_update(const std::vector<NamedTensor>& pushed) {
+  try {
+    graph_->update(pushed);
+    return {};
+  } catch (const Error& e) {
+    return label_ + ": the update phase failed: " + e.what();
+  }
 }
 
 void PsServer::handle_push(WireMessage& m) {
   const int sender_worker = senders_.worker_task(m.header.sender());
   if (sender_worker >= 0 && answer_duplicate_push(m, sender_worker)) return;
+  if (!graph_) {
+    reply(m, reply_header(m.header, wire::UNREGISTERED, label_ + " runs no partition yet (it started or restarted)"));
+    return;
+  }
   if (std::string problem = check_push(m); !problem.empty()) {
-    // A missing variable usually means this ps restarted without a
-    // checkpoint: the chief initializes it again, the gradients are dropped.
-    const bool uninitialized = problem.starts_with("no variable '");
-    reply(m, reply_header(m.header, uninitialized ? wire::NOT_READY : wire::BAD_REQUEST, problem));
+    reply(m, reply_header(m.header, wire::BAD_REQUEST, problem));
+    return;
+  }
+  if (!graph_->uninitialized().empty()) {
+    // This ps restarted without a checkpoint: the chief initializes the
+    // variables again; these pushes are dropped.
+    reply(m, reply_header(m.header, wire::NOT_READY, label_ + " has uninitialized variables; push dropped"));
     return;
   }
   last_replicas_to_aggregate_ = m.header.replicas_to_aggregate();
@@ -185,9 +214,13 @@ void PsServer::handle_push(WireMessage& m) {
 }
 
 void PsServer::apply_async(const WireMessage& m) {
-  for (std::size_t i = 0; i < m.num_tensors(); ++i) {
-    PsVariable& var = state_.variables[m.name(i)];
-    apply_update_bytes(var, m.dtype(i), m.shape(i), m.frames[i].data(), m.header.optimizer());
+  std::vector<NamedTensor> pushed;
+  pushed.reserve(m.num_tensors());
+  for (std::size_t i = 0; i < m.num_tensors(); ++i) pushed.push_back({m.name(i), m.tensor(i)});
+  if (std::string problem = run_update(pushed); !problem.empty()) {
+    peer_log_.log("update", problem);
+    reply(m, reply_header(m.header, wire::BAD_REQUEST, problem));
+    return;
   }
   step_finished();
   wire::Header h = reply_header(m.header, wire::OK);
@@ -205,7 +238,7 @@ void PsServer::handle_sync_push(const WireMessage& m, int worker) {
     reply(m, h);
     return;
   }
-  GradientSet set{worker, step, m.header.replicas_to_aggregate(), m.header.optimizer(), {}};
+  GradientSet set{worker, step, m.header.replicas_to_aggregate(), {}};
   for (std::size_t i = 0; i < m.num_tensors(); ++i) set.gradients.push_back({m.name(i), m.tensor(i)});
   const OfferResult offered = aggregator_.offer(std::move(set), state_.global_step);
   if (offered.outcome == OfferResult::Outcome::Refused) {
@@ -220,9 +253,16 @@ void PsServer::handle_sync_push(const WireMessage& m, int worker) {
 
 void PsServer::finish_sync_round_if_complete() {
   if (!aggregator_.complete() || !gate_.admit_update()) return;
-  const AggregatedStep round = aggregator_.take();
-  for (const NamedTensor& average : round.averages)
-    apply_update(state_.variables[average.name], average.value, round.optimizer);
+  std::string problem;
+  try {
+    const AggregatedStep round = aggregator_.take();
+    problem = run_update(round.averages);
+  } catch (const Error& e) {
+    problem = label_ + ": the pushes of global step " + std::to_string(state_.global_step) + " disagree: " + e.what();
+  }
+  // The step still counts: workers waiting at the barrier move on, and the
+  // log says what went wrong with every round that fails.
+  if (!problem.empty()) peer_log_.log("update", problem + "; global step " + std::to_string(state_.global_step) + " skipped");
   step_finished();
 }
 
@@ -234,7 +274,7 @@ void PsServer::step_finished() {
   event.set_step(state_.global_step);
   event.set_sender("ps:" + std::to_string(options_.task));
   traffic_.bytes_out += endpoints_.publish(event);
-  checkpoints_.step_finished(state_);
+  if (checkpoints_.enabled()) checkpoints_.step_finished(checkpoint());
 }
 
 bool PsServer::answer_duplicate_push(const WireMessage& m, int worker) {
@@ -261,16 +301,75 @@ bool PsServer::answer_duplicate_push(const WireMessage& m, int worker) {
 }
 
 void PsServer::handle_init(const WireMessage& m) {
+  if (!graph_) {
+    reply(m, reply_header(m.header, wire::UNREGISTERED, label_ + " runs no partition yet (it started or restarted)"));
+    return;
+  }
   ++status_generation_;  // variables appear
   int created = 0;
-  for (std::size_t i = 0; i < m.num_tensors(); ++i) {
-    PsVariable& var = state_.variables[m.name(i)];
-    if (var.value.valid()) continue;  // restored or initialized by an earlier chief
-    var.value = m.tensor(i);
-    ++created;
+  try {
+    for (std::size_t i = 0; i < m.num_tensors(); ++i)
+      if (graph_->initialize(m.name(i), m.tensor(i))) ++created;  // false: restored or set by an earlier chief
+  } catch (const Error& e) {
+    reply(m, reply_header(m.header, wire::BAD_REQUEST, e.what()));
+    return;
   }
   reply(m, reply_header(m.header, wire::OK, "initialized " + std::to_string(created) + " of " +
                                                 std::to_string(m.num_tensors()) + " variable(s)"));
+}
+
+void PsServer::handle_register(const WireMessage& m) {
+  const int worker = senders_.worker_task(m.header.sender());
+  if (worker < 0) {
+    reply(m, reply_header(m.header, wire::BAD_REQUEST, "REGISTER from '" + m.header.sender() + "', not a worker"));
+    return;
+  }
+  if (m.num_tensors() != 1 || m.name(0) != "partition" || m.dtype(0) != DType::UInt8 || m.shape(0).rank() != 1) {
+    reply(m, reply_header(m.header, wire::BAD_REQUEST, "REGISTER carries one uint8 vector named 'partition'"));
+    return;
+  }
+  const std::span<const std::byte> bytes = m.bytes(0);
+  const std::string partition(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if (graph_) {
+    if (graph_->same_partition(partition)) {
+      reply(m, reply_header(m.header, wire::OK, label_ + " runs this partition already"));
+      return;
+    }
+    reply(m, reply_header(m.header, wire::BAD_REQUEST,
+                          "worker " + std::to_string(worker) + " registered a partition that differs from the one " +
+                              label_ + " runs; every worker must train the same graph"));
+    return;
+  }
+  try {
+    graph_ = std::make_unique<PsGraph>(partition, label_);
+  } catch (const Error& e) {
+    reply(m, reply_header(m.header, wire::BAD_REQUEST, e.what()));
+    return;
+  }
+  ++status_generation_;
+  int restored = 0;
+  for (auto& [name, value] : state_.variables) {
+    const auto& vars = graph_->variables();
+    if (std::find(vars.begin(), vars.end(), name) == vars.end()) {
+      log_line(label_ + ": the checkpoint's variable '" + name + "' is not in the registered partition; dropped");
+      continue;
+    }
+    try {
+      restored += graph_->initialize(name, value) ? 1 : 0;
+    } catch (const Error& e) {
+      log_line(label_ + ": checkpoint: " + e.what() + "; the chief initializes it");
+    }
+  }
+  state_.variables.clear();
+  const std::size_t missing = graph_->uninitialized().size();
+  const std::string text = "registered by worker " + std::to_string(worker) + ": " +
+                           std::to_string(graph_->node_count()) + " node(s), " +
+                           std::to_string(graph_->variables().size()) + " variable(s) (" + std::to_string(restored) +
+                           " from the checkpoint, " + std::to_string(missing) + " uninitialized), " +
+                           std::to_string(graph_->pull_keys().size()) + " tensor(s) read and " +
+                           std::to_string(graph_->push_ends().size()) + " received per step";
+  log_line(label_ + ": partition " + text);
+  reply(m, reply_header(m.header, wire::OK, text));
 }
 
 void PsServer::handle_done(const WireMessage& m) {

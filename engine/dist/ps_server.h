@@ -1,14 +1,19 @@
 #pragma once
-// A parameter server task: owns the variables replica_device_setter placed on
-// it, answers Pull/Push/Init from workers and status/fetch/control requests
-// from anyone, all on one ROUTER socket at its cluster address, and publishes
-// heartbeats and step events on a PUB socket (endpoint in its status).
+// A parameter server task: runs the partition of the training graph that
+// replica_device_setter placed on it (ps_graph.h: its variables and the
+// graph's own update ops), registered by the workers, answers
+// Register/Pull/Push/Init from workers and status/fetch/control requests
+// from anyone, all on one ROUTER socket at its cluster address, and
+// publishes heartbeats and step events on a PUB socket (endpoint in its
+// status).
 //
 // One thread serves every request in arrival order, so concurrent pushes are
-// serialized and none is lost. Async mode applies each Push at once. Sync
-// mode (Push with replicas_to_aggregate K) works like SyncReplicasOptimizer
-// (sync_aggregator.h): one gradient set per worker for the current global
-// step; K sets are averaged, applied once, and the global step advances. A
+// serialized and none is lost. A Pull runs the partition's read phase; async
+// mode runs its update phase with each Push at once. Sync mode (Push with
+// replicas_to_aggregate K) works like SyncReplicasOptimizer
+// (sync_aggregator.h): one set of pushed tensors per worker for the current
+// global step; K sets are averaged, the update phase runs once, and the
+// global step advances. A
 // Pull asking for step s waits until the global step reaches s: that is the
 // per-step barrier, and it times out naming the workers still missing.
 //
@@ -34,6 +39,7 @@
 #include <chrono>
 #include <deque>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,6 +50,7 @@
 #include "dist/pause_gate.h"
 #include "dist/peer_traffic.h"
 #include "dist/ps_endpoints.h"
+#include "dist/ps_graph.h"
 #include "dist/ps_options.h"
 #include "dist/request_profile.h"
 #include "dist/sender_registry.h"
@@ -68,6 +75,9 @@ class PsServer {
   std::string endpoint() const { return endpoints_.endpoint(); }  // as bound, port resolved
   std::string events_endpoint() const { return endpoints_.events_endpoint(); }
   int64_t global_step() const { return state_.global_step; }
+  // The variables as they are now (the registered partition's, else those
+  // restored and not yet placed into one) and the global step.
+  Checkpoint checkpoint();
   uint64_t incarnation() const { return incarnation_; }
   bool restored() const { return restored_; }
   // Writes the checkpoint now (no-op without a checkpoint dir).
@@ -105,12 +115,15 @@ class PsServer {
   // Applies the sync round once it has its gradient sets (and no pause holds it).
   void finish_sync_round_if_complete();
   void handle_init(const WireMessage& m);
+  void handle_register(const WireMessage& m);
+  // Runs the update phase with `pushed`; "" or why it failed.
+  std::string run_update(const std::vector<NamedTensor>& pushed);
   void handle_done(const WireMessage& m);
   void handle_fetch(const WireMessage& m);
   void handle_control(WireMessage& m);
   void serve_pending_pulls();
   void step_finished();
-  // Checks every gradient of a Push against the variables; "" when it can apply.
+  // Checks a Push against the partition's update phase; "" when it can run.
   std::string check_push(const WireMessage& m) const;
   std::string missing_workers_text() const;
 
@@ -127,7 +140,10 @@ class PsServer {
   std::string label_;    // "ps 0", for the log
   PsEndpoints endpoints_;
   WireLimits limits_;
-  Checkpoint state_;  // variables + global step
+  // The global step, and restored variables until a partition registers
+  // (then the partition's Session holds them: checkpoint()).
+  Checkpoint state_;
+  std::unique_ptr<PsGraph> graph_;  // the registered partition; null until a worker registers
   bool restored_ = false;
   CheckpointSaver checkpoints_;
 

@@ -1,14 +1,31 @@
 #include "dist/sync_aggregator.h"
 
 #include <algorithm>
+#include <cstring>
 
-#include "dist/server_optimizer.h"
+#include "tensor/float16.h"
 
 namespace flowlens::dist {
 namespace {
 
 OfferResult stale(std::string reason) { return {OfferResult::Outcome::Stale, std::move(reason)}; }
 OfferResult refused(std::string reason) { return {OfferResult::Outcome::Refused, std::move(reason)}; }
+
+template <class T>
+Tensor average_typed(const std::vector<const Tensor*>& grads) {
+  Tensor sum = grads[0]->clone();
+  T* o = sum.data<T>();
+  const int64_t n = sum.num_elements();
+  for (size_t k = 1; k < grads.size(); ++k) {
+    const T* c = grads[k]->data<T>();
+    for (int64_t i = 0; i < n; ++i) o[i] = T(o[i] + c[i]);
+  }
+  // replicate_in_graph's reciprocal(): 1.0f / n for float, 1.0 / n for double.
+  const T scale = std::is_same_v<T, double> ? T(1.0 / static_cast<double>(grads.size()))
+                                            : T(1.0f / static_cast<float>(grads.size()));
+  for (int64_t i = 0; i < n; ++i) o[i] = T(o[i] * scale);
+  return sum;
+}
 
 }  // namespace
 
@@ -48,9 +65,29 @@ int SyncAggregator::target() const {
 
 bool SyncAggregator::complete() const { return !round_.empty() && static_cast<int>(round_.size()) >= target(); }
 
+Tensor average_gradients(const std::vector<const Tensor*>& grads) {
+  if (grads.empty()) throw Error("average_gradients: no gradients");
+  const Tensor& first = *grads[0];
+  bool equal = true;
+  for (const Tensor* g : grads) {
+    if (g->dtype() != first.dtype() || !(g->shape() == first.shape()))
+      throw Error("pushed tensors disagree: " + dtype_name(first.dtype()) + first.shape().to_string() + " and " +
+                  dtype_name(g->dtype()) + g->shape().to_string());
+    equal = equal && std::memcmp(g->raw_data(), first.raw_data(), first.byte_size()) == 0;
+  }
+  if (equal) return first;
+  switch (first.dtype()) {
+    case DType::Float: return average_typed<float>(grads);
+    case DType::Double: return average_typed<double>(grads);
+    case DType::Half: return average_typed<Eigen::half>(grads);
+    case DType::BFloat16: return average_typed<Eigen::bfloat16>(grads);
+    default: return first;
+  }
+}
+
 AggregatedStep SyncAggregator::take() {
   const GradientSet& first = round_.begin()->second;
-  AggregatedStep out{first.step, first.optimizer, {}};
+  AggregatedStep out{first.step, {}};
   for (const NamedTensor& g : first.gradients) {
     std::vector<const Tensor*> grads;
     for (const auto& [w, set] : round_)

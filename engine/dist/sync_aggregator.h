@@ -1,10 +1,12 @@
 #pragma once
-// The gradients of one synchronous step, collected the way TensorFlow's
+// The pushes of one synchronous step, collected the way TensorFlow's
 // ConditionalAccumulator does under SyncReplicasOptimizer: each worker
-// offers its gradient set for the step it computed; sets of an older step
-// are stale and dropped; the step takes the first K sets (replicas_to_
-// aggregate), one per worker; once it has them it is complete, and take()
-// averages them in worker order, ready to apply once.
+// offers the tensors its partition sends the ps (its gradients, and
+// whatever else the ps's update phase reads) for the step it computed;
+// sets of an older step are stale and dropped; the step takes the first K
+// sets (replicas_to_aggregate), one per worker; once it has them it is
+// complete, and take() averages them in worker order, ready for the ps to
+// run its update phase once.
 //
 // Workers that left (finished, or silent past the ps's timeout) are not
 // waited for: a round needs K, or as many as are still active if fewer,
@@ -20,16 +22,14 @@
 #include <vector>
 
 #include "dist/named_tensor.h"
-#include "dist/wire.pb.h"
 
 namespace flowlens::dist {
 
-// One worker's gradients for one step.
+// One worker's pushed tensors for one step, by rendezvous key.
 struct GradientSet {
   int worker = 0;
   int64_t step = 0;
   int replicas_to_aggregate = 1;  // K, as the worker's request said
-  wire::Optimizer optimizer;
   std::vector<NamedTensor> gradients;
 };
 
@@ -41,12 +41,19 @@ struct OfferResult {
   bool accepted() const { return outcome == Outcome::Accepted; }
 };
 
-// A completed step: the average of its gradient sets, per variable.
+// A completed step: the average of its gradient sets, per tensor.
 struct AggregatedStep {
   int64_t step = 0;
-  wire::Optimizer optimizer;          // of the lowest worker's set
   std::vector<NamedTensor> averages;  // in the order of the lowest worker's set
 };
+
+// What the K tensors pushed under one key become: bitwise equal ones (a
+// learning rate, a control edge's dummy) stay as they are; float16, bfloat16,
+// float32 and float64 ones are summed in the order given (as AddN adds over towers), then
+// multiplied by 1/K (as in-graph replication's averaging Mul does); others
+// (integers) take the first one. Throws Error for tensors that disagree in
+// dtype or shape.
+Tensor average_gradients(const std::vector<const Tensor*>& grads);
 
 class SyncAggregator {
  public:

@@ -60,7 +60,6 @@ Worker::Worker(WorkerOptions options) : options_(std::move(options)), context_(1
   // sync workers all draw the same global batch and each keeps its slice.
   if (!options_.sync) offset_data_seeds(graph, rank_);
   const OpRegistry& registry = OpRegistry::global();
-  plan_ = plan_training(graph, options_.cluster, options_.task, registry);
 
   std::vector<std::string> split;
   for (const std::string& s : options_.split) {
@@ -72,27 +71,38 @@ Worker::Worker(WorkerOptions options) : options_(std::move(options)), context_(1
     log_line("worker " + std::to_string(options_.task) + ": note: no loss node '" + options_.loss + "'; loss is not reported");
     options_.loss.clear();
   }
+  std::vector<std::string> fetches = options_.split;
+  if (!options_.loss.empty()) fetches.push_back(options_.loss);
+  plan_ = plan_training(graph, options_.cluster, options_.task, registry,
+                        options_.train_op.empty() ? std::vector<std::string>{} : std::vector<std::string>{options_.train_op},
+                        fetches);
 
   SessionOptions so;
   so.inter_op_threads = options_.inter_op_threads;
   so.intra_op_threads = options_.intra_op_threads;
-  session_ = std::make_unique<Session>(std::move(graph), so);
-  // Every worker initializes its local copies (cheap, and gives the chief
-  // the values it sends); training reads the ps values fed over them.
-  session_->initialize_variables();
+  if (rank_ == 0) {
+    // The chief runs the graph's own initializers locally, once, for the
+    // values it gives the ps tasks (and gives them again if one loses them).
+    Session init(graph, so);
+    init.initialize_variables();
+    for (const PsLink& link : plan_.ps) {
+      std::vector<NamedTensor> values;
+      for (const std::string& name : link.variables) {
+        Variable* v = init.variable_of_node(name);
+        if (!v || !v->value.valid()) throw Error("variable '" + name + "' has no initial value (no initializer ran)");
+        values.push_back({name, v->value.to_host()});  // the initializer may have run on a GPU
+      }
+      initial_values_.push_back(std::move(values));
+    }
+  }
+  session_ = std::make_unique<Session>(plan_.worker_graph, so);
   check_variables_fit_messages();
 
-  std::set<int> tasks;
-  for (const TrainedVariable& v : plan_.variables) tasks.insert(v.ps_task);
-  ps_tasks_.assign(tasks.begin(), tasks.end());
-  vars_on_ps_.resize(ps_tasks_.size());
-  for (const TrainedVariable& v : plan_.variables) {
-    const auto i = static_cast<size_t>(std::find(ps_tasks_.begin(), ps_tasks_.end(), v.ps_task) - ps_tasks_.begin());
-    vars_on_ps_[i].push_back(v.name);
-  }
-  next_pull_step_.assign(ps_tasks_.size(), 0);
-  push_sequence_.assign(ps_tasks_.size(), 0);
-  latest_values_.resize(ps_tasks_.size());
+  if (!options_.loss.empty()) step_fetches_.push_back(options_.loss);
+  for (const PsLink& link : plan_.ps) step_fetches_.insert(step_fetches_.end(), link.push_tensors.begin(), link.push_tensors.end());
+  next_pull_step_.assign(plan_.ps.size(), 0);
+  push_sequence_.assign(plan_.ps.size(), 0);
+  latest_values_.resize(plan_.ps.size());
   incarnation_ = new_incarnation();
 
   status_.role = "worker";
@@ -140,22 +150,6 @@ void Worker::note_pulled_variables(const std::vector<std::vector<NamedTensor>>& 
   status_changed();
 }
 
-void Worker::evaluate_hyperparameters() {
-  std::vector<Tensor> values = session_->run({}, plan_.hyperparameters);
-  std::vector<double> h;
-  for (size_t i = 0; i < values.size(); ++i) h.push_back(scalar_value(values[i], "hyperparameter '" + plan_.hyperparameters[i] + "'"));
-  optimizer_.set_method(plan_.method);
-  optimizer_.set_learning_rate(h.at(0));
-  if (plan_.method == wire::Optimizer::MOMENTUM) {
-    optimizer_.set_momentum(h.at(1));
-    optimizer_.set_use_nesterov(plan_.use_nesterov);
-  } else if (plan_.method == wire::Optimizer::ADAM) {
-    optimizer_.set_beta1(h.at(1));
-    optimizer_.set_beta2(h.at(2));
-    optimizer_.set_epsilon(h.at(3));
-  }
-}
-
 std::vector<NamedTensor> Worker::pull(int index, int64_t min_step) {
   const auto i = static_cast<size_t>(index);
   std::optional<std::chrono::steady_clock::time_point> not_ready_since;
@@ -167,13 +161,24 @@ std::vector<NamedTensor> Worker::pull(int index, int64_t min_step) {
     wire::Header h;
     h.set_kind(wire::PULL);
     h.set_step(min_step);
-    for (const std::string& name : vars_on_ps_[i]) h.add_names(name);
+    const PsLink& link = plan_.ps[i];
+    for (const std::string& key : link.pull_keys) h.add_names(key);
     WireMessage r = ps_request(i, h, {}, timeout);
+    if (r.header.code() == wire::UNREGISTERED) {
+      // The ps restarted: it runs nothing until the partition comes again.
+      register_partition(i);
+      continue;
+    }
     if (r.header.code() == wire::OK) {
-      if (r.num_tensors() != vars_on_ps_[i].size())
-        throw Error(ps_[i]->peer() + " answered PULL with " + std::to_string(r.num_tensors()) + " tensors");
+      if (r.num_tensors() != link.pull_keys.size())
+        throw Error(ps_[i]->peer() + " answered PULL with " + std::to_string(r.num_tensors()) + " tensors, not " +
+                    std::to_string(link.pull_keys.size()));
       std::vector<NamedTensor> out;
-      for (size_t k = 0; k < r.num_tensors(); ++k) out.push_back({r.name(k), r.tensor(k)});
+      for (size_t k = 0; k < r.num_tensors(); ++k) {
+        if (r.name(k) != link.pull_keys[k])
+          throw Error(ps_[i]->peer() + " answered PULL with '" + r.name(k) + "' where '" + link.pull_keys[k] + "' was asked");
+        out.push_back({r.name(k), r.tensor(k)});
+      }
       if (latest_values_[i].empty() && r.header.step() > 0)
         log_line("worker " + std::to_string(options_.task) + ": joining at global step " + std::to_string(r.header.step()) +
                  " of " + ps_[i]->peer());
@@ -197,7 +202,12 @@ std::vector<NamedTensor> Worker::pull(int index, int64_t min_step) {
       // chief gives it the last values it pulled (lost work: since then).
       log_line("worker " + std::to_string(options_.task) + " (chief): " + ps_[i]->peer() + " lost its variables (" +
                r.header.text() + "); initializing them again from the last pull");
-      initialize_ps(i, latest_values_[i]);
+      // What the last pull carried of each variable; the initial value of
+      // those never sent (optimizer slots, moving averages).
+      std::vector<NamedTensor> values = initial_values_[i];
+      for (std::size_t v = 0; v < link.variables.size(); ++v)
+        if (const int read = link.variable_reads[v]; read >= 0) values[v].value = latest_values_[i][static_cast<size_t>(read)].value;
+      initialize_ps(i, values);
       reinitialized = true;
       continue;
     }
@@ -232,7 +242,6 @@ FeedList Worker::draw_batch() {
 void Worker::push(int i, const std::vector<NamedTensor>& grads, int64_t step) {
   wire::Header h;
   h.set_kind(wire::PUSH);
-  *h.mutable_optimizer() = optimizer_;
   h.set_step(step);
   h.set_replicas_to_aggregate(options_.sync ? options_.replicas_to_aggregate : 0);
   h.set_sequence(++push_sequence_[static_cast<size_t>(i)]);  // a retry repeats it: applied once
@@ -243,9 +252,10 @@ void Worker::push(int i, const std::vector<NamedTensor>& grads, int64_t step) {
   } else if (r.header.code() == wire::STALE) {
     next_pull_step_[static_cast<size_t>(i)] = r.header.step();
     log_line("worker " + std::to_string(options_.task) + ": " + r.header.text());
-  } else if (r.header.code() == wire::NOT_READY) {
+  } else if (r.header.code() == wire::NOT_READY || r.header.code() == wire::UNREGISTERED) {
     // The ps lost its variables (restarted without a checkpoint); the next
-    // Pull waits for the chief to initialize them again.
+    // Pull registers the partition again if need be and waits for the chief
+    // to initialize them again.
     next_pull_step_[static_cast<size_t>(i)] = 0;
     log_line("worker " + std::to_string(options_.task) + ": gradients dropped: " + r.header.text());
   } else {
@@ -287,8 +297,8 @@ int Worker::run(const std::atomic<bool>* interrupted) {
     throw Error(error);
   }
   connect_to_ps();
+  for (size_t i = 0; i < ps_.size(); ++i) register_partition(i);
   if (rank_ == 0) initialize_ps_variables();
-  evaluate_hyperparameters();
   log_line("worker " + std::to_string(options_.task) + ": " + plan_.summary + "; " + status_.mode);
 
   const auto start = std::chrono::steady_clock::now();
@@ -308,20 +318,15 @@ int Worker::run(const std::atomic<bool>* interrupted) {
     for (size_t i = 0; i < ps_.size(); ++i) {
       pulled[i] = pull(static_cast<int>(i), options_.sync ? next_pull_step_[i] : 0);
       pulled_step[i] = next_pull_step_[i];
-      for (NamedTensor& v : pulled[i]) feeds.emplace_back(v.name, v.value);
+      // The rendezvous: each received tensor takes its _Recv node's place.
+      for (size_t k = 0; k < pulled[i].size(); ++k) feeds.emplace_back(plan_.ps[i].pull_feeds[k], pulled[i][k].value);
     }
-    std::vector<std::string> fetches;
-    if (!options_.loss.empty()) fetches.push_back(options_.loss);
-    for (const TrainedVariable& v : plan_.variables) fetches.push_back(v.gradient);
-    std::vector<Tensor> out = session_->run(feeds, fetches);
-    const size_t first_grad = options_.loss.empty() ? 0 : 1;
-    std::vector<std::vector<NamedTensor>> grads(ps_.size());
-    for (size_t k = 0; k < plan_.variables.size(); ++k) {
-      const auto i = static_cast<size_t>(
-          std::find(ps_tasks_.begin(), ps_tasks_.end(), plan_.variables[k].ps_task) - ps_tasks_.begin());
-      grads[i].push_back({plan_.variables[k].name, out[first_grad + k]});
-    }
-    for (size_t i = 0; i < ps_.size(); ++i) push(static_cast<int>(i), grads[i], pulled_step[i]);
+    std::vector<Tensor> out = session_->run(feeds, step_fetches_, plan_.worker_targets);
+    size_t next = options_.loss.empty() ? 0 : 1;
+    std::vector<std::vector<NamedTensor>> sent(ps_.size());
+    for (size_t i = 0; i < ps_.size(); ++i)
+      for (const std::string& key : plan_.ps[i].push_keys) sent[i].push_back({key, std::move(out[next++])});
+    for (size_t i = 0; i < ps_.size(); ++i) push(static_cast<int>(i), sent[i], pulled_step[i]);
 
     std::optional<double> loss;
     if (!options_.loss.empty()) loss = scalar_value(out[0], "loss '" + options_.loss + "'");

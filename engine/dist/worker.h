@@ -1,11 +1,15 @@
 #pragma once
 // A worker task of between-graph training. It loads the training graph, plans
-// it for the cluster (worker_plan.h), and per step: Pulls the ps-resident
-// variables, runs the graph on its embedded Session with those values fed,
-// and Pushes the gradients. Async by default; with `sync` every Push names the
-// global step its variables came from and the next Pull waits for the step
-// after it (the barrier). The chief (the first worker task) initializes the
-// variables on the ps tasks; the others wait for it.
+// it for the cluster (worker_plan.h: one partition per task), registers each
+// ps task's partition with it, and per step: Pulls what the ps partitions
+// send it (their read phase: variable values), runs its own partition on its
+// embedded Session with those tensors fed in place of its _Recv nodes, and
+// Pushes what its partition sends each ps (gradients and whatever else the
+// ps's update phase reads), which the ps's own optimizer ops then apply.
+// Async by default; with `sync` every Push names the global step its inputs
+// came from and the next Pull waits for the step after it (the barrier). The
+// chief (the first worker task) initializes the variables on the ps tasks;
+// the others wait for it.
 //
 // A control thread owns the worker's control endpoint (a ROUTER at its
 // cluster address: status, fetch, pause/step/resume, profiling, stop) and its
@@ -47,6 +51,7 @@ struct WorkerOptions {
   int replicas_to_aggregate = 0;  // sync: 0 means every worker of the cluster
   int64_t batch = 0;              // 0: the data op's own batch size
   std::string loss = "loss";
+  std::string train_op;  // empty: the node "train", else every Apply*/ResourceApply* op
   // Batch tensors: drawn once per step, then fed; in sync mode each worker
   // feeds its 1/N slice along axis 0, like in-graph replication's Split.
   std::vector<std::string> split = {"features", "labels"};
@@ -108,13 +113,14 @@ class Worker {
   // --max-message-mb it needs): its pulls and pushes would be dropped.
   void check_variables_fit_messages() const;
   void connect_to_ps();
+  // Registers ps connection i's partition (again, after the ps restarted).
+  void register_partition(size_t i);
   void initialize_ps_variables();
   void initialize_ps(size_t i, const std::vector<NamedTensor>& values);
   // One request to ps connection i that rides out an unreachable ps: on a
   // timeout it reconnects and repeats `header` until reconnect_timeout.
   WireMessage ps_request(size_t i, const wire::Header& header, const std::vector<NamedTensor>& tensors,
                          std::chrono::milliseconds timeout);
-  void evaluate_hyperparameters();
   std::vector<NamedTensor> pull(int ps_index, int64_t min_step);
   FeedList draw_batch();
   void push(int ps_index, const std::vector<NamedTensor>& grads, int64_t step);
@@ -124,6 +130,8 @@ class Worker {
   // Between steps: pause/step/stop and fetch requests. Returns false to stop.
   bool between_steps(const std::atomic<bool>* interrupted);
   void serve_fetches();
+  // Training thread: a ps variable's value as the last pull carried it.
+  Tensor pulled_value(const std::string& name) const;
 
   void control_loop();
   // Decodes and checks one request to the control endpoint, then serves it.
@@ -150,16 +158,17 @@ class Worker {
   int rank_ = 0, num_workers_ = 1;
   std::string address_;
   TrainingPlan plan_;
-  std::unique_ptr<Session> session_;
-  wire::Optimizer optimizer_;
+  std::unique_ptr<Session> session_;  // runs plan_.worker_graph
+  // The chief's initial values of each ps connection's variables (its
+  // link's order), from the graph's own initializers; empty on other workers.
+  std::vector<std::vector<NamedTensor>> initial_values_;
+  std::vector<std::string> step_fetches_;  // the loss (if any), then every link's push tensors
 
   zmq::context_t context_;
   std::unique_ptr<ZapHandler> zap_;  // secured clusters: checks whoever connects to the control endpoint
   LogRateLimiter peer_log_;         // malformed and refused control requests, rate-limited
   TrafficCounters traffic_;
-  std::vector<int> ps_tasks_;                            // ps task per connection
-  std::vector<std::unique_ptr<NodeConnection>> ps_;
-  std::vector<std::vector<std::string>> vars_on_ps_;     // per connection
+  std::vector<std::unique_ptr<NodeConnection>> ps_;      // per plan_.ps link
   std::vector<int64_t> next_pull_step_;                  // sync barrier per connection
   std::vector<uint64_t> push_sequence_;                  // per connection: numbers each Push
   std::vector<std::vector<NamedTensor>> latest_values_;  // per connection: the last Pull (chief re-INIT)

@@ -141,6 +141,20 @@ bool Worker::between_steps(const std::atomic<bool>* interrupted) {
 
 // Runs queued fetches with the last step's feeds: the values a tensor had
 // in that step, computed from the variables as pulled then.
+Tensor Worker::pulled_value(const std::string& name) const {
+  for (size_t i = 0; i < plan_.ps.size(); ++i) {
+    const PsLink& link = plan_.ps[i];
+    const auto v = std::find(link.variables.begin(), link.variables.end(), name);
+    if (v == link.variables.end()) continue;
+    const int read = link.variable_reads[static_cast<size_t>(v - link.variables.begin())];
+    if (read < 0 || static_cast<size_t>(read) >= latest_values_[i].size())
+      throw Error("'" + name + "' lives on ps " + std::to_string(link.task) +
+                  " and does not come to this worker; fetch it from the ps");
+    return latest_values_[i][static_cast<size_t>(read)].value;
+  }
+  throw Error("no node named '" + name + "' in the graph this worker runs or on its ps tasks");
+}
+
 void Worker::serve_fetches() {
   std::deque<std::shared_ptr<FetchRequest>> todo;
   FeedList feeds;
@@ -152,13 +166,29 @@ void Worker::serve_fetches() {
   serving_fetch_ = !todo.empty();
   for (auto& request : todo) {
     try {
-      std::vector<Tensor> values = session_->run(feeds, request->names);
-      std::vector<NamedTensor> out;
-      // A resource variable (its VarHandleOp) answers with its value, as a ref variable does.
-      for (size_t i = 0; i < values.size(); ++i) {
-        Tensor shown = shown_value(values[i]);
-        if (!shown.valid()) throw Error("resource variable '" + request->names[i] + "' has no value (never assigned)");
-        out.push_back({request->names[i], std::move(shown)});
+      // Names of the worker's partition run with the last step's feeds; a
+      // ps variable answers with the value the last pull carried of it.
+      std::vector<NamedTensor> out(request->names.size());
+      std::vector<std::string> local;
+      std::vector<size_t> local_at;
+      for (size_t i = 0; i < request->names.size(); ++i) {
+        const std::string& name = request->names[i];
+        const auto id = TensorIdView::parse(name);
+        if (session_->graph().find(id ? id->node : std::string_view(name))) {
+          local.push_back(name);
+          local_at.push_back(i);
+          continue;
+        }
+        out[i] = {name, pulled_value(name)};
+      }
+      if (!local.empty()) {
+        std::vector<Tensor> values = session_->run(feeds, local);
+        // A resource variable (its VarHandleOp) answers with its value, as a ref variable does.
+        for (size_t k = 0; k < values.size(); ++k) {
+          Tensor shown = shown_value(values[k]);
+          if (!shown.valid()) throw Error("resource variable '" + local[k] + "' has no value (never assigned)");
+          out[local_at[k]] = {local[k], std::move(shown)};
+        }
       }
       request->result.set_value(std::move(out));
     } catch (...) {
@@ -349,7 +379,7 @@ void Worker::control_loop() {
   // may sit in a barrier Pull for a long time: a sync ps uses the silence of
   // a worker to stop waiting for it.
   std::vector<std::unique_ptr<NodeConnection>> ps_heartbeats;
-  for (int task : ps_tasks_) ps_heartbeats.push_back(make_ps_connection(task));
+  for (const PsLink& link : plan_.ps) ps_heartbeats.push_back(make_ps_connection(link.task));
   auto last_ps_heartbeat = std::chrono::steady_clock::time_point{};
   auto last_heartbeat = std::chrono::steady_clock::now();
   while (control_running_) {

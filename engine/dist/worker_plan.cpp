@@ -1,10 +1,14 @@
 #include "dist/worker_plan.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
+#include <set>
 
+#include "dist/partition_exchange.h"
 #include "graph/device_spec.h"
 #include "graph/edge_index.h"
+#include "io/graph_io.h"
 #include "ops/op_registry.h"
 #include "transform/partition.h"
 #include "transform/replica_device_setter.h"
@@ -12,99 +16,291 @@
 namespace flowlens::dist {
 namespace {
 
-struct ApplyLayout {
-  wire::Optimizer::Method method;
-  int gradient_input;
-  std::vector<int> hyperparameter_inputs;
-};
-
-const std::map<std::string, ApplyLayout>& apply_layouts() {
-  static const std::map<std::string, ApplyLayout> layouts = {
-      {"ApplyGradientDescent", {wire::Optimizer::SGD, 2, {1}}},
-      {"ApplyMomentum", {wire::Optimizer::MOMENTUM, 3, {2, 4}}},
-      {"ApplyAdam", {wire::Optimizer::ADAM, 9, {5, 6, 7, 8}}},
-  };
-  return layouts;
+bool is_variable_op(const std::string& op) {
+  return op == "VariableV2" || op == "Variable" || op == "VarHandleOp";
 }
 
-// The node input `k` of node `i` names: its producer, else (no such node,
-// malformed text) the text as written, for the message that follows.
-std::string input_node(const Graph& graph, int i, std::size_t k) {
-  const InputEdge& edge = graph.edges().inputs(i)[k];
-  if (edge.resolved()) return graph.nodes()[static_cast<std::size_t>(edge.producer)].name;
-  const auto id = TensorIdView::parse(graph.nodes()[static_cast<std::size_t>(i)].inputs[k]);
-  return std::string(id ? id->node : std::string_view(graph.nodes()[static_cast<std::size_t>(i)].inputs[k]));
+bool is_update_op(const std::string& op) {
+  return op.starts_with("Apply") || op.starts_with("ResourceApply") || op.starts_with("SparseApply") ||
+         op.starts_with("ResourceSparseApply");
+}
+
+// TensorFlow's placer puts an op that takes a ref or resource input on the
+// device of the node producing it (ColocateResourceOrRefEdge): a variable
+// is read and updated where it lives. replica_device_setter alone sends
+// every non-variable op to the worker.
+void colocate_with_state(Graph& graph, const OpRegistry& registry) {
+  const auto& nodes = graph.nodes();
+  const EdgeIndex& edges = graph.edges();
+  std::vector<std::vector<int>> state_producers(nodes.size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const OpDef* def = registry.find(nodes[i].op);
+    const auto inputs = edges.inputs(static_cast<int>(i));
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      const InputEdge& e = inputs[k];
+      if (!e.resolved() || e.is_control()) continue;
+      bool state = def && def->is_ref_input(static_cast<int>(k));
+      if (!state) {
+        const OpDef* producer = registry.find(nodes[static_cast<std::size_t>(e.producer)].op);
+        state = producer && e.port >= 0 && static_cast<std::size_t>(e.port) < producer->outputs.size() &&
+                !producer->outputs[static_cast<std::size_t>(e.port)].is_list() &&
+                producer->outputs[static_cast<std::size_t>(e.port)].type == DType::Resource;
+      }
+      if (state) state_producers[i].push_back(e.producer);
+    }
+  }
+  std::vector<std::string> device(nodes.size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) device[i] = nodes[i].device;
+  // Chains (a read of a read) settle in as many passes as they are long.
+  for (std::size_t pass = 0; pass < nodes.size(); ++pass) {
+    bool changed = false;
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      if (!state_producers[i].empty()) {
+        const std::string& where = device[static_cast<std::size_t>(state_producers[i][0])];
+        if (device[i] != where) {
+          device[i] = where;
+          changed = true;
+        }
+      }
+    if (!changed) break;
+  }
+  auto& mutable_nodes = graph.mutable_nodes();
+  for (std::size_t i = 0; i < mutable_nodes.size(); ++i) mutable_nodes[i].device = device[i];
+}
+
+// The nodes `roots` need (data and control inputs, transitively), in graph order.
+Graph keep_ancestors(const Graph& graph, const std::vector<std::string>& roots) {
+  std::vector<bool> keep(graph.size(), false);
+  std::deque<int> queue;
+  for (const std::string& r : roots) {
+    const auto id = TensorIdView::parse(r);
+    const std::string name(id ? id->node : std::string_view(r));
+    const int i = graph.index_of(name);
+    if (i < 0) throw Error("no node '" + name + "' in the training graph");
+    if (!keep[static_cast<std::size_t>(i)]) {
+      keep[static_cast<std::size_t>(i)] = true;
+      queue.push_back(i);
+    }
+  }
+  while (!queue.empty()) {
+    const int n = queue.front();
+    queue.pop_front();
+    for (const InputEdge& e : graph.edges().inputs(n))
+      if (e.resolved() && !keep[static_cast<std::size_t>(e.producer)]) {
+        keep[static_cast<std::size_t>(e.producer)] = true;
+        queue.push_back(e.producer);
+      }
+  }
+  Graph out;
+  out.versions = graph.versions;
+  out.legacy_version = graph.legacy_version;
+  out.library_bytes = graph.library_bytes;
+  out.function_names = graph.function_names;
+  out.source_path = graph.source_path;
+  for (std::size_t i = 0; i < graph.size(); ++i)
+    if (keep[i]) out.add_node(graph.nodes()[i]);
+  return out;
+}
+
+std::vector<std::string> default_targets(const Graph& graph) {
+  if (graph.find("train")) return {"train"};
+  std::vector<std::string> out;
+  for (const Node& n : graph.nodes())
+    if (is_update_op(n.op)) out.push_back(n.name);
+  return out;
+}
+
+// The variable a ps-side read sends, following Identity-like reads back.
+int variable_read_by(const Graph& partition, int node) {
+  for (std::size_t hops = 0; hops < partition.size() && node >= 0; ++hops) {
+    const Node& n = partition.nodes()[static_cast<std::size_t>(node)];
+    if (is_variable_op(n.op)) return node;
+    if (n.op != "Identity" && n.op != "ReadVariableOp" && n.op != "Snapshot") return -1;
+    const auto inputs = partition.edges().inputs(node);
+    if (inputs.empty() || !inputs[0].resolved() || inputs[0].is_control()) return -1;
+    node = inputs[0].producer;
+  }
+  return -1;
+}
+
+int64_t transfer_bytes(const Graph& partition, const std::string& node) {
+  const Node* n = partition.find(node);
+  return n ? n->attr_int("_bytes", -1) : -1;
+}
+
+void add_bytes(int64_t& total, int64_t bytes) {
+  if (total < 0) return;
+  total = bytes < 0 ? -1 : total + bytes;
 }
 
 }  // namespace
 
-TrainingPlan plan_training(const Graph& graph, const ClusterSpec& cluster, int worker_task, const OpRegistry& registry) {
+TrainingPlan plan_training(const Graph& graph, const ClusterSpec& cluster, int worker_task, const OpRegistry& registry,
+                           std::vector<std::string> targets, const std::vector<std::string>& fetches) {
   if (!cluster.has_job("ps") || cluster.num_tasks("ps") == 0)
     throw Error("cluster has no ps tasks; between-graph training needs at least one");
+  const std::string source = graph.source_path.empty() ? "the training graph" : graph.source_path;
+  if (targets.empty()) targets = default_targets(graph);
+  if (targets.empty())
+    throw Error(source + " has no node 'train' and no Apply*/ResourceApply* node; name the train op (--train-op)");
+  for (const std::string& t : targets)
+    if (!graph.find(t)) throw Error(source + " has no train op '" + t + "'");
+
   Graph placed = graph;
   ReplicaDeviceSetterOptions setter;
   setter.cluster = &cluster;
-  setter.worker_device = "/job:worker/task:" + std::to_string(worker_task);
-  PlacementReport report = apply_replica_device_setter(placed, setter);
+  const std::string worker_device = "/job:worker/replica:0/task:" + std::to_string(worker_task);
+  setter.worker_device = worker_device;
+  apply_replica_device_setter(placed, setter);
+  colocate_with_state(placed, registry);
 
-  std::map<std::string, int> ps_task_of;
-  for (const PsTaskLoad& load : report.ps_tasks)
-    for (const PlacedVariable& v : load.variables) ps_task_of[v.name] = load.task;
-
-  TrainingPlan plan;
-  bool first = true;
-  for (std::size_t i = 0; i < graph.size(); ++i) {
-    const Node& n = graph.nodes()[i];
-    auto layout = apply_layouts().find(n.op);
-    if (layout == apply_layouts().end()) continue;
-    const ApplyLayout& l = layout->second;
-    if (static_cast<int>(n.inputs.size()) <= l.gradient_input)
-      throw Error("node '" + n.name + "' (" + n.op + ") has " + std::to_string(n.inputs.size()) + " inputs");
-    const std::string var = input_node(graph, static_cast<int>(i), 0);
-    auto where = ps_task_of.find(var);
-    if (where == ps_task_of.end())
-      throw Error("node '" + n.name + "' updates '" + var + "', which replica_device_setter did not put on a ps task");
-    if (first) {
-      plan.method = l.method;
-      plan.use_nesterov = n.attr_bool("use_nesterov", false);
-      for (int i : l.hyperparameter_inputs) plan.hyperparameters.push_back(n.inputs[static_cast<size_t>(i)]);
-      first = false;
-    } else if (l.method != plan.method) {
-      throw Error("node '" + n.name + "' is " + n.op + " but '" + plan.variables[0].apply_op +
-                  "' uses another optimizer; a ps applies one optimizer per training graph");
-    }
-    plan.variables.push_back({var, where->second, n.inputs[static_cast<size_t>(l.gradient_input)], n.name});
-  }
-  if (plan.variables.empty()) {
-    // The ps applies ref-variable updates; resource variables (ResourceApply*) it cannot train yet.
-    const bool resource_updates = std::any_of(graph.nodes().begin(), graph.nodes().end(), [](const Node& n) {
-      return n.op.starts_with("ResourceApply") || n.op.starts_with("ResourceSparseApply");
-    });
-    throw Error("graph" + (graph.source_path.empty() ? "" : " " + graph.source_path) +
-                " has no ApplyGradientDescent/ApplyMomentum/ApplyAdam node; nothing to train on the ps" +
-                (resource_updates ? " (its ResourceApply* updates of resource variables cannot be trained on a ps)"
-                                  : ""));
-  }
+  std::vector<std::string> roots = targets;
+  roots.insert(roots.end(), fetches.begin(), fetches.end());
+  Graph step = keep_ancestors(placed, roots);
 
   PartitionOptions po;
-  po.default_device = setter.worker_device;
-  PartitionResult parts = partition_graph(placed, registry, po);
+  po.default_device = worker_device + "/device:CPU:0";
+  po.by_task = true;
+  PartitionResult parts = partition_graph(step, registry, po);
+
+  TrainingPlan plan;
+  plan.targets = targets;
+  std::vector<GraphPartition*> ps_parts;
   for (GraphPartition& p : parts.partitions) {
-    if (p.device.find("/job:worker") == std::string::npos) continue;
-    for (const Node& n : p.graph.nodes()) {
-      const bool recv = n.op == "_Recv", send = n.op == "_Send";
-      if (!recv && !send) continue;
-      const std::string other = n.attr_string(recv ? "send_device" : "recv_device", "");
-      if (other.find("/job:ps") == std::string::npos) continue;
-      (recv ? plan.recvs_from_ps : plan.sends_to_ps) += 1;
+    const DeviceSpec spec = DeviceSpec::parse(p.device);
+    if (spec.job == "worker" && spec.task == worker_task) {
+      plan.worker_partition = std::move(p.graph);
+      continue;
     }
-    // A worker with GPUs has a partition per device; the GUI shows the largest.
-    if (p.graph.size() > plan.worker_partition.size()) plan.worker_partition = std::move(p.graph);
+    if (spec.job != "ps") {
+      const Node& first = p.graph.nodes().front();
+      throw Error("node '" + first.name + "' is placed on " + p.device +
+                  "; a worker trains with the ps tasks and its own devices only (between-graph replication)");
+    }
+    ps_parts.push_back(&p);
   }
-  plan.summary = std::to_string(plan.variables.size()) + " variable(s) on " + std::to_string(report.ps_tasks.size()) +
-                 " ps task(s) (" + std::to_string(report.total_ps_bytes()) + " bytes); worker partition: " +
-                 std::to_string(plan.recvs_from_ps) + " recv(s) from ps -> pulls, " + std::to_string(plan.sends_to_ps) +
-                 " send(s) to ps -> pushes";
+  std::sort(ps_parts.begin(), ps_parts.end(), [](const GraphPartition* a, const GraphPartition* b) {
+    return DeviceSpec::parse(a->device).task.value_or(0) < DeviceSpec::parse(b->device).task.value_or(0);
+  });
+  if (ps_parts.empty()) throw Error(source + ": replica_device_setter put no variable of the train step on a ps task");
+  plan.worker_partition.versions = graph.versions;
+
+  // Which ps sends run only after the step's pushes arrived (update phase).
+  std::map<std::string, bool> ps_send_after;  // canonical key -> after_receiving
+  for (GraphPartition* p : ps_parts) {
+    const PartitionExchange ex = describe_exchange(p->graph);
+    for (const TransferEnd& s : ex.sends) ps_send_after[canonical_worker_names(s.key, worker_task)] = s.after_receiving;
+    for (const std::vector<TransferEnd>* ends : {&ex.sends, &ex.recvs})
+      for (const TransferEnd& e : *ends)
+        if (e.key.find("/job:ps/") != std::string::npos &&
+            e.key.find(worker_device + "/") == std::string::npos)
+          throw Error("the edge '" + e.key + "' joins two ps tasks; FlowLens runs a ps partition that talks only to "
+                      "workers (place the ops between them on one task)");
+  }
+
+  // The worker's ops that would need a second round trip.
+  const Graph& wp = plan.worker_partition;
+  const PartitionExchange worker_ex = describe_exchange(wp);
+  std::vector<bool> after_update(wp.size(), false);
+  std::deque<int> queue;
+  for (const TransferEnd& r : worker_ex.recvs)
+    if (ps_send_after[canonical_worker_names(r.key, worker_task)]) {
+      const int i = wp.index_of(r.node);
+      after_update[static_cast<std::size_t>(i)] = true;
+      queue.push_back(i);
+    }
+  while (!queue.empty()) {
+    const int n = queue.front();
+    queue.pop_front();
+    for (int c : wp.edges().consumers(n))
+      if (!after_update[static_cast<std::size_t>(c)]) {
+        after_update[static_cast<std::size_t>(c)] = true;
+        queue.push_back(c);
+      }
+  }
+  std::set<std::string> needed(fetches.begin(), fetches.end());
+  for (std::size_t i = 0; i < wp.size(); ++i) {
+    if (!after_update[i]) continue;
+    const Node& n = wp.nodes()[i];
+    if (n.op == "NoOp" || n.op == "_Recv") continue;  // grouping the step's updates: nothing left to do
+    throw Error("worker op '" + n.name + "' (" + n.op + ") uses a value a ps computes from the same step's "
+                "updates; FlowLens runs one read and one update phase per ps per step, so that needs a second "
+                "round trip it does not make");
+  }
+  // Worker ops the step needs besides the pushes and fetches: those whose
+  // only consumers wait for the update (a train op's worker-side inputs).
+  for (std::size_t i = 0; i < wp.size(); ++i) {
+    const Node& n = wp.nodes()[i];
+    if (after_update[i] || n.op == "_Send" || n.op == "_Recv") continue;
+    const std::vector<int> consumers = wp.edges().consumers(static_cast<int>(i));
+    if (std::all_of(consumers.begin(), consumers.end(), [&](int c) { return after_update[static_cast<std::size_t>(c)]; }))
+      plan.worker_targets.push_back(n.name);
+  }
+  for (const std::string& f : fetches) {
+    const auto id = TensorIdView::parse(f);
+    const int i = wp.index_of(std::string(id ? id->node : std::string_view(f)));
+    if (i < 0) throw Error("'" + f + "' is not computed on the worker (replica_device_setter put it on a ps task)");
+  }
+
+  std::map<int, std::size_t> link_of_task;
+  for (GraphPartition* p : ps_parts) {
+    PsLink link;
+    link.task = DeviceSpec::parse(p->device).task.value_or(0);
+    link.device = p->device;
+    const PartitionExchange ex = describe_exchange(p->graph);
+    std::map<std::string, std::size_t> pull_index;
+    for (const TransferEnd& s : ex.sends) {
+      if (s.after_receiving) continue;
+      pull_index[s.key] = link.pull_keys.size();
+      link.pull_keys.push_back(canonical_worker_names(s.key, worker_task));
+      add_bytes(link.pull_bytes, transfer_bytes(p->graph, s.node));
+    }
+    link.pull_feeds.resize(link.pull_keys.size());
+    for (const TransferEnd& r : worker_ex.recvs) {
+      auto it = pull_index.find(r.key);
+      if (it != pull_index.end()) link.pull_feeds[it->second] = r.tensor;
+    }
+    for (const TransferEnd& s : worker_ex.sends)
+      if (s.key.find(";" + link.device + "/") != std::string::npos) {
+        link.push_keys.push_back(canonical_worker_names(s.key, worker_task));
+        link.push_tensors.push_back(s.tensor);
+        add_bytes(link.push_bytes, transfer_bytes(wp, s.node));
+      }
+    for (std::size_t i = 0; i < p->graph.size(); ++i)
+      if (is_variable_op(p->graph.nodes()[i].op)) {
+        link.variables.push_back(p->graph.nodes()[i].name);
+        link.variable_reads.push_back(-1);
+      }
+    for (const TransferEnd& s : ex.sends) {
+      auto it = pull_index.find(s.key);
+      if (it == pull_index.end()) continue;
+      const Node& send = *p->graph.find(s.node);
+      const auto inputs = p->graph.edges().inputs(p->graph.index_of(send.name));
+      if (inputs.empty() || !inputs[0].resolved()) continue;
+      const int var = variable_read_by(p->graph, inputs[0].producer);
+      if (var < 0) continue;
+      const auto v = std::find(link.variables.begin(), link.variables.end(), p->graph.nodes()[static_cast<std::size_t>(var)].name);
+      if (v != link.variables.end() && link.variable_reads[static_cast<std::size_t>(v - link.variables.begin())] < 0)
+        link.variable_reads[static_cast<std::size_t>(v - link.variables.begin())] = static_cast<int>(it->second);
+    }
+    Graph canonical = p->graph;
+    use_canonical_worker_names(canonical, worker_task);
+    link.partition = graph_to_binary(canonical);
+    link_of_task[link.task] = plan.ps.size();
+    plan.ps.push_back(std::move(link));
+  }
+  plan.worker_graph = feedable_partition(wp);
+
+  std::size_t variables = 0, pulls = 0, pushes = 0;
+  for (const PsLink& l : plan.ps) {
+    variables += l.variables.size();
+    pulls += l.pull_keys.size();
+    pushes += l.push_keys.size();
+  }
+  if (variables == 0) throw Error(source + ": the train step updates no variable on a ps task");
+  plan.summary = std::to_string(variables) + " variable(s) on " + std::to_string(plan.ps.size()) +
+                 " ps task(s); worker partition: " + std::to_string(wp.size()) + " node(s), " + std::to_string(pulls) +
+                 " tensor(s) received from ps, " + std::to_string(pushes) + " sent to ps per step";
   return plan;
 }
 

@@ -1,18 +1,19 @@
 #pragma once
 // How a worker turns a single-process training graph into between-graph
-// replication. replica_device_setter places the graph for the cluster (so
-// each variable lands on the ps task TensorFlow would pick), partition_graph
-// splits it per device, and the cross-device edges say what travels: every
-// ps-resident variable the worker partition _Recv's becomes a Pull, and each
-// optimizer Apply op on a ps partition becomes a Push of the gradient the
-// worker partition _Send's to it. The worker then runs the original graph on
-// its embedded Session with the pulled values fed in place of the variables
-// and fetches the gradients; the ps applies them (server-side optimizer).
+// replication, the way a TensorFlow worker's master does for its own graph:
+// replica_device_setter places it for the cluster (variables on the ps task
+// TensorFlow would pick), ops reading or updating a variable through a ref
+// or resource input join the variable's task (TensorFlow's placer does the
+// same), the graph is pruned to what one training step needs, and
+// partition_graph splits it per task with a _Send/_Recv pair on every edge
+// between tasks. Each ps task runs its own partition (the variables and the
+// graph's own optimizer ops: partition_exchange.h says in which phase) and
+// the worker runs its partition between a PULL of the ps's read phase and a
+// PUSH of what the ps's update phase needs.
 #include <string>
 #include <vector>
 
 #include "cluster/cluster_spec.h"
-#include "dist/wire.pb.h"
 #include "graph/graph.h"
 
 namespace flowlens {
@@ -21,32 +22,49 @@ class OpRegistry;
 
 namespace flowlens::dist {
 
-struct TrainedVariable {
-  std::string name;      // the Variable node
-  int ps_task = 0;       // where replica_device_setter put it
-  std::string gradient;  // tensor the Apply op consumed as its gradient
-  std::string apply_op;  // the Apply node
+// What the worker exchanges with one ps task per step.
+struct PsLink {
+  int task = 0;
+  std::string device;  // "/job:ps/replica:0/task:<task>"
+  // The ps's partition as the ps registers it: binary GraphDef, worker
+  // names made canonical (partition_exchange.h), the same for every worker.
+  std::string partition;
+  std::vector<std::string> pull_keys;   // canonical rendezvous keys of the ps's read phase
+  std::vector<std::string> pull_feeds;  // the worker tensor each pulled key is fed as, same order
+  std::vector<std::string> push_keys;   // canonical keys the ps's update phase receives
+  std::vector<std::string> push_tensors;  // the worker tensor fetched for each, same order
+  std::vector<std::string> variables;   // variable nodes on this ps, graph order
+  // Per variable: the index in pull_keys of a read that carries its value
+  // (through Identity/ReadVariableOp), or -1: what the chief gives a ps that
+  // lost its variables.
+  std::vector<int> variable_reads;
+  int64_t pull_bytes = 0, push_bytes = 0;  // statically known sizes per step (-1 parts unknown)
 };
 
 struct TrainingPlan {
-  std::vector<TrainedVariable> variables;  // graph order
-  wire::Optimizer::Method method = wire::Optimizer::SGD;
-  bool use_nesterov = false;
-  // Scalar hyperparameter tensors of the first Apply op, evaluated by the
-  // worker: learning_rate, then momentum (Momentum) or beta1, beta2, epsilon (Adam).
-  std::vector<std::string> hyperparameters;
-  int recvs_from_ps = 0;  // _Recv nodes in the worker partition whose sender is a ps device
-  int sends_to_ps = 0;    // _Send nodes in the worker partition to a ps device
-  std::string summary;    // one line for the log
-  // The worker's own partition (its largest, with GPUs), as placed and partitioned: what the GUI shows
-  // as "the graph this worker runs", its _Recv/_Send nodes naming the ps
-  // devices and byte sizes (attr _bytes) of what travels.
+  std::vector<std::string> targets;  // the train op(s) the step runs
+  // Worker ops the step runs besides what it fetches and pushes: the last
+  // ones before the update (a train op's worker-side inputs). Sends are not
+  // among them: their tensors are fetched and pushed.
+  std::vector<std::string> worker_targets;
+  std::vector<PsLink> ps;            // ps tasks this worker exchanges tensors with, task order
+  // The worker's own partition, as partitioned: what the GUI shows as "the
+  // graph this worker runs", its _Recv/_Send nodes naming the ps devices and
+  // byte sizes (attr _bytes) of what travels.
   Graph worker_partition;
+  // The same, as its Session runs it (partition_exchange.h feedable_partition).
+  Graph worker_graph;
+  std::string summary;  // one line for the log
 };
 
-// Throws Error when the graph has no Apply op on a ps-resident variable, when
-// Apply ops mix optimizers, or when the cluster has no ps job.
-TrainingPlan plan_training(const Graph& graph, const ClusterSpec& cluster, int worker_task, const OpRegistry& registry);
+// `targets`: the train op(s); empty picks the node named "train", else every
+// Apply*/ResourceApply* node. `fetches`: other tensors each step needs from
+// the worker (the loss, the batch tensors it splits). Throws Error naming
+// the node or edge when the graph cannot be trained this way: no ps job, no
+// update on a ps, an edge between two ps tasks or to another worker, or a
+// worker op that needs a value the ps computes from the same step's pushes.
+TrainingPlan plan_training(const Graph& graph, const ClusterSpec& cluster, int worker_task, const OpRegistry& registry,
+                           std::vector<std::string> targets = {}, const std::vector<std::string>& fetches = {});
 
 // Sets batch_size on every SyntheticClassification node; throws Error naming
 // `--batch` when there is none. Returns how many nodes changed.

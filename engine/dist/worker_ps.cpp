@@ -3,16 +3,24 @@
 // Kept apart from worker.cpp, which trains.
 #include "dist/worker.h"
 
+#include <cstring>
+
 namespace flowlens::dist {
 
 void Worker::check_variables_fit_messages() const {
-  for (const TrainedVariable& v : plan_.variables) {
-    const Variable* var = session_->find_variable(v.name);
-    if (!var || !var->value.valid() || var->value.byte_size() <= options_.max_message_bytes) continue;
-    throw Error("variable '" + v.name + "' is " + human_bytes(var->value.byte_size()) + ", more than the largest message (" +
+  auto check = [&](const std::string& what, uint64_t bytes) {
+    if (bytes <= options_.max_message_bytes) return;
+    throw Error(what + " is " + human_bytes(bytes) + ", more than the largest message (" +
                 human_bytes(options_.max_message_bytes) + "): start every node of the cluster with --max-message-mb " +
-                std::to_string((var->value.byte_size() + (1u << 20) - 1) >> 20) + " or more");
-  }
+                std::to_string((bytes + (1u << 20) - 1) >> 20) + " or more");
+  };
+  for (const auto& values : initial_values_)
+    for (const NamedTensor& v : values) check("variable '" + v.name + "'", v.value.byte_size());
+  for (const PsLink& link : plan_.ps) check("the partition of ps " + std::to_string(link.task), link.partition.size());
+  // What travels each step, where its size is known before the first step.
+  for (const Node& n : plan_.worker_partition.nodes())
+    if ((n.op == "_Send" || n.op == "_Recv") && n.attr_int("_bytes", -1) > 0)
+      check("the tensor '" + n.attr_string("tensor_name", "") + "'", static_cast<uint64_t>(n.attr_int("_bytes", 0)));
 }
 
 std::unique_ptr<NodeConnection> Worker::make_ps_connection(int task) {
@@ -27,23 +35,26 @@ std::unique_ptr<NodeConnection> Worker::make_ps_connection(int task) {
 
 void Worker::connect_to_ps() {
   set_state("waiting", "connecting to ps");
-  for (int task : ps_tasks_) {
-    auto c = make_ps_connection(task);
+  for (const PsLink& link : plan_.ps) {
+    auto c = make_ps_connection(link.task);
     c->wait_until_reachable(options_.wait_timeout);
     ps_.push_back(std::move(c));
   }
 }
 
+void Worker::register_partition(size_t i) {
+  const PsLink& link = plan_.ps[i];
+  Tensor bytes(DType::UInt8, Shape{static_cast<int64_t>(link.partition.size())});
+  if (!link.partition.empty()) std::memcpy(bytes.raw_data(), link.partition.data(), link.partition.size());
+  wire::Header h;
+  h.set_kind(wire::REGISTER);
+  WireMessage r = ps_request(i, h, {{"partition", bytes}}, options_.wait_timeout);
+  if (r.header.code() != wire::OK) throw Error(ps_[i]->peer() + " refused the partition: " + r.header.text());
+  log_line("worker " + std::to_string(options_.task) + ": " + ps_[i]->peer() + ": " + r.header.text());
+}
+
 void Worker::initialize_ps_variables() {
-  for (size_t i = 0; i < ps_.size(); ++i) {
-    std::vector<NamedTensor> values;
-    for (const std::string& name : vars_on_ps_[i]) {
-      Variable* v = session_->find_variable(name);
-      if (!v || !v->value.valid()) throw Error("variable '" + name + "' has no initial value (no initializer ran)");
-      values.push_back({name, v->value.to_host()});  // the initializer may have run on a GPU
-    }
-    initialize_ps(i, values);
-  }
+  for (size_t i = 0; i < ps_.size(); ++i) initialize_ps(i, initial_values_[i]);
 }
 
 void Worker::initialize_ps(size_t i, const std::vector<NamedTensor>& values) {

@@ -24,7 +24,7 @@ std::string canonical_device(const std::string& requested, const DeviceSpec& fal
 class Partitioner {
  public:
   Partitioner(const Graph& g, const OpRegistry& r, const PartitionOptions& o)
-      : graph_(g), default_(DeviceSpec::parse(o.default_device)), shapes_(infer_shapes(g, r)) {
+      : graph_(g), default_(DeviceSpec::parse(o.default_device)), by_task_(o.by_task), shapes_(infer_shapes(g, r)) {
     for (const Node& n : g.nodes())
       if (is_control_flow_op(n.op)) {
         frames_ = compute_frames(g);
@@ -35,13 +35,16 @@ class Partitioner {
   PartitionResult run() {
     const auto& nodes = graph_.nodes();
     device_of_.reserve(nodes.size());
-    for (const Node& n : nodes) device_of_.push_back(canonical_device(n.device, default_));
+    for (const Node& n : nodes) {
+      device_of_.push_back(canonical_device(n.device, default_));
+      part_of_.push_back(by_task_ ? task_of(device_of_.back()) : device_of_.back());
+    }
     for (size_t i = 0; i < nodes.size(); ++i) {
       Node copy = nodes[i];
       copy.device = device_of_[i];
       copy.inputs.clear();
       for (std::size_t k = 0; k < nodes[i].inputs.size(); ++k) copy.inputs.push_back(route_input(static_cast<int>(i), k));
-      partition(device_of_[i]).graph.add_node(std::move(copy));
+      partition(part_of_[i]).graph.add_node(std::move(copy));
     }
     for (auto& p : result_.partitions) p.graph.versions = graph_.versions;
     return std::move(result_);
@@ -66,9 +69,13 @@ class Partitioner {
     const TensorId id{graph_.nodes()[static_cast<size_t>(src)].name, edge.port};
     const std::string& from = device_of_[static_cast<size_t>(src)];
     const std::string& to = device_of_[static_cast<size_t>(consumer)];
-    if (from == to) return text;
+    const std::string& from_part = part_of_[static_cast<size_t>(src)];
+    const std::string& to_part = part_of_[static_cast<size_t>(consumer)];
+    if (from_part == to_part) return text;
     check_not_in_loop(src, consumer, id, from, to);
-    std::string key = id.to_string() + "->" + to;
+    // One pair per (tensor, receiving partition): by task, the first
+    // consumer's device names the receiving end.
+    std::string key = id.to_string() + "->" + to_part;
     auto done = recv_of_.find(key);
     if (done != recv_of_.end()) return id.is_control() ? "^" + done->second : done->second;
 
@@ -86,7 +93,7 @@ class Partitioner {
       dummy.attrs["value"] = Tensor::scalar<float>(0.0f);
       sent = dummy.name;
       bytes = 4;
-      partition(from).graph.add_node(std::move(dummy));
+      partition(from_part).graph.add_node(std::move(dummy));
     } else {
       const auto& outs = shapes_.outputs[static_cast<size_t>(src)];
       if (id.index < static_cast<int>(outs.size())) {
@@ -121,10 +128,10 @@ class Partitioner {
     recv.attrs.erase("T");
     recv.attrs["tensor_type"] = dtype;
 
-    GraphPartition& sender = partition(from);
+    GraphPartition& sender = partition(from_part);
     sender.graph.add_node(std::move(send));
     ++sender.sends;
-    GraphPartition& receiver = partition(to);
+    GraphPartition& receiver = partition(to_part);
     ++receiver.recvs;
     if (bytes >= 0) receiver.bytes_received += bytes;
     else ++result_.unknown_size_transfers;
@@ -152,11 +159,21 @@ class Partitioner {
                 "which is not supported yet (place the whole loop on one device)");
   }
 
+  // "/job:ps/replica:0/task:0/device:CPU:0" -> "/job:ps/replica:0/task:0".
+  static std::string task_of(const std::string& device) {
+    DeviceSpec spec = DeviceSpec::parse(device);
+    spec.type.reset();
+    spec.id.reset();
+    return spec.to_string();
+  }
+
   const Graph& graph_;
   ControlFlowFrames frames_;
   DeviceSpec default_;
+  bool by_task_ = false;
   ShapeInferenceResult shapes_;
   std::vector<std::string> device_of_;
+  std::vector<std::string> part_of_;  // the partition of each node: its device, or its task (by_task)
   PartitionResult result_;
   std::map<std::string, size_t> index_;
   std::map<std::string, std::string> recv_of_;  // "tensor->device" -> recv node name

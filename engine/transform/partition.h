@@ -15,7 +15,7 @@ namespace flowlens {
 class OpRegistry;
 
 struct GraphPartition {
-  std::string device;  // canonical name: "/job:ps/replica:0/task:0/device:CPU:0"
+  std::string device;  // canonical name: "/job:ps/replica:0/task:0/device:CPU:0" (by_task: "/job:ps/replica:0/task:0")
   Graph graph;
   int sends = 0;
   int recvs = 0;
@@ -31,6 +31,10 @@ struct PartitionResult {
 struct PartitionOptions {
   // Device of nodes that request none.
   std::string default_device = "/job:localhost/replica:0/task:0/device:CPU:0";
+  // One partition per task ("/job:worker/replica:0/task:1") instead of per
+  // device: a task's own devices share its partition, and its Session moves
+  // tensors between them; only edges between tasks become _Send/_Recv.
+  bool by_task = false;
 };
 
 PartitionResult partition_graph(const Graph& graph, const OpRegistry& registry, const PartitionOptions& options = {});

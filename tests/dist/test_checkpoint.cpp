@@ -26,24 +26,22 @@ dist::ClusterClient client_for(const LocalCluster& c) { return dist::ClusterClie
 class TestCheckpoint : public QObject {
   Q_OBJECT
  private slots:
+  // Optimizer slots are variables of the graph the ps runs, saved like the weights.
   void write_and_read_back_with_slots() {
     QTemporaryDir dir;
     dist::Checkpoint ck;
     ck.global_step = 17;
-    ck.variables["a/w"].value = Tensor::from_vector<float>(Shape{2, 2}, {1, 2, 3, 4});
-    ck.variables["a/w"].m = Tensor::from_vector<float>(Shape{2, 2}, {0.5f, 0, 0, 0});
-    ck.variables["a/w"].beta1_power = Tensor::scalar<float>(0.81f);
-    ck.variables["b"].value = Tensor::from_vector<double>(Shape{1}, {2.5});
+    ck.variables["a/w"] = Tensor::from_vector<float>(Shape{2, 2}, {1, 2, 3, 4});
+    ck.variables["a/w/Adam"] = Tensor::from_vector<float>(Shape{2, 2}, {0.5f, 0, 0, 0});
+    ck.variables["beta1_power"] = Tensor::scalar<float>(0.81f);
+    ck.variables["b"] = Tensor::from_vector<double>(Shape{1}, {2.5});
     const std::string path = dist::checkpoint_path(dir.filePath("sub").toStdString(), 3);
     dist::write_checkpoint(path, ck);
     QVERIFY(!std::filesystem::exists(path + ".tmp"));  // renamed into place
     dist::Checkpoint back = dist::read_checkpoint(path);
     QCOMPARE(back.global_step, int64_t{17});
-    QVERIFY(back.variables.at("a/w").value.equals(ck.variables["a/w"].value));
-    QVERIFY(back.variables.at("a/w").m.equals(ck.variables["a/w"].m));
-    QVERIFY(back.variables.at("a/w").beta1_power.equals(ck.variables["a/w"].beta1_power));
-    QVERIFY(!back.variables.at("a/w").v.valid());
-    QVERIFY(back.variables.at("b").value.equals(ck.variables["b"].value));
+    QCOMPARE(back.variables.size(), std::size_t{4});
+    for (const auto& [name, value] : ck.variables) QVERIFY2(back.variables.at(name).equals(value), name.c_str());
   }
 
   void checkpoints_are_owner_only() {
@@ -53,7 +51,7 @@ class TestCheckpoint : public QObject {
     std::ofstream(path + ".tmp") << "left over";
     ::chmod((path + ".tmp").c_str(), 0644);
     dist::Checkpoint ck;
-    ck.variables["w"].value = Tensor::from_vector<float>(Shape{2}, {1, 2});
+    ck.variables["w"] = Tensor::from_vector<float>(Shape{2}, {1, 2});
     dist::write_checkpoint(path, ck);
     struct stat st {};
     QVERIFY(::stat(path.c_str(), &st) == 0);
@@ -66,7 +64,7 @@ class TestCheckpoint : public QObject {
     dist::CheckpointSaver saver(dir.path().toStdString(), 2, 10, std::chrono::seconds(30), [&now] { return now; });
     QVERIFY(!saver.restore());  // nothing on disk yet
     dist::Checkpoint state;
-    state.variables["w"].value = Tensor::from_vector<float>(Shape{1}, {1});
+    state.variables["w"] = Tensor::from_vector<float>(Shape{1}, {1});
     auto saved_step = [&] { return dist::read_checkpoint(saver.path()).global_step; };
 
     for (state.global_step = 1; state.global_step < 10; ++state.global_step) saver.step_finished(state);
@@ -140,7 +138,7 @@ class TestCheckpoint : public QObject {
       QVERIFY2(QString(e.what()).contains(QString::fromStdString(path) + ": not a FlowLens checkpoint"), e.what());
     }
     dist::Checkpoint ck;
-    ck.variables["w"].value = Tensor::from_vector<float>(Shape{64}, std::vector<float>(64, 1.0f));
+    ck.variables["w"] = Tensor::from_vector<float>(Shape{64}, std::vector<float>(64, 1.0f));
     dist::write_checkpoint(path, ck);
     std::filesystem::resize_file(path, std::filesystem::file_size(path) - 10);
     try {
@@ -175,7 +173,7 @@ class TestCheckpoint : public QObject {
     QCOMPARE(client.status(client.node("ps", 0), std::chrono::seconds(5)).step, int64_t{30});
     const dist::NodeAnswer fetched = client.fetch(client.node("ps", 0), {"logits/weights"}, std::chrono::seconds(5));
     QCOMPARE(fetched.tensors.size(), std::size_t{1});
-    QVERIFY(fetched.tensors[0].value.equals(saved.variables.at("logits/weights").value));
+    QVERIFY(fetched.tensors[0].value.equals(saved.variables.at("logits/weights")));
 
     RunResult w = run_node(c.worker_args(0, sample("mlp_train.pbtxt"), 10));
     QVERIFY2(w.code == 0, qPrintable(w.err));

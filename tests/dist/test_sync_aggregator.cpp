@@ -16,8 +16,6 @@ GradientSet gradients(int worker, int64_t step, float value, int k = 2) {
   set.worker = worker;
   set.step = step;
   set.replicas_to_aggregate = k;
-  set.optimizer.set_method(wire::Optimizer::SGD);
-  set.optimizer.set_learning_rate(0.5f);
   set.gradients.push_back({"w", Tensor::from_vector<float>(Shape{2}, {value, 2 * value})});
   return set;
 }
@@ -46,7 +44,6 @@ class TestSyncAggregator : public QObject {
 
     const AggregatedStep step = a.take();
     QCOMPARE(step.step, int64_t{0});
-    QCOMPARE(step.optimizer.learning_rate(), 0.5f);
     QCOMPARE(step.averages.size(), std::size_t{1});
     QCOMPARE(step.averages[0].name, std::string("w"));
     QCOMPARE(values(step.averages[0].value), (std::vector<float>{2.0f, 4.0f}));

@@ -121,7 +121,26 @@ class TestWireCodec : public QObject {
     auto huge = exchange(frames_of(push_header(int64_t{1} << 62, 0), {""}));
     QVERIFY(huge && huge->code() == wire::BAD_REQUEST);
     auto unknown = exchange(frames_of(push_header(4, 16), {std::string(16, '\0')}));
-    QVERIFY(unknown && QString::fromStdString(unknown->text()).contains("no variable 'w'"));
+    // No worker registered a partition yet: nothing to push to.
+    QVERIFY(unknown && unknown->code() == wire::UNREGISTERED);
+    QVERIFY(QString::fromStdString(unknown->text()).contains("runs no partition yet"));
+    // A partition that is no GraphDef is refused, naming what it is.
+    wire::Header reg;
+    reg.set_version(kWireVersion);
+    reg.set_kind(wire::REGISTER);
+    reg.set_request_id(8);
+    reg.set_sender("worker:0");
+    auto* meta = reg.add_tensors();
+    meta->set_name("partition");
+    meta->set_dtype(static_cast<int>(DType::UInt8));
+    meta->add_dims(5);
+    meta->set_byte_size(5);
+    auto garbage = exchange(frames_of(reg, {std::string("\xff\xff\xff\xff\xff", 5)}));
+    QVERIFY(garbage && garbage->code() == wire::BAD_REQUEST);
+    QVERIFY2(QString::fromStdString(garbage->text()).contains("the partition registered with ps 0"), garbage->text().c_str());
+    reg.set_sender("");
+    auto anonymous = exchange(frames_of(reg, {std::string(5, 'x')}));
+    QVERIFY(anonymous && QString::fromStdString(anonymous->text()).contains("not a worker"));
     std::vector<zmq::message_t> empty_frames;
     empty_frames.emplace_back();
     QVERIFY(!exchange(std::move(empty_frames)));
