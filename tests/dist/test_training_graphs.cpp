@@ -1,7 +1,9 @@
 // The TF1-style training fixtures (training_graphs.h): each one trains in a
 // local Session (initialize_variables, then run loss + train), the batch-norm
 // graph moves its moving statistics, replica_device_setter puts every
-// variable, slot and variable update on /job:ps.
+// variable, slot and variable update on its variable's ps task, and samples/
+// holds exactly what the builders write (FLOWLENS_WRITE_TRAINING_SAMPLES=1
+// rewrites them).
 #include <QtTest>
 
 #include <cmath>
@@ -253,6 +255,17 @@ class TestTrainingGraphs : public QObject {
     QVERIFY_THROWS_EXCEPTION(Error, test::resource_momentum_mlp(0, 1));
     QVERIFY_THROWS_EXCEPTION(Error, test::adam_ftrl_mlp(-1, 1));
     QVERIFY_THROWS_EXCEPTION(Error, test::batch_norm_cnn(0, 1));
+  }
+
+  void samples_are_what_the_builders_write_data() { add_rows(); }
+  void samples_are_what_the_builders_write() {
+    QFETCH(QString, name);
+    const Fixture& f = fixture(name);
+    const std::string path = std::string(FLOWLENS_SAMPLES) + "/" + f.sample;
+    const Graph built = f.build(64, 7);
+    if (std::getenv("FLOWLENS_WRITE_TRAINING_SAMPLES")) test::write_graph_pbtxt(built, path, f.header);
+    const Graph sample = load_graph(path);
+    QCOMPARE(graph_to_text(sample), graph_to_text(built));
   }
 };
 
