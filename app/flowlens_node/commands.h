@@ -39,6 +39,9 @@ struct NodeOptions {
   int64_t batch = 0;
   std::string loss = "loss";
   std::vector<std::string> split = {"features", "labels"};
+  std::string train_op;              // empty: "train", else every Apply* op
+  std::vector<std::string> feeds;    // NAME=PATH, PATH may hold {task}, {index}, {workers}
+  std::string shard = "none";
   int print_every = 10;
   int inter_op_threads = 0;  // the embedded engine's thread budget (SessionOptions)
   int intra_op_threads = 0;

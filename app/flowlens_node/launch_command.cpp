@@ -70,6 +70,9 @@ std::vector<std::string> child_args(const NodeOptions& o, const std::string& job
   if (o.sync) a.push_back("--sync");
   if (o.replicas_to_aggregate > 0) a.insert(a.end(), {"--replicas-to-aggregate", std::to_string(o.replicas_to_aggregate)});
   if (o.batch > 0) a.insert(a.end(), {"--batch", std::to_string(o.batch)});
+  if (!o.train_op.empty()) a.insert(a.end(), {"--train-op", o.train_op});
+  for (const std::string& f : o.feeds) a.insert(a.end(), {"--feed", f});
+  a.insert(a.end(), {"--shard", o.shard});
   return a;
 }
 
@@ -194,6 +197,11 @@ void add_launch_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--loss", o->node.loss, "Loss node to report");
   cmd->add_option("--split", o->node.split, "Batch tensors")->delimiter(',');
   cmd->add_option("--print-every", o->node.print_every, "Print the loss every K steps");
+  cmd->add_option("--train-op", o->node.train_op, "The train op each worker step runs (default: 'train', else every Apply* op)");
+  cmd->add_option("--feed", o->node.feeds, "Feed NAME from .npy rows, NAME=PATH (repeatable); PATH may hold {task}, {index}, {workers}")
+      ->allow_extra_args(false);
+  cmd->add_option("--shard", o->node.shard, "--feed rows per worker: none, contiguous or strided")
+      ->check(CLI::IsMember({"none", "contiguous", "strided"}));
   cmd->add_option("--threads", o->node.inter_op_threads, "Inter-op threads per worker (0: one per core, at least 2)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--intra-op-threads", o->node.intra_op_threads,

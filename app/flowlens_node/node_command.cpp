@@ -77,6 +77,24 @@ void add_node_options(CLI::App& app, NodeOptions& o) {
   app.add_option("--split", o.split, "worker: batch tensors (drawn once per step; sliced per worker with --sync)")
       ->delimiter(',');
   app.add_option("--print-every", o.print_every, "worker: print the loss every K steps (0: only the summary)");
+  app.add_option("--train-op", o.train_op, "worker: the train op each step runs (default: the node 'train', else every "
+                                           "Apply*/ResourceApply* op)");
+  app.add_option("--feed", o.feeds,
+                 "worker: feed TENSOR from .npy rows, NAME=PATH (repeatable; --batch rows per step); PATH may hold "
+                 "{task}, {index} (rank among workers), {workers}")
+      ->allow_extra_args(false)
+      ->check([](const std::string& s) {
+        try {
+          dist::parse_feed_spec(s);
+          return std::string();
+        } catch (const Error& e) {
+          return std::string(e.what());
+        }
+      });
+  app.add_option("--shard", o.shard,
+                 "worker, --feed: rows each worker takes: none (per-worker files), contiguous or strided (one shared "
+                 "file)")
+      ->check(CLI::IsMember({"none", "contiguous", "strided"}));
   app.add_option("--threads", o.inter_op_threads,
                  "worker: inter-op threads of the embedded engine, kernels run side by side (0: one per core, at "
                  "least 2)")
@@ -167,6 +185,9 @@ int run_node(NodeOptions o) {
   wo.batch = o.batch;
   wo.loss = o.loss;
   wo.split = o.split;
+  wo.train_op = o.train_op;
+  for (const std::string& f : o.feeds) wo.feeds.push_back(dist::parse_feed_spec(f));
+  wo.shard = dist::parse_shard_rule(o.shard);
   wo.wait_timeout = timeout;
   wo.reconnect_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.reconnect_timeout_s * 1000));
   wo.inter_op_threads = o.inter_op_threads;

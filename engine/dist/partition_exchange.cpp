@@ -1,6 +1,7 @@
 #include "dist/partition_exchange.h"
 
 #include <deque>
+#include <set>
 
 #include "graph/edge_index.h"
 
@@ -73,6 +74,9 @@ PartitionExchange describe_exchange(const Graph& partition) {
 }
 
 Graph feedable_partition(const Graph& partition) {
+  std::set<std::string> recvs;
+  for (const Node& n : partition.nodes())
+    if (n.op == "_Recv") recvs.insert(n.name);
   Graph out;
   out.versions = partition.versions;
   out.source_path = partition.source_path;
@@ -82,7 +86,12 @@ Graph feedable_partition(const Graph& partition) {
   for (const Node& n : partition.nodes()) {
     if (n.op == "_Send") continue;
     if (n.op != "_Recv") {
-      out.add_node(n);
+      // A control edge from another task arrives as a _Recv consumed by
+      // "^name". The phase runs once the tensor is here, so the order it
+      // asks for holds; a fed Placeholder would not satisfy it.
+      Node copy = n;
+      std::erase_if(copy.inputs, [&](const std::string& in) { return in.starts_with("^") && recvs.count(in.substr(1)); });
+      out.add_node(std::move(copy));
       continue;
     }
     Node p;

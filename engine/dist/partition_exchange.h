@@ -13,7 +13,11 @@
 //   update: everything else (the optimizer's Apply ops, batch norm's
 //           AssignSub, Adam's beta-power updates), run with the tensors the
 //           worker's PUSH carried in place of the _Recv nodes.
-// The worker's partition runs once between them. A graph that needs more
+// The worker's partition runs once between them. An edge between two ps
+// tasks goes through the worker: a read-phase value with the sender's PULL
+// and the receiver's PUSH; a control edge (partition's dummy scalar) is
+// taken as satisfied, since whatever data a ps reads from another one came
+// with the step's pull already. A graph that needs more
 // round trips (a worker reading, in the same step, a value the ps computes
 // from that step's pushes) is refused by worker_plan with the edge named.
 #include <string>
@@ -49,7 +53,8 @@ PartitionExchange describe_exchange(const Graph& partition);
 
 // The partition as a local Session runs it: each _Recv becomes a Placeholder
 // of the same name and type, fed with what arrived, and each _Send is
-// dropped: its input is fetched and handed to the rendezvous.
+// dropped: its input is fetched and handed to the rendezvous. Control
+// inputs on a _Recv go: the phase runs only once what it receives is here.
 Graph feedable_partition(const Graph& partition);
 
 // Every worker of between-graph training registers the same ps partition,

@@ -55,7 +55,16 @@ Worker::Worker(WorkerOptions options) : options_(std::move(options)), context_(1
                 std::to_string(num_workers_) + " worker task(s) of the cluster; that step would never complete");
 
   Graph graph = load_graph(options_.graph_path);
-  if (options_.batch > 0) set_data_batch_size(graph, options_.batch);
+  if (!options_.feeds.empty()) {
+    if (options_.batch <= 0) throw Error("--feed needs --batch: the rows each step feeds");
+    for (const FeedSpec& f : options_.feeds)
+      if (!graph.find(TensorIdView::parse(f.tensor) ? TensorIdView::parse(f.tensor)->node : std::string_view(f.tensor)))
+        throw Error(options_.graph_path + ": --feed " + f.tensor + ": no such node in the graph");
+    feeds_ = std::make_unique<WorkerFeeds>(options_.feeds, rank_, num_workers_, options_.task, options_.batch, options_.shard);
+    options_.split.clear();  // each worker's rows are its own already
+  } else if (options_.batch > 0) {
+    set_data_batch_size(graph, options_.batch);
+  }
   // Async workers are independent replicas and should see different data;
   // sync workers all draw the same global batch and each keeps its slice.
   if (!options_.sync) offset_data_seeds(graph, rank_);
@@ -72,6 +81,7 @@ Worker::Worker(WorkerOptions options) : options_(std::move(options)), context_(1
     options_.loss.clear();
   }
   std::vector<std::string> fetches = options_.split;
+  for (const FeedSpec& f : options_.feeds) fetches.push_back(f.tensor);  // fed tensors belong to the worker
   if (!options_.loss.empty()) fetches.push_back(options_.loss);
   plan_ = plan_training(graph, options_.cluster, options_.task, registry,
                         options_.train_op.empty() ? std::vector<std::string>{} : std::vector<std::string>{options_.train_op},
@@ -229,6 +239,7 @@ std::vector<NamedTensor> Worker::pull(int index, int64_t min_step) {
 }
 
 FeedList Worker::draw_batch() {
+  if (feeds_) return feeds_->next_batch();
   FeedList feeds;
   if (options_.split.empty()) return feeds;
   std::vector<Tensor> batch = session_->run({}, options_.split);
@@ -319,13 +330,19 @@ int Worker::run(const std::atomic<bool>* interrupted) {
       pulled[i] = pull(static_cast<int>(i), options_.sync ? next_pull_step_[i] : 0);
       pulled_step[i] = next_pull_step_[i];
       // The rendezvous: each received tensor takes its _Recv node's place.
-      for (size_t k = 0; k < pulled[i].size(); ++k) feeds.emplace_back(plan_.ps[i].pull_feeds[k], pulled[i][k].value);
+      for (size_t k = 0; k < pulled[i].size(); ++k)
+        if (!plan_.ps[i].pull_feeds[k].empty()) feeds.emplace_back(plan_.ps[i].pull_feeds[k], pulled[i][k].value);
     }
     std::vector<Tensor> out = session_->run(feeds, step_fetches_, plan_.worker_targets);
     size_t next = options_.loss.empty() ? 0 : 1;
     std::vector<std::vector<NamedTensor>> sent(ps_.size());
-    for (size_t i = 0; i < ps_.size(); ++i)
+    for (size_t i = 0; i < ps_.size(); ++i) {
       for (const std::string& key : plan_.ps[i].push_keys) sent[i].push_back({key, std::move(out[next++])});
+      // What this ps receives from another ps task, carried by the worker.
+      for (const PsLink::Relay& r : plan_.ps[i].relays)
+        sent[i].push_back({r.key, r.from_link < 0 ? Tensor::scalar<float>(0.0f)
+                                                  : pulled[static_cast<size_t>(r.from_link)][static_cast<size_t>(r.pull_index)].value});
+    }
     for (size_t i = 0; i < ps_.size(); ++i) push(static_cast<int>(i), sent[i], pulled_step[i]);
 
     std::optional<double> loss;

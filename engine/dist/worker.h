@@ -34,6 +34,7 @@
 #include "dist/log_rate_limiter.h"
 #include "dist/node_connection.h"
 #include "dist/node_status.h"
+#include "dist/worker_feeds.h"
 #include "dist/worker_plan.h"
 #include "exec/session.h"
 #include "observe/debugger.h"
@@ -52,6 +53,11 @@ struct WorkerOptions {
   int64_t batch = 0;              // 0: the data op's own batch size
   std::string loss = "loss";
   std::string train_op;  // empty: the node "train", else every Apply*/ResourceApply* op
+  // The worker's own input: .npy rows fed to graph tensors each step, `batch`
+  // rows at a time, split between workers by `shard` (worker_feeds.h). Set,
+  // they replace the data op and `split`.
+  std::vector<FeedSpec> feeds;
+  ShardRule shard = ShardRule::None;
   // Batch tensors: drawn once per step, then fed; in sync mode each worker
   // feeds its 1/N slice along axis 0, like in-graph replication's Split.
   std::vector<std::string> split = {"features", "labels"};
@@ -159,6 +165,7 @@ class Worker {
   std::string address_;
   TrainingPlan plan_;
   std::unique_ptr<Session> session_;  // runs plan_.worker_graph
+  std::unique_ptr<WorkerFeeds> feeds_;  // options_.feeds, when given
   // The chief's initial values of each ps connection's variables (its
   // link's order), from the graph's own initializers; empty on other workers.
   std::vector<std::vector<NamedTensor>> initial_values_;

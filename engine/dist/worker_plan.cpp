@@ -192,10 +192,9 @@ TrainingPlan plan_training(const Graph& graph, const ClusterSpec& cluster, int w
     for (const TransferEnd& s : ex.sends) ps_send_after[canonical_worker_names(s.key, worker_task)] = s.after_receiving;
     for (const std::vector<TransferEnd>* ends : {&ex.sends, &ex.recvs})
       for (const TransferEnd& e : *ends)
-        if (e.key.find("/job:ps/") != std::string::npos &&
-            e.key.find(worker_device + "/") == std::string::npos)
-          throw Error("the edge '" + e.key + "' joins two ps tasks; FlowLens runs a ps partition that talks only to "
-                      "workers (place the ops between them on one task)");
+        if (e.key.find(worker_device + "/") == std::string::npos && e.key.find("/job:worker/") != std::string::npos)
+          throw Error("the edge '" + e.key + "' joins a ps task and another worker; a worker trains with the ps "
+                      "tasks and its own devices only");
   }
 
   // The worker's ops that would need a second round trip.
@@ -288,6 +287,30 @@ TrainingPlan plan_training(const Graph& graph, const ClusterSpec& cluster, int w
     link.partition = graph_to_binary(canonical);
     link_of_task[link.task] = plan.ps.size();
     plan.ps.push_back(std::move(link));
+  }
+  // Edges between ps tasks, carried by the worker.
+  for (std::size_t to = 0; to < ps_parts.size(); ++to) {
+    const PartitionExchange ex = describe_exchange(ps_parts[to]->graph);
+    for (const TransferEnd& r : ex.recvs) {
+      if (r.key.find(worker_device + "/") != std::string::npos) continue;  // from this worker
+      const std::string key = canonical_worker_names(r.key, worker_task);
+      PsLink::Relay relay{key, -1, -1};
+      for (std::size_t from = 0; from < plan.ps.size() && relay.from_link < 0; ++from) {
+        const auto& keys = plan.ps[from].pull_keys;
+        const auto at = std::find(keys.begin(), keys.end(), key);
+        if (at != keys.end()) relay = {key, static_cast<int>(from), static_cast<int>(at - keys.begin())};
+      }
+      const Node& recv = *ps_parts[to]->graph.find(r.node);
+      const bool control = recv.attr_string("tensor_name", "").find("/_control_to_") != std::string::npos;
+      if (relay.from_link < 0 && !control)
+        throw Error("the tensor '" + recv.attr_string("tensor_name", "") + "' goes from " +
+                    recv.attr_string("send_device", "") + " to " + recv.attr_string("recv_device", "") +
+                    " after the first ps's update; FlowLens carries data between ps tasks only from their read "
+                    "phase (place the ops between them on one task)");
+      if (relay.from_link < 0 && r.dtype != DType::Float)
+        throw Error("control edge '" + key + "' carries " + dtype_name(r.dtype) + ", not partition's float dummy");
+      plan.ps[to].relays.push_back(relay);
+    }
   }
   plan.worker_graph = feedable_partition(wp);
 

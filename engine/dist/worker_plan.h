@@ -30,9 +30,19 @@ struct PsLink {
   // names made canonical (partition_exchange.h), the same for every worker.
   std::string partition;
   std::vector<std::string> pull_keys;   // canonical rendezvous keys of the ps's read phase
-  std::vector<std::string> pull_feeds;  // the worker tensor each pulled key is fed as, same order
+  std::vector<std::string> pull_feeds;  // the worker tensor each pulled key is fed as ("": relayed to another ps)
   std::vector<std::string> push_keys;   // canonical keys the ps's update phase receives
   std::vector<std::string> push_tensors;  // the worker tensor fetched for each, same order
+  // Tensors this ps receives from another ps task. The worker carries them:
+  // a value the other ps sends in its read phase comes with that ps's PULL
+  // and goes out with this PUSH; a control edge's dummy is sent as its zero
+  // (partition_exchange.h: control edges between ps tasks order nothing).
+  struct Relay {
+    std::string key;     // canonical key this ps receives
+    int from_link = -1;  // index in TrainingPlan::ps of the sender; -1: a control edge's dummy
+    int pull_index = -1; // index in that link's pull_keys
+  };
+  std::vector<Relay> relays;
   std::vector<std::string> variables;   // variable nodes on this ps, graph order
   // Per variable: the index in pull_keys of a read that carries its value
   // (through Identity/ReadVariableOp), or -1: what the chief gives a ps that
@@ -61,7 +71,8 @@ struct TrainingPlan {
 // Apply*/ResourceApply* node. `fetches`: other tensors each step needs from
 // the worker (the loss, the batch tensors it splits). Throws Error naming
 // the node or edge when the graph cannot be trained this way: no ps job, no
-// update on a ps, an edge between two ps tasks or to another worker, or a
+// update on a ps, a data edge between two ps tasks after one's update, an
+// edge to another worker, or a
 // worker op that needs a value the ps computes from the same step's pushes.
 TrainingPlan plan_training(const Graph& graph, const ClusterSpec& cluster, int worker_task, const OpRegistry& registry,
                            std::vector<std::string> targets = {}, const std::vector<std::string>& fetches = {});

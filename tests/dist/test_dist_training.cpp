@@ -3,13 +3,17 @@
 
 #include <cmath>
 
+#include <random>
+
 #include "dist/checkpoint.h"
+#include "dist/training_graphs.h"
 #include "dist/cluster_client.h"
 #include "dist/node_runner.h"
 #include "exec/session.h"
 #include "graph/variable_initializers.h"
 #include "io/graph_io.h"
 #include "ops/op_registry.h"
+#include "tensor/npy.h"
 #include "transform/replicate_in_graph.h"
 
 using namespace flowlens;
@@ -61,6 +65,99 @@ class TestDistTraining : public QObject {
       QCOMPARE(l.size(), 31);  // step 1, every 10th, 300
       QVERIFY2(l.last() < l.first() / 4, qPrintable(QString("worker %1: loss %2 -> %3").arg(w).arg(l.first()).arg(l.last())));
     }
+  }
+
+  // Real optimizers, as TensorFlow writes them, trained by the ps running
+  // the graph's own update ops: resource variables with
+  // ResourceApplyKerasMomentum; Adam and Ftrl in one graph; a CNN whose batch
+  // norm moving averages are AssignSub'ed on the ps.
+  void real_optimizers_train_on_one_ps_two_workers_data() {
+    QTest::addColumn<QString>("graph");
+    QTest::addColumn<QString>("moving");  // a variable only the ps's update phase changes
+    QTest::addColumn<int>("ps_tasks");
+    QTest::newRow("resource variables, Keras momentum") << "resource_momentum_train.pbtxt" << "layer1/kernel/momentum" << 1;
+    QTest::newRow("Adam and Ftrl") << "adam_ftrl_train.pbtxt" << "beta1_power" << 1;
+    // Adam's beta powers on one ps, read by the other's ApplyAdam.
+    QTest::newRow("Adam and Ftrl, 2 ps") << "adam_ftrl_train.pbtxt" << "beta1_power" << 2;
+    QTest::newRow("CNN with batch norm") << "bn_cnn_train.pbtxt" << "batch_normalization/moving_mean" << 1;
+  }
+
+  void real_optimizers_train_on_one_ps_two_workers() {
+    QFETCH(QString, graph);
+    QFETCH(QString, moving);
+    QFETCH(int, ps_tasks);
+    const int steps = 40;
+    LocalCluster c(ps_tasks, 2);
+    const QString ckpt = c.path("ckpt");
+    std::vector<std::unique_ptr<NodeProcess>> ps;
+    for (int i = 0; i < ps_tasks; ++i)
+      ps.push_back(std::make_unique<NodeProcess>(c.ps_args(i, {"--checkpoint-dir", ckpt, "--checkpoint-every", "0"})));
+    NodeProcess w0(c.worker_args(0, sample(graph.toUtf8().constData()), steps, {"--print-every", "5"}));
+    NodeProcess w1(c.worker_args(1, sample(graph.toUtf8().constData()), steps, {"--print-every", "5"}));
+    RunResult r0 = w0.wait(), r1 = w1.wait();
+    QVERIFY2(r0.code == 0 && r1.code == 0, qPrintable(r0.err + r1.err));
+    dist::Checkpoint end;
+    for (int i = 0; i < ps_tasks; ++i) {
+      RunResult rp = ps[static_cast<size_t>(i)]->wait(20000);
+      QVERIFY2(rp.code == 0 && rp.err.contains("all workers finished at global step 80"), qPrintable(rp.err));
+      QVERIFY2(rp.err.contains("partition registered by worker"), qPrintable(rp.err));
+      dist::Checkpoint shard = dist::read_checkpoint(dist::checkpoint_path(ckpt.toStdString(), i));
+      QCOMPARE(shard.global_step, int64_t{2 * steps});
+      end.variables.merge(shard.variables);
+    }
+    for (int w = 0; w < 2; ++w) {
+      QList<double> l = worker_losses(w == 0 ? r0.out : r1.out, w);
+      QVERIFY(l.size() >= 2);
+      QVERIFY2(l.last() < l.first() / 4, qPrintable(QString("worker %1: loss %2 -> %3").arg(w).arg(l.first()).arg(l.last())));
+    }
+    // Every variable of the graph lives on the ps, optimizer slots and
+    // moving averages included, and the update phase moved them.
+    const Graph g = load_graph(sample(graph.toUtf8().constData()).toStdString());
+    QCOMPARE(end.variables.size(), test::variable_names(g).size());
+    Session initial(g);
+    initial.initialize_variables();
+    const Tensor& trained = end.variables.at(moving.toStdString());
+    const Tensor& before = initial.find_variable(moving.toStdString())->value;
+    QVERIFY2(!trained.equals(before), qPrintable(moving + " did not change on the ps"));
+  }
+
+  // Workers feeding their own rows from .npy shards (one file per task)
+  // instead of the graph's data op.
+  void workers_feed_their_own_npy_shards() {
+    LocalCluster c(1, 2);
+    std::mt19937 rng(5);
+    std::normal_distribution<float> normal;
+    for (int task = 0; task < 2; ++task) {
+      const int64_t rows = 256;
+      Tensor x(DType::Float, Shape{rows, 8});
+      Tensor y(DType::Int32, Shape{rows});
+      for (int64_t r = 0; r < rows; ++r) {
+        int best = 0;
+        for (int k = 0; k < 8; ++k) {
+          x.data<float>()[r * 8 + k] = normal(rng);
+          if (k < 4 && x.data<float>()[r * 8 + k] > x.data<float>()[r * 8 + best]) best = k;
+        }
+        y.data<int32_t>()[r] = best;  // which of the first four features is largest: learnable
+      }
+      write_npy(x, c.path(QString("x_%1.npy").arg(task)).toStdString());
+      write_npy(y, c.path(QString("y_%1.npy").arg(task)).toStdString());
+    }
+    const QStringList feeds{"--feed", "features=" + c.path("x_{task}.npy"), "--feed", "labels=" + c.path("y_{task}.npy"),
+                            "--batch", "32", "--print-every", "10"};
+    NodeProcess ps(c.ps_args(0));
+    NodeProcess w0(c.worker_args(0, sample("mlp_train.pbtxt"), 200, feeds));
+    NodeProcess w1(c.worker_args(1, sample("mlp_train.pbtxt"), 200, feeds));
+    RunResult r0 = w0.wait(), r1 = w1.wait(), rp = ps.wait(20000);
+    QVERIFY2(r0.code == 0 && r1.code == 0 && rp.code == 0, qPrintable(r0.err + r1.err + rp.err));
+    for (int w = 0; w < 2; ++w) {
+      QList<double> l = worker_losses(w == 0 ? r0.out : r1.out, w);
+      QVERIFY2(l.last() < l.first() / 2, qPrintable(QString("worker %1: loss %2 -> %3").arg(w).arg(l.first()).arg(l.last())));
+    }
+    // A missing shard is named.
+    NodeProcess bad(c.worker_args(0, sample("mlp_train.pbtxt"), 1,
+                                  {"--feed", "features=" + c.path("nope_{task}.npy"), "--batch", "4"}));
+    RunResult rb = bad.wait();
+    QVERIFY2(rb.code != 0 && rb.err.contains("nope_0.npy"), qPrintable(rb.err));
   }
 
   void sync_two_replicas_equal_in_graph_two_towers_exactly_data() {
