@@ -108,7 +108,9 @@ void append_status_json(const NodeStatus& s, std::string& out) {
     out += '{';
     append_key(out, "bytes_in"), append_int(out, l.bytes_in), out += ',';
     append_key(out, "bytes_out"), append_int(out, l.bytes_out), out += ',';
-    append_key(out, "peer"), append_string(out, l.peer);
+    append_key(out, "peer"), append_string(out, l.peer), out += ',';
+    append_key(out, "step_bytes_in"), append_int(out, l.step_bytes_in), out += ',';
+    append_key(out, "step_bytes_out"), append_int(out, l.step_bytes_out);
     out += '}';
   }
   out += "],";
@@ -169,7 +171,8 @@ NodeStatus status_from_json(const std::string& text, const std::string& source) 
       s.variables.push_back({v.at("name").get<std::string>(), v.at("dtype").get<std::string>(),
                              v.at("shape").get<std::string>(), v.at("bytes").get<int64_t>()});
     for (const auto& l : field("links"))
-      s.links.push_back({l.at("peer").get<std::string>(), l.at("bytes_in").get<uint64_t>(), l.at("bytes_out").get<uint64_t>()});
+      s.links.push_back({l.at("peer").get<std::string>(), l.at("bytes_in").get<uint64_t>(), l.at("bytes_out").get<uint64_t>(),
+                         l.value("step_bytes_in", uint64_t{0}), l.value("step_bytes_out", uint64_t{0})});
     return s;
   } catch (const nlohmann::json::exception& e) {
     throw Error(source + ": malformed status: " + e.what());
@@ -210,6 +213,13 @@ std::string format_status_table(const std::vector<StatusRow>& rows) {
                   human_bytes(s.bytes_in).c_str(), human_bytes(s.bytes_out).c_str(), vars.c_str(),
                   s.detail.empty() ? "" : "  ", s.detail.c_str());
     out += line;
+    // What each training step moves on each link (the rendezvous' tensors).
+    for (const LinkTraffic& l : s.links) {
+      if (l.step_bytes_in == 0 && l.step_bytes_out == 0) continue;
+      std::snprintf(line, sizeof line, "%-10s   with %-8s %s in, %s out per step\n", "", l.peer.c_str(),
+                    human_bytes(l.step_bytes_in).c_str(), human_bytes(l.step_bytes_out).c_str());
+      out += line;
+    }
   }
   return out;
 }

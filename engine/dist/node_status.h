@@ -24,6 +24,10 @@ struct VariableInfo {
 struct LinkTraffic {
   std::string peer;
   uint64_t bytes_in = 0, bytes_out = 0;
+  // Tensor bytes of one training step on this link, as of the last step:
+  // what the rendezvous carried (a worker's pull and push, a ps's answer to
+  // that worker and its push). 0: no step yet.
+  uint64_t step_bytes_in = 0, step_bytes_out = 0;
 };
 
 struct NodeStatus {
@@ -36,7 +40,7 @@ struct NodeStatus {
   double steps_per_second = 0;
   uint64_t bytes_in = 0, bytes_out = 0;
   std::vector<VariableInfo> variables;
-  std::vector<LinkTraffic> links;  // ps: per peer; workers: empty (their ps links are in bytes_in/out)
+  std::vector<LinkTraffic> links;  // ps: per peer; workers: per ps task (step bytes only)
   std::string events;  // PUB endpoint: "tcp://127.0.0.1:40123"
   std::string mode;    // "async" or "sync K"
   std::string detail;  // what it is waiting for, the last error...

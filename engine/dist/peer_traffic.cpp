@@ -13,6 +13,14 @@ void PeerTrafficTable::add_out(const std::string& peer, uint64_t bytes, Clock::t
   if (Row* r = row(peer, now)) r->traffic.bytes_out += bytes;
 }
 
+void PeerTrafficTable::set_step_in(const std::string& peer, uint64_t bytes, Clock::time_point now) {
+  if (Row* r = row(peer, now)) r->traffic.step_bytes_in = bytes;
+}
+
+void PeerTrafficTable::set_step_out(const std::string& peer, uint64_t bytes, Clock::time_point now) {
+  if (Row* r = row(peer, now)) r->traffic.step_bytes_out = bytes;
+}
+
 std::vector<LinkTraffic> PeerTrafficTable::links(Clock::time_point now) const {
   std::vector<LinkTraffic> out;
   out.reserve(rows_.size());

@@ -26,6 +26,9 @@ class PeerTrafficTable {
   // Adds to `peer`'s counters (creating its row); an empty name is not counted.
   void add_in(const std::string& peer, uint64_t bytes, Clock::time_point now = Clock::now());
   void add_out(const std::string& peer, uint64_t bytes, Clock::time_point now = Clock::now());
+  // The tensor bytes of `peer`'s last step in each direction (LinkTraffic::step_bytes_*).
+  void set_step_in(const std::string& peer, uint64_t bytes, Clock::time_point now = Clock::now());
+  void set_step_out(const std::string& peer, uint64_t bytes, Clock::time_point now = Clock::now());
 
   // Every row not expired at `now`, by name.
   std::vector<LinkTraffic> links(Clock::time_point now = Clock::now()) const;

@@ -1,6 +1,7 @@
 // The ps task's inspection side: status, fetch, pause/step/resume, profiling
 // and heartbeats. Kept apart from ps_server.cpp, which moves variables.
 #include <algorithm>
+#include <cstring>
 #include <iostream>
 
 #include "dist/ps_server.h"
@@ -133,12 +134,24 @@ void PsServer::handle_control(WireMessage& m) {
       reply(m, reply_header(m.header, wire::FAILED, e.what()));
       return;
     }
+  } else if (cmd == "graph") {
+    // The partition this ps runs, as a worker registered it (worker names
+    // canonical: task 0's), for the GUI and `flowlens-node` tools.
+    if (!graph_) {
+      reply(m, reply_header(m.header, wire::FAILED, label_ + " runs no partition yet (no worker registered one)"));
+      return;
+    }
+    const std::string& bytes = graph_->partition();
+    Tensor t(DType::UInt8, Shape{static_cast<int64_t>(bytes.size())});
+    if (!bytes.empty()) std::memcpy(t.raw_data(), bytes.data(), bytes.size());
+    reply(m, reply_header(m.header, wire::OK, label_ + " partition"), {{"graph", t}});
+    return;
   } else if (cmd == "stop") {
     stop_reason_ = "stopped by " + (m.header.sender().empty() ? std::string("a client") : m.header.sender());
     text = "stopping; checkpoint " + (options_.checkpoint_dir.empty() ? std::string("disabled") : "saved on exit");
   } else {
     reply(m, reply_header(m.header, wire::BAD_REQUEST,
-                          "unknown command '" + cmd + "' (expected pause, step, resume, profile_start, profile_stop or stop)"));
+                          "unknown command '" + cmd + "' (expected pause, step, resume, profile_start, profile_stop, graph or stop)"));
     return;
   }
   wire::Header h = reply_header(m.header, wire::OK, text);

@@ -26,6 +26,7 @@ class PsGraph {
   // The same bytes a worker registered before (workers of one training job
   // register the same canonical partition).
   bool same_partition(const std::string& partition) const { return partition == bytes_; }
+  const std::string& partition() const { return bytes_; }  // the binary GraphDef, as registered
 
   const std::vector<std::string>& variables() const { return variables_; }
   // The variable's value (shared, not copied), or an invalid Tensor when it

@@ -123,6 +123,9 @@ void PsServer::answer_pull(const WireMessage& m) {
     reply(m, reply_header(m.header, wire::FAILED, label_ + ": the read phase failed: " + e.what()));
     return;
   }
+  uint64_t bytes = 0;
+  for (const NamedTensor& t : out) bytes += t.value.byte_size();
+  links_.set_step_out(m.header.sender(), bytes);
   wire::Header h = reply_header(m.header, wire::OK);
   h.set_step(state_.global_step);
   reply(m, std::move(h), out);  // zero-copy: read() copied what shares a variable's buffer
@@ -190,6 +193,9 @@ void PsServer::handle_push(WireMessage& m) {
     reply(m, reply_header(m.header, wire::BAD_REQUEST, problem));
     return;
   }
+  uint64_t bytes = 0;
+  for (std::size_t i = 0; i < m.num_tensors(); ++i) bytes += m.frames[i].size();
+  links_.set_step_in(m.header.sender(), bytes);
   if (!graph_->uninitialized().empty()) {
     // This ps restarted without a checkpoint: the chief initializes the
     // variables again; these pushes are dropped.

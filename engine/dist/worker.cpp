@@ -160,6 +160,37 @@ void Worker::note_pulled_variables(const std::vector<std::vector<NamedTensor>>& 
   status_changed();
 }
 
+void Worker::note_transfers(const std::vector<std::vector<NamedTensor>>& pulled,
+                            const std::vector<std::vector<NamedTensor>>& sent) {
+  std::vector<int64_t> sizes;
+  for (const auto* side : {&pulled, &sent})
+    for (const auto& link : *side)
+      for (const NamedTensor& t : link) sizes.push_back(static_cast<int64_t>(t.value.byte_size()));
+  if (sizes == noted_transfer_sizes_) return;  // every step with static shapes
+  noted_transfer_sizes_ = sizes;
+  std::vector<LinkTraffic> links;
+  std::map<std::string, int64_t> nodes;
+  for (size_t i = 0; i < plan_.ps.size(); ++i) {
+    const PsLink& link = plan_.ps[i];
+    LinkTraffic l;
+    l.peer = "ps " + std::to_string(link.task);
+    for (size_t k = 0; k < pulled[i].size(); ++k) {
+      l.step_bytes_in += pulled[i][k].value.byte_size();
+      const std::string& feed = link.pull_feeds[k];
+      if (!feed.empty()) nodes[feed.substr(0, feed.rfind(':'))] = static_cast<int64_t>(pulled[i][k].value.byte_size());
+    }
+    for (size_t k = 0; k < sent[i].size(); ++k) {
+      l.step_bytes_out += sent[i][k].value.byte_size();
+      if (k < link.push_nodes.size()) nodes[link.push_nodes[k]] = static_cast<int64_t>(sent[i][k].value.byte_size());
+    }
+    links.push_back(std::move(l));
+  }
+  std::lock_guard lock(mu_);
+  step_links_ = std::move(links);
+  transfer_bytes_ = std::move(nodes);
+  status_changed();
+}
+
 std::vector<NamedTensor> Worker::pull(int index, int64_t min_step) {
   const auto i = static_cast<size_t>(index);
   std::optional<std::chrono::steady_clock::time_point> not_ready_since;
@@ -353,6 +384,7 @@ int Worker::run(const std::atomic<bool>* interrupted) {
     // The status reads these counters on the control thread; the training
     // lock below is for fetches and step events only.
     note_pulled_variables(pulled);
+    note_transfers(pulled, sent);
     loss_.store(loss.value_or(std::numeric_limits<double>::quiet_NaN()), std::memory_order_relaxed);
     step_.store(step, std::memory_order_release);
     {

@@ -159,6 +159,12 @@ class Worker {
   // Training thread: publishes the pulled variables' names, types and sizes
   // when they differ from the last step's (the first step, in practice).
   void note_pulled_variables(const std::vector<std::vector<NamedTensor>>& pulled);
+  // Training thread: publishes the bytes each _Recv/_Send of the partition
+  // and each ps link carried this step, when they differ from the last step's.
+  void note_transfers(const std::vector<std::vector<NamedTensor>>& pulled,
+                      const std::vector<std::vector<NamedTensor>>& sent);
+  // The "transfers" command: {"<_Recv/_Send node>": bytes of the last step}.
+  std::string transfers_json();
 
   WorkerOptions options_;
   int rank_ = 0, num_workers_ = 1;
@@ -192,6 +198,8 @@ class Worker {
   std::deque<StepEvent> events_;
   NodeStatus status_;  // state, detail, profiling, mode (its step and loss: step_, loss_)
   std::vector<VariableInfo> variables_;  // as last pulled
+  std::vector<LinkTraffic> step_links_;   // per ps link: the last step's bytes
+  std::map<std::string, int64_t> transfer_bytes_;  // per _Recv/_Send node: the last step's bytes
   FeedList last_feeds_;
   std::unique_ptr<Profiler> profiler_;
   // Remote breakpoints: the debugger records a hit and lets the step finish
@@ -211,6 +219,7 @@ class Worker {
   // Training thread only: what note_pulled_variables last published.
   std::vector<std::pair<DType, Shape>> pulled_layout_;
   std::vector<std::string> pulled_names_;
+  std::vector<int64_t> noted_transfer_sizes_;  // what note_transfers last published
   // Control thread only.
   StatusCache status_cache_;
   StepRate status_rate_;

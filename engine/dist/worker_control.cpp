@@ -90,6 +90,14 @@ std::string Worker::take_node_times() {
   return j.dump();
 }
 
+// Bytes the last step carried per _Recv/_Send node of the partition.
+std::string Worker::transfers_json() {
+  std::lock_guard lock(mu_);
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [node, bytes] : transfer_bytes_) j[node] = bytes;
+  return j.dump();
+}
+
 void Worker::note_step() {
   const int64_t step = step_.load(std::memory_order_acquire);
   if (step == rate_step_) return;
@@ -113,6 +121,7 @@ const std::string& Worker::status_json() {
       s.profiling = profiler_ != nullptr && status_.profiling;
       s.events = events_endpoint_;
       s.variables = variables_;
+      s.links = step_links_;
     }
     s.step = step;
     const double loss = loss_.load(std::memory_order_relaxed);
@@ -245,7 +254,14 @@ void Worker::handle_control_message(zmq::socket_t& router, WireMessage& m) {
   // session's graph is fixed, so these run here without the training lock.
   try {
     if (cmd == "graph") {
-      const std::string bytes = graph_to_binary(plan_.worker_partition);
+      // The partition as planned, its _Recv/_Send sizes as the last step measured them.
+      Graph shown = plan_.worker_partition;
+      {
+        std::lock_guard lock(mu_);
+        for (Node& n : shown.mutable_nodes())
+          if (auto it = transfer_bytes_.find(n.name); it != transfer_bytes_.end()) n.attrs["_bytes"] = AttrValue(it->second);
+      }
+      const std::string bytes = graph_to_binary(shown);
       Tensor t(DType::UInt8, Shape{static_cast<int64_t>(bytes.size())});
       if (!bytes.empty()) std::memcpy(t.raw_data(), bytes.data(), bytes.size());
       return answer(reply_header(m.header, wire::OK, "worker " + std::to_string(options_.task) + " partition"),
@@ -254,6 +270,7 @@ void Worker::handle_control_message(zmq::socket_t& router, WireMessage& m) {
     if (cmd == "break") return answer(reply_header(m.header, wire::OK, set_breakpoint(m.header.text())));
     if (cmd == "clear_break") return answer(reply_header(m.header, wire::OK, clear_breakpoint(m.header.text())));
     if (cmd == "node_times") return answer(reply_header(m.header, wire::OK, take_node_times()));
+    if (cmd == "transfers") return answer(reply_header(m.header, wire::OK, transfers_json()));
   } catch (const Error& e) {
     return answer(reply_header(m.header, wire::FAILED, e.what()));
   }
@@ -294,7 +311,7 @@ void Worker::handle_control_message(zmq::socket_t& router, WireMessage& m) {
       return answer(reply_header(m.header, wire::BAD_REQUEST,
                                  "unknown command '" + cmd +
                                      "' (expected pause, step, resume, stop, profile_start, profile_stop, break, "
-                                     "clear_break, node_times or graph)"));
+                                     "clear_break, node_times, transfers or graph)"));
     }
   }
   cv_.notify_all();

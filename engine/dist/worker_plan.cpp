@@ -263,6 +263,7 @@ TrainingPlan plan_training(const Graph& graph, const ClusterSpec& cluster, int w
       if (s.key.find(";" + link.device + "/") != std::string::npos) {
         link.push_keys.push_back(canonical_worker_names(s.key, worker_task));
         link.push_tensors.push_back(s.tensor);
+        link.push_nodes.push_back(s.node);
         add_bytes(link.push_bytes, transfer_bytes(wp, s.node));
       }
     for (std::size_t i = 0; i < p->graph.size(); ++i)

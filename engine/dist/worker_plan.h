@@ -33,6 +33,7 @@ struct PsLink {
   std::vector<std::string> pull_feeds;  // the worker tensor each pulled key is fed as ("": relayed to another ps)
   std::vector<std::string> push_keys;   // canonical keys the ps's update phase receives
   std::vector<std::string> push_tensors;  // the worker tensor fetched for each, same order
+  std::vector<std::string> push_nodes;    // the worker's _Send node of each, same order
   // Tensors this ps receives from another ps task. The worker carries them:
   // a value the other ps sends in its read phase comes with that ps's PULL
   // and goes out with this PUSH; a control edge's dummy is sent as its zero

@@ -1,14 +1,20 @@
 // The distributed runtime's transport against raw ZeroMQ, in one run:
 //   transport_bandwidth: Pull + Push of a 64 MiB variable through a PsServer
-//     vs raw cppzmq PUSH/PULL moving the same bytes there and back (zero-copy
-//     both); ratio = raw time / ps time (target >= 0.8). The ps side includes
-//     its SGD update of the pushed gradient; the Pull ends in ZeroMQ frames.
+//     running its registered partition vs raw cppzmq PUSH/PULL moving the
+//     same bytes there and back (zero-copy both); ratio = raw time / ps time
+//     (target >= 0.8). The ps side runs its read phase (the variable) and its
+//     update phase (the graph's ApplyGradientDescent with the pushed gradient).
 //   transport_small_pull: round trip of a Pull of 4 floats vs a raw REQ/REP
 //     of 16 bytes, the REP side in a context of its own as the ps is;
 //     ratio = pull time / REQ/REP time (target <= 1.5).
-//   dist_workers_2_vs_1: examples/s of between-graph training, real
-//     flowlens-node processes, 1 ps + 2 workers vs 1 ps + 1 worker (target
-//     >= 1.6 with a core per worker; this machine may have fewer).
+//   dist_workers_2_vs_1 (MLP) and dist_workers_2_vs_1_cnn (the CNN
+//     template, batch norm on the ps): examples/s of between-graph training,
+//     real flowlens-node processes, 1 ps + 2 workers vs 1 ps + 1 worker
+//     (target >= 1.6 with a core per worker; this machine may have fewer).
+//   rendezvous_step_overhead: with FLOWLENS_BASELINE_NODE naming a
+//     flowlens-node built before partitions ran on every task (git 79adf99:
+//     the ps applied its own optimizer to pushed gradients), time per MLP
+//     step of 1 ps + 1 worker now / then (target <= 1.2). Without it: skipped.
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <unistd.h>
@@ -27,6 +33,8 @@
 #include "dist/ps_server.h"
 #include "ops/op_registry.h"
 #include "transform/gradients.h"
+#include "dist/worker_plan.h"
+#include "transform/graph_templates.h"
 #include "transform/optimizers.h"
 
 using namespace flowlens;
@@ -43,6 +51,7 @@ struct LocalPs {
   LocalPs() {
     PsOptions o;
     o.cluster.set_task("ps", 0, "127.0.0.1:1");  // the bind below picks the real port
+    o.cluster.set_task("worker", 0, "127.0.0.1:2");  // the bench's connection: registers, pulls and pushes
     o.bind_endpoint = "tcp://127.0.0.1:*";
     server = std::make_unique<PsServer>(o);
     address = server->endpoint().substr(6);  // strip tcp://
@@ -70,6 +79,39 @@ Tensor filled(int64_t n, float value) {
   return t;
 }
 
+// A variable `w` of n floats trained by ApplyGradientDescent(w, lr, grad),
+// lr and grad computed on the worker: its ps partition registered with the
+// ps and w initialized to ones. Pull and push use the partition's keys.
+struct RegisteredVariable {
+  PsLink link;
+  RegisteredVariable(NodeConnection& conn, int64_t n) {
+    const std::string shape = "attr { key: \"shape\" value { shape { dim { size: " + std::to_string(n) + " } } } }";
+    Graph g = parse_graph_text(
+        "node { name: 'w' op: 'VariableV2' attr { key: 'dtype' value { type: DT_FLOAT } } " + shape + " }\n"
+        "node { name: 'grad' op: 'ZerosLike' input: 'w' attr { key: 'T' value { type: DT_FLOAT } } }\n"
+        "node { name: 'lr' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } attr { key: 'value' value { "
+        "tensor { dtype: DT_FLOAT tensor_shape { } float_val: 0.01 } } } }\n"
+        "node { name: 'train' op: 'ApplyGradientDescent' input: 'w' input: 'lr' input: 'grad' "
+        "attr { key: 'T' value { type: DT_FLOAT } } }\n",
+        "bench");
+    ClusterSpec c;
+    c.set_task("ps", 0, "127.0.0.1:1");
+    c.set_task("worker", 0, "127.0.0.1:2");
+    link = plan_training(g, c, 0, OpRegistry::global()).ps.at(0);
+    Tensor bytes(DType::UInt8, Shape{static_cast<int64_t>(link.partition.size())});
+    std::memcpy(bytes.raw_data(), link.partition.data(), link.partition.size());
+    call(conn, wire::REGISTER, {{"partition", bytes}});
+    call(conn, wire::INIT, {{"w", filled(n, 1.0f)}});
+  }
+  // The PUSH tensors: grad (zeros: a real update that keeps the values) and lr.
+  std::vector<NamedTensor> push(const Tensor& grad) const {
+    std::vector<NamedTensor> out;
+    for (std::size_t i = 0; i < link.push_keys.size(); ++i)
+      out.push_back({link.push_keys[i], link.push_tensors[i].starts_with("lr") ? Tensor::scalar<float>(0.01f) : grad});
+    return out;
+  }
+};
+
 void no_free(void*, void*) {}
 
 void bandwidth(bool smoke) {
@@ -78,8 +120,8 @@ void bandwidth(bool smoke) {
   LocalPs ps;
   zmq::context_t ctx(1);
   NodeConnection conn(ctx, "ps 0", ps.address, "worker:0");
-  call(conn, wire::INIT, {{"w", filled(elements, 1.0f)}});
-  Tensor grad = filled(elements, 0.0f);
+  const RegisteredVariable w(conn, elements);
+  const std::vector<NamedTensor> pushed = w.push(filled(elements, 0.0f));
   wire::Header push;
   push.set_kind(wire::PUSH);  // SGD with rate 0.01 on a zero gradient: a real update, same values
 
@@ -105,10 +147,8 @@ void bandwidth(bool smoke) {
     (void)a_in.recv(back);
   };
   auto through_ps = [&] {
-    WireMessage pulled = call(conn, wire::PULL, {}, {"w"});
-    wire::Header h = push;
-    h.mutable_optimizer()->set_learning_rate(0.01);
-    WireMessage r = conn.request(h, {{"w", grad}}, std::chrono::seconds(30));
+    WireMessage pulled = call(conn, wire::PULL, {}, w.link.pull_keys);
+    WireMessage r = conn.request(push, pushed, std::chrono::seconds(30));
     if (r.header.code() != wire::OK || pulled.frames[0].size() != bytes) throw Error("bandwidth: bad round");
   };
   const bench::Comparison c = bench::compare(reps, raw, through_ps);
@@ -123,7 +163,7 @@ void small_round_trip(bool smoke) {
   LocalPs ps;
   zmq::context_t ctx(1);
   NodeConnection conn(ctx, "ps 0", ps.address, "worker:0");
-  call(conn, wire::INIT, {{"b", filled(4, 0.5f)}});
+  const RegisteredVariable b(conn, 4);
   // The REP server gets its own context, as the ps has: a request then
   // crosses two I/O threads on both sides of the comparison, as it does
   // between two processes. (Sharing the client's context would make the
@@ -150,7 +190,7 @@ void small_round_trip(bool smoke) {
     }
   };
   auto pull = [&] {
-    for (int i = 0; i < calls; ++i) call(conn, wire::PULL, {}, {"b"});
+    for (int i = 0; i < calls; ++i) call(conn, wire::PULL, {}, b.link.pull_keys);
   };
   const bench::Comparison c = bench::compare(reps, raw, pull);
   const double t_raw = c.baseline_median(), t_pull = c.candidate_median();
@@ -171,10 +211,16 @@ int free_port() {
   return ntohs(addr.sin_port);
 }
 
-// Examples of all workers over the wall time of `flowlens-node launch`
-// (process start included, the same for both sizes of cluster).
-double cluster_examples_per_second(const std::string& node, const std::string& graph, int workers, int steps, int batch,
-                                   const std::filesystem::path& dir) {
+// One `flowlens-node launch` of a 1-ps cluster: examples/s of all workers
+// over the wall time (process start included, the same for both sizes of
+// cluster), and the seconds worker 0 reports for its training loop alone.
+struct ClusterRun {
+  double examples_per_second = 0;
+  double worker0_seconds = 0;
+};
+
+ClusterRun run_cluster(const std::string& node, const std::string& graph, int workers, int steps, int batch,
+                       const std::filesystem::path& dir) {
   std::string list;
   for (int i = 0; i < workers; ++i) list += (i ? ", " : "") + ("\"127.0.0.1:" + std::to_string(free_port()) + "\"");
   const std::string cluster = (dir / ("cluster" + std::to_string(workers) + ".json")).string();
@@ -189,14 +235,17 @@ double cluster_examples_per_second(const std::string& node, const std::string& g
   char buf[4096];
   while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
   if (pclose(p) != 0) throw Error("bench: flowlens-node launch failed:\n" + out);
+  ClusterRun r;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return static_cast<double>(workers) * steps * batch / seconds;
+  r.examples_per_second = static_cast<double>(workers) * steps * batch / seconds;
+  const std::string marker = "worker 0: " + std::to_string(steps) + " steps in ";
+  const std::size_t at = out.find(marker);
+  if (at == std::string::npos) throw Error("bench: no '" + marker + "' in the output of " + node + ":\n" + out);
+  r.worker0_seconds = std::strtod(out.c_str() + at + marker.size(), nullptr);
+  return r;
 }
 
-void workers_scaling(bool smoke) {
-  const auto dir = std::filesystem::temp_directory_path() / ("flowlens_bench_transport_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  const int batch = smoke ? 64 : 1024;
+std::string write_mlp_training_graph(const std::filesystem::path& dir, bool smoke, int batch) {
   Graph g = smoke ? bench::scaled_mlp_model(batch, 16, 32, 4) : bench::scaled_mlp_model(batch, 256, 1024, 32);
   const std::vector<std::string>& vars = bench::mlp_variables();
   std::vector<std::string> grads = add_gradients(g, {"loss"}, vars, OpRegistry::global());
@@ -205,28 +254,77 @@ void workers_scaling(bool smoke) {
   OptimizerOptions sgd;
   sgd.learning_rate = 0.05f;
   add_optimizer(g, pairs, sgd);
-  const std::string graph = (dir / "train.pbtxt").string();
+  const std::string graph = (dir / "mlp_train.pbtxt").string();
   save_graph(g, graph);
-  const std::string node = (std::filesystem::canonical("/proc/self/exe").parent_path() / "flowlens-node").string();
-  const int steps = smoke ? 5 : 40;
-  // Rates, not times: the pair's ratio of examples/s, alternating which
-  // cluster starts first.
+  return graph;
+}
+
+// Rates, not times: the pair's ratio of examples/s, alternating which
+// cluster starts first.
+void workers_scaling(const char* name, const std::string& node, const std::string& graph, int batch, int steps, int reps) {
   std::vector<double> one, two, ratios;
-  for (int rep = 0; rep < (smoke ? 1 : 4); ++rep) {
+  const auto dir = std::filesystem::path(graph).parent_path();
+  for (int rep = 0; rep < reps; ++rep) {
     if (rep % 2 == 0) {
-      one.push_back(cluster_examples_per_second(node, graph, 1, steps, batch, dir));
-      two.push_back(cluster_examples_per_second(node, graph, 2, steps, batch, dir));
+      one.push_back(run_cluster(node, graph, 1, steps, batch, dir).examples_per_second);
+      two.push_back(run_cluster(node, graph, 2, steps, batch, dir).examples_per_second);
     } else {
-      two.push_back(cluster_examples_per_second(node, graph, 2, steps, batch, dir));
-      one.push_back(cluster_examples_per_second(node, graph, 1, steps, batch, dir));
+      two.push_back(run_cluster(node, graph, 2, steps, batch, dir).examples_per_second);
+      one.push_back(run_cluster(node, graph, 1, steps, batch, dir).examples_per_second);
     }
     ratios.push_back(two.back() / one.back());
   }
-  std::filesystem::remove_all(dir);
   const double e1 = bench::median(one), e2 = bench::median(two);
-  std::printf("dist_workers_2_vs_1: %s   (1 worker %.0f examples/s, 2 workers %.0f examples/s, %u hardware threads; target >= 1.6)\n",
-              bench::ratio_text(bench::median(ratios), bench::spread(ratios)).c_str(), e1, e2,
+  std::printf("%s: %s   (1 worker %.0f examples/s, 2 workers %.0f examples/s, %u hardware threads; target >= 1.6)\n",
+              name, bench::ratio_text(bench::median(ratios), bench::spread(ratios)).c_str(), e1, e2,
               std::thread::hardware_concurrency());
+}
+
+// Time per step of the MLP on 1 ps + 1 worker with the rendezvous (this
+// build) vs the pull/push of a baseline build, in alternating pairs.
+void rendezvous_overhead(const std::string& node, const std::string& graph, int batch, bool smoke) {
+  const char* baseline = std::getenv("FLOWLENS_BASELINE_NODE");
+  if (!baseline || !*baseline) {
+    std::printf("rendezvous_step_overhead: skipped (set FLOWLENS_BASELINE_NODE to a flowlens-node built at git "
+                "79adf99, before partitions ran on every task)\n");
+    return;
+  }
+  const int steps = smoke ? 20 : 300, reps = smoke ? 1 : 6;
+  const auto dir = std::filesystem::path(graph).parent_path();
+  std::vector<double> now, then, ratios;
+  for (int rep = 0; rep < reps; ++rep) {
+    if (rep % 2 == 0) {
+      then.push_back(run_cluster(baseline, graph, 1, steps, batch, dir).worker0_seconds);
+      now.push_back(run_cluster(node, graph, 1, steps, batch, dir).worker0_seconds);
+    } else {
+      now.push_back(run_cluster(node, graph, 1, steps, batch, dir).worker0_seconds);
+      then.push_back(run_cluster(baseline, graph, 1, steps, batch, dir).worker0_seconds);
+    }
+    ratios.push_back(now.back() / then.back());
+  }
+  std::printf("rendezvous_step_overhead: %s   (MLP step on 1 ps + 1 worker: partitions %.3f ms, pull/push %.3f ms; "
+              "target <= 1.2)\n",
+              bench::ratio_text(bench::median(ratios), bench::spread(ratios)).c_str(),
+              1000 * bench::median(now) / steps, 1000 * bench::median(then) / steps);
+}
+
+void cluster_benchmarks(bool smoke) {
+  const auto dir = std::filesystem::temp_directory_path() / ("flowlens_bench_transport_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string node = (std::filesystem::canonical("/proc/self/exe").parent_path() / "flowlens-node").string();
+  const int mlp_batch = smoke ? 64 : 1024;
+  const std::string mlp = write_mlp_training_graph(dir, smoke, mlp_batch);
+  workers_scaling("dist_workers_2_vs_1", node, mlp, mlp_batch, smoke ? 5 : 40, smoke ? 1 : 4);
+
+  CnnTemplateOptions cnn;
+  cnn.batch = smoke ? 4 : 32;
+  cnn.image_size = smoke ? 8 : 32;
+  const std::string cnn_graph = (dir / "cnn_train.pbtxt").string();
+  save_graph(cnn_classifier_graph(cnn), cnn_graph);
+  workers_scaling("dist_workers_2_vs_1_cnn", node, cnn_graph, cnn.batch, smoke ? 3 : 30, smoke ? 1 : 4);
+
+  rendezvous_overhead(node, mlp, mlp_batch, smoke);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
@@ -245,7 +343,7 @@ int main(int argc, char** argv) {
   try {
     bandwidth(smoke);
     small_round_trip(smoke);
-    workers_scaling(smoke);
+    cluster_benchmarks(smoke);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_transport: %s\n", e.what());
     return 1;

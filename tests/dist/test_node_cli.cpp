@@ -91,8 +91,15 @@ class TestNodeCli : public QObject {
 
     RunResult st = run_node({"status", "--cluster", c.file, "--once", "--node-timeout", QString::number(scaled_ms(500))});
     QVERIFY2(st.code == 0, qPrintable(st.out + st.err));
-    const QStringList lines = st.out.split('\n', Qt::SkipEmptyParts);
+    // A row per node, then a line per link with what one step moves on it.
+    QStringList lines, links;
+    for (const QString& l : st.out.split('\n', Qt::SkipEmptyParts)) (l.startsWith(' ') ? links : lines).append(l);
     QCOMPARE(lines.size(), 4);
+    // Each worker pulls 4 variables (848 B) and pushes 4 gradients and 4 learning rates (864 B).
+    QVERIFY2(links.filter("with ps 0").size() == 2 && links.filter("848 B in, 864 B out per step").size() == 2,
+             qPrintable(st.out));
+    QVERIFY2(links.filter("with worker:0").size() == 1 && links.filter("864 B in, 848 B out per step").size() == 2,
+             qPrintable(st.out));
     QVERIFY(lines[0].contains("node") && lines[0].contains("steps/s") && lines[0].contains("variables"));
     QVERIFY2(lines[1].startsWith("ps 0") && lines[1].contains(c.ps_address(0)) && lines[1].contains("serving") && lines[1].contains("async") &&
                  lines[1].contains("4 (848 B)"),

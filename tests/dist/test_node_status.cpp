@@ -54,7 +54,7 @@ NodeStatus sample_status() {
   s.bytes_in = std::numeric_limits<uint64_t>::max();
   s.bytes_out = 42;
   s.variables = {{"dense/kernel", "float32", "[784,128]", 401408}, {"b\"q\\uote\n\t\x01", "float32", "[]", 4}};
-  s.links = {{"worker:0", 10, 20}, {"client", 0, 5}};
+  s.links = {{"worker:0", 10, 20, 300, 4000}, {"client", 0, 5}};
   s.events = "tcp://127.0.0.1:40123";
   s.mode = "sync 2";
   s.detail = "waiting for worker 1 \xC2\xB7 caf\xC3\xA9 \xF0\x9F\x9A\x80";
@@ -83,7 +83,9 @@ nlohmann::json reference(const NodeStatus& s) {
     vars.push_back({{"name", v.name}, {"dtype", v.dtype}, {"shape", v.shape}, {"bytes", v.bytes}});
   j["variables"] = vars;
   nlohmann::json links = nlohmann::json::array();
-  for (const auto& l : s.links) links.push_back({{"peer", l.peer}, {"bytes_in", l.bytes_in}, {"bytes_out", l.bytes_out}});
+  for (const auto& l : s.links)
+    links.push_back({{"peer", l.peer}, {"bytes_in", l.bytes_in}, {"bytes_out", l.bytes_out},
+                     {"step_bytes_in", l.step_bytes_in}, {"step_bytes_out", l.step_bytes_out}});
   j["links"] = links;
   return j;
 }
@@ -111,6 +113,21 @@ class TestNodeStatus : public QObject {
     QCOMPARE(back.bytes_in, s.bytes_in);
     QCOMPARE(back.step, s.step);
     QCOMPARE(*back.loss, 0.125);
+    QCOMPARE(back.links.size(), std::size_t{2});
+    QCOMPARE(back.links[0].step_bytes_in, uint64_t{300});
+    QCOMPARE(back.links[0].step_bytes_out, uint64_t{4000});
+    // An older node's status, without per-step bytes, still reads.
+    nlohmann::json old = nlohmann::json::parse(text);
+    for (auto& l : old["links"]) l.erase("step_bytes_in"), l.erase("step_bytes_out");
+    QCOMPARE(status_from_json(old.dump(), "old").links[0].step_bytes_in, uint64_t{0});
+  }
+
+  // `flowlens-node status`: a line per link with what one step moves on it.
+  void status_table_shows_bytes_per_step_per_link() {
+    StatusRow row{"worker 0", "127.0.0.1:1", sample_status(), {}};
+    const QString table = QString::fromStdString(format_status_table({row}));
+    QVERIFY2(table.contains(QRegularExpression("with worker:0 +300 B in, 3.9 KiB out per step")), qPrintable(table));
+    QVERIFY2(!table.contains("with client"), qPrintable(table));  // no step bytes: no line
   }
 
   void non_finite_numbers_are_null_and_bad_utf8_still_parses() {

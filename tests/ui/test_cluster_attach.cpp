@@ -23,6 +23,9 @@
 #include "ui/cluster/local_cluster_launcher.h"
 #include "ui/debugger/debug_workbench.h"
 #include "ui/graph_document.h"
+#include "ui/graphview/graph_scene.h"
+#include "ui/graphview/graph_view.h"
+#include "ui/graphview/node_item.h"
 #include "ui/main_window.h"
 #include "ui/tensor/tensor_catalog.h"
 #include "ui/tensor/tensor_viewer.h"
@@ -378,9 +381,30 @@ class ClusterAttachTest : public QObject {
       if (n.op == "_Recv" && n.attr_string("send_device", "").find("/job:ps") != std::string::npos) ++recvs;
     QVERIFY2(recvs >= 4, "the worker's partition receives every variable from the ps");
     QSignalSpy timed(c, &ui::ClusterWorkbench::timings_applied);
+    QSignalSpy transfers(c, &ui::ClusterWorkbench::transfers_applied);
     c->set_live_timings(true);
     QTRY_VERIFY_WITH_TIMEOUT(timed.count() >= 1, kWait);
+    // Each cross-task box says the bytes the worker's last step moved:
+    // mlp_train's layer1/weights (8x16 floats) arrives as 512 bytes.
+    QTRY_VERIFY_WITH_TIMEOUT(transfers.count() >= 1, kWait);
+    // Every scope open, so each transfer has its own box.
+    QVERIFY(w.graph_view()->expand_all_scopes());
+    QVERIFY(w.graph_view()->wait_for_layout(60000));
+    const std::string weights_recv = "layer1/weights/read/_recv_from_job_ps_replica_0_task_0_device_CPU_0";
+    ui::NodeItem* item = w.graph_view()->graph_scene()->item_for_node(w.document()->graph->index_of(weights_recv));
+    QVERIFY(item && !item->is_group());
+    // Labelled from elsewhere, then the next refresh says what was measured.
+    w.graph_view()->graph_scene()->set_transfer_bytes(*w.document()->graph, {{weights_recv, 1}});
+    QCOMPARE(item->subtitle(), QString("_Recv 1 bytes from ps 0"));
+    QTRY_COMPARE_WITH_TIMEOUT(item->subtitle(), QString("_Recv 512 bytes from ps 0"), kWait);
     c->set_live_timings(false);
+
+    // The ps's partition opens too: the variables and the graph's own updates.
+    c->open_worker_graph("ps 0");
+    QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 2, kWait);
+    int applies = 0;
+    for (const Node& n : w.document()->graph->nodes()) applies += n.op == "ApplyGradientDescent";
+    QCOMPARE(applies, 4);
 
     // A remote breakpoint pauses the worker after the step in which it hit.
     c->control("worker 1", "break", "loss");

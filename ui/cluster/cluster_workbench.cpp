@@ -145,11 +145,12 @@ void ClusterWorkbench::build_actions() {
       [this] { control(target_node(), QStringLiteral("clear_break")); });
   add(QStringLiteral("actionClusterFetch"), tr("&Fetch…"), [this] { fetch_dialog(); },
       tr("Fetch a tensor or variable from the selected node into the Tensor dock"));
-  add(QStringLiteral("actionClusterGraph"), tr("Open Worker &Graph"), [this] { open_worker_graph(target_node()); },
-      tr("Show the partition the selected worker runs, with its Send/Recv to the ps tasks"));
+  add(QStringLiteral("actionClusterGraph"), tr("Open Partition &Graph"), [this] { open_worker_graph(target_node()); },
+      tr("Show the partition the selected task runs, with its Send/Recv to the other tasks"));
   QAction* timings = add(QStringLiteral("actionClusterLiveTimings"), tr("Live &Op Timings"),
                          [this](bool on) { set_live_timings(on); },
-                         tr("Colour the open worker graph by the worker's node times, every second"));
+                         tr("Colour the open worker graph by the worker's node times, and label its Send/Recv with "
+                            "the bytes of the last step, every second"));
   timings->setCheckable(true);
 }
 
@@ -181,9 +182,11 @@ void ClusterWorkbench::update_enabled() {
     action(QLatin1String(name))->setEnabled(on);
   for (const char* name : {"actionClusterPause", "actionClusterStep", "actionClusterResume", "actionClusterFetch"})
     action(QLatin1String(name))->setEnabled(on && !node.isEmpty());
-  for (const char* name : {"actionClusterBreakpoint", "actionClusterClearBreakpoints", "actionClusterGraph"})
+  for (const char* name : {"actionClusterBreakpoint", "actionClusterClearBreakpoints"})
     action(QLatin1String(name))->setEnabled(on && worker);
-  action(QStringLiteral("actionClusterLiveTimings"))->setEnabled(on && !graph_node_.isEmpty());
+  // Every task runs a partition: a worker's and a ps's open alike.
+  action(QStringLiteral("actionClusterGraph"))->setEnabled(on && !node.isEmpty());
+  action(QStringLiteral("actionClusterLiveTimings"))->setEnabled(on && graph_node_.startsWith(QLatin1String("worker")));
   // The launched cluster is stopped through its process; another attached
   // cluster by its nodes' stop command.
   action(QStringLiteral("actionClusterStop"))->setEnabled(launcher_->running() || (on && !attached_local_));
@@ -373,6 +376,7 @@ void ClusterWorkbench::set_live_timings(bool on) {
 
 void ClusterWorkbench::request_timings() {
   if (graph_node_.isEmpty()) return;
+  request_transfers();
   NodeCommand c;
   c.kind = NodeCommand::Kind::NodeTimes;
   session_->send(graph_node_, c, [this](const NodeCommandResult& r) {
@@ -390,6 +394,23 @@ void ClusterWorkbench::request_timings() {
     w_->graph_view()->graph_scene()->set_node_heat(node_heat(*doc->graph, ms, &slowest));
     panel_->set_message(tr("Live timings of %1: red is the slowest node (%2 ms in the last second)").arg(r.node).arg(slowest, 0, 'f', 2));
     emit timings_applied(r.node);
+  });
+}
+
+// The bytes each _Send/_Recv of the open worker partition carried in the
+// worker's last step, onto their boxes.
+void ClusterWorkbench::request_transfers() {
+  NodeCommand c;
+  c.kind = NodeCommand::Kind::Control;
+  c.command = QStringLiteral("transfers");
+  session_->send(graph_node_, c, [this](const NodeCommandResult& r) {
+    const auto& doc = w_->document();
+    if (!timings_timer_->isActive() || r.node != graph_node_ || !doc || !r.ok || !w_->graph_view()) return;
+    std::map<std::string, int64_t> bytes;
+    const QJsonObject sizes = QJsonDocument::fromJson(r.text.toUtf8()).object();
+    for (auto it = sizes.begin(); it != sizes.end(); ++it) bytes[it.key().toStdString()] = it.value().toInteger();
+    w_->graph_view()->graph_scene()->set_transfer_bytes(*doc->graph, bytes);
+    emit transfers_applied(r.node);
   });
 }
 

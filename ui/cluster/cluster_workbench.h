@@ -72,6 +72,8 @@ class ClusterWorkbench : public QObject {
   void fetched(const QString& node, const QString& label);  // a tensor is in the catalog
   void worker_graph_opened(const QString& node);
   void timings_applied(const QString& node);
+  // The open partition's _Send/_Recv boxes show the bytes of the node's last step.
+  void transfers_applied(const QString& node);
   void command_answered(const QString& node, const QString& command, bool ok, const QString& text);
 
  private:
@@ -84,6 +86,7 @@ class ClusterWorkbench : public QObject {
   void fetch_dialog();
   void breakpoint_dialog();
   void request_timings();
+  void request_transfers();
   void stop_ps_when_workers_ended();
 
   WorkbenchHost* w_;

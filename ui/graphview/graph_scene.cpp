@@ -358,6 +358,18 @@ int GraphScene::labelled_boxes_at(double scale, const QRectF& area) const {
   return n;
 }
 
+void GraphScene::set_transfer_bytes(const Graph& graph, const std::map<std::string, int64_t>& bytes) {
+  for (const auto& [name, size] : bytes) {
+    const int node = graph.index_of(name);
+    NodeItem* item = item_for_node(node);
+    if (!item || item->is_group()) continue;
+    Node measured = graph.nodes()[static_cast<std::size_t>(node)];
+    if (measured.op != "_Send" && measured.op != "_Recv") continue;
+    measured.attrs["_bytes"] = AttrValue(size);
+    item->set_subtitle(transfer_subtitle(measured));
+  }
+}
+
 NodeItem* GraphScene::item_for_node(int node) const {
   if (node < 0 || node >= static_cast<int>(unit_of_node_.size())) return nullptr;
   const int unit = unit_of_node_[static_cast<std::size_t>(node)];

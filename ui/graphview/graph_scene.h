@@ -6,6 +6,7 @@
 // Run marks (current node, breakpoints, time overlay) are kept by graph node
 // index and put back on the new items after every rebuild.
 #include <QGraphicsScene>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -73,6 +74,9 @@ class GraphScene : public QGraphicsScene {
   void set_breakpoint_nodes(std::set<int> nodes);
   // Fill colours by graph node index (the profiler overlay); empty: device colours.
   void set_node_heat(std::vector<QColor> heat);
+  // A partition's _Send/_Recv boxes say the bytes given here (by node name:
+  // what the last step carried) instead of the planned size.
+  void set_transfer_bytes(const Graph& graph, const std::map<std::string, int64_t>& bytes);
 
  signals:
   // Double-click on a group (expand) or on a scope frame (collapse).

@@ -150,6 +150,12 @@ void NodeItem::set_breakpoint(bool breakpoint) {
   update();
 }
 
+void NodeItem::set_subtitle(const QString& subtitle) {
+  if (subtitle_ == subtitle) return;
+  subtitle_ = subtitle;
+  update();
+}
+
 void NodeItem::set_heat(const QColor& heat) {
   if (heat_ == heat) return;
   heat_ = heat;

@@ -58,6 +58,9 @@ class NodeItem : public QGraphicsItem {
 
   // "⟨3×3×64×64⟩"-style text per weight, once shapes are known.
   void set_weight_shapes(QStringList shapes);
+  // New second line (a transfer's measured size); the box keeps its size
+  // and elides what does not fit.
+  void set_subtitle(const QString& subtitle);
   const QStringList& weights() const { return weights_; }
 
   const QString& name() const { return name_; }
