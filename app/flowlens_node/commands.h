@@ -82,6 +82,7 @@ void add_short_node_commands(CLI::App& app, NodeOptions& o, int& exit_code);
 void add_status_command(CLI::App& app, int& exit_code);
 void add_control_commands(CLI::App& app, int& exit_code);
 void add_fetch_command(CLI::App& app, int& exit_code);
+void add_graph_command(CLI::App& app, int& exit_code);
 void add_launch_command(CLI::App& app, int& exit_code);
 void add_keygen_command(CLI::App& app, int& exit_code);
 

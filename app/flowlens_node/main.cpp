@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   add_status_command(app, exit_code);
   add_control_commands(app, exit_code);
   add_fetch_command(app, exit_code);
+  add_graph_command(app, exit_code);
   add_launch_command(app, exit_code);
   add_keygen_command(app, exit_code);
 

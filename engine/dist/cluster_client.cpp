@@ -1,5 +1,7 @@
 #include "dist/cluster_client.h"
 
+#include "io/graph_io.h"
+
 #include "dist/node_connection.h"
 
 namespace flowlens::dist {
@@ -89,6 +91,19 @@ NodeAnswer ClusterClient::fetch(const NodeRef& node, const std::vector<std::stri
   NodeAnswer r = channel(node).ask(h, timeout);
   if (!r.ok()) throw Error(node.label() + " at " + node.address + ": " + r.text);
   return r;
+}
+
+Graph ClusterClient::partition(const NodeRef& node, std::chrono::milliseconds timeout) {
+  wire::Header h;
+  h.set_kind(wire::CONTROL);
+  h.set_command("graph");
+  NodeAnswer r = channel(node).ask(h, timeout);
+  if (!r.ok()) throw Error(node.label() + " at " + node.address + ": " + r.text);
+  if (r.tensors.size() != 1 || r.tensors[0].value.dtype() != DType::UInt8)
+    throw Error(node.label() + " at " + node.address + ": answered 'graph' without one uint8 tensor");
+  const Tensor& bytes = r.tensors[0].value;
+  return parse_graph_binary(std::string_view(static_cast<const char*>(bytes.raw_data()), bytes.byte_size()),
+                            "the partition of " + node.label());
 }
 
 }  // namespace flowlens::dist

@@ -14,6 +14,7 @@
 #include "cluster/cluster_spec.h"
 #include "dist/cluster_security.h"
 #include "dist/node_channel.h"
+#include "graph/graph.h"
 #include "dist/node_status.h"
 
 namespace flowlens::dist {
@@ -39,6 +40,10 @@ class ClusterClient {
                       std::chrono::milliseconds timeout);
   // Tensors by name; throws Error naming the node when it refuses.
   NodeAnswer fetch(const NodeRef& node, const std::vector<std::string>& names, std::chrono::milliseconds timeout);
+  // The partition of the training graph the node runs (a worker's with the
+  // last step's Send/Recv byte counts); throws Error naming the node when
+  // it has none or refuses.
+  Graph partition(const NodeRef& node, std::chrono::milliseconds timeout);
 
   // Talk CURVE to every node of a secured cluster, presenting `credentials.own`.
   void use_credentials(Credentials credentials);

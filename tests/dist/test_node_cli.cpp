@@ -37,7 +37,7 @@ class TestNodeCli : public QObject {
     QCOMPARE(top.code, 0);
     QVERIFY(top.out.contains("--job") && top.out.contains("--replicas-to-aggregate"));
     for (const char* sub : {"ps", "worker", "launch", "status", "stop", "pause", "resume", "step", "profile", "fetch",
-                            "break", "clear-break"}) {
+                            "graph", "break", "clear-break"}) {
       RunResult r = run_node({sub, "--help"});
       QVERIFY2(r.code == 0 && r.out.contains("Usage"), sub);
     }
@@ -208,6 +208,20 @@ class TestNodeCli : public QObject {
     // outside the variable's colocation, so it is computed on the worker
     // and sent, as TensorFlow sends it.
     QCOMPARE(sends, 8);
+
+    // The same from the command line, for the ps too: its variables and the graph's own updates.
+    const QString file = c.path("worker0.pbtxt"), ps_file = c.path("ps0.pbtxt");
+    RunResult wg = run_node({"graph", "--cluster", c.file, "--task", "0", "-o", file});
+    QVERIFY2(wg.code == 0 && wg.out.contains("the partition worker 0 runs"), qPrintable(wg.out + wg.err));
+    QCOMPARE(static_cast<int>(load_graph(file.toStdString()).size()), static_cast<int>(partition.size()));
+    RunResult pg = run_node({"graph", "--cluster", c.file, "--job", "ps", "-o", ps_file});
+    QVERIFY2(pg.code == 0, qPrintable(pg.out + pg.err));
+    int applies = 0;
+    const Graph ps_partition = load_graph(ps_file.toStdString());
+    for (const Node& n : ps_partition.nodes()) applies += n.op == "ApplyGradientDescent";
+    QCOMPARE(applies, 4);
+    RunResult missing = run_node({"graph", "--cluster", c.file, "--task", "7", "-o", file});
+    QVERIFY2(missing.code != 0 && missing.err.contains("7"), qPrintable(missing.err));
 
     // Node times: the first request starts timing, later ones return a window.
     QString first = QString::fromStdString(client.control(worker, "node_times", "", std::chrono::seconds(5)));
