@@ -16,6 +16,20 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
 
 }  // namespace
 
+bool is_variable_op(const std::string& op) { return op == "VariableV2" || op == "Variable" || op == "VarHandleOp"; }
+
+int variable_read_by(const Graph& partition, int node) {
+  for (std::size_t hops = 0; hops < partition.size() && node >= 0; ++hops) {
+    const Node& n = partition.nodes()[static_cast<std::size_t>(node)];
+    if (is_variable_op(n.op)) return node;
+    if (n.op != "Identity" && n.op != "ReadVariableOp" && n.op != "Snapshot") return -1;
+    const auto inputs = partition.edges().inputs(node);
+    if (inputs.empty() || !inputs[0].resolved() || inputs[0].is_control() || inputs[0].port != 0) return -1;
+    node = inputs[0].producer;
+  }
+  return -1;
+}
+
 std::string rendezvous_key(const Node& transfer) {
   return transfer.attr_string("send_device", "") + ";" + transfer.attr_string("recv_device", "") + ";" +
          transfer.attr_string("tensor_name", "");

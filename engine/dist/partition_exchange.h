@@ -51,6 +51,12 @@ struct PartitionExchange {
 
 PartitionExchange describe_exchange(const Graph& partition);
 
+// VariableV2, Variable, VarHandleOp: the state a ps partition holds.
+bool is_variable_op(const std::string& op);
+// The variable node whose value `node` is, following Identity, Snapshot and
+// ReadVariableOp back to it; -1 when it computes anything else.
+int variable_read_by(const Graph& partition, int node);
+
 // The partition as a local Session runs it: each _Recv becomes a Placeholder
 // of the same name and type, fed with what arrived, and each _Send is
 // dropped: its input is fetched and handed to the rendezvous. Control

@@ -1,5 +1,6 @@
 #include "dist/ps_graph.h"
 
+#include "graph/edge_index.h"
 #include "io/graph_io.h"
 
 namespace flowlens::dist {
@@ -12,6 +13,10 @@ PsGraph::PsGraph(const std::string& partition, const std::string& label, const S
     if (s.after_receiving) continue;  // to a worker op that only groups the step's updates
     pull_keys_.push_back(s.key);
     pull_tensor_[s.key] = s.tensor;
+    const auto inputs = graph.edges().inputs(graph.index_of(s.node));
+    if (!inputs.empty() && inputs[0].resolved() && !inputs[0].is_control() && inputs[0].port == 0)
+      if (const int v = variable_read_by(graph, inputs[0].producer); v >= 0)
+        pull_variable_[s.key] = graph.nodes()[static_cast<std::size_t>(v)].name;
   }
   for (const TransferEnd& r : ex.recvs) {
     if (push_index_.count(r.key)) throw Error("the partition registered with " + label + " receives '" + r.key + "' twice");
@@ -20,7 +25,7 @@ PsGraph::PsGraph(const std::string& partition, const std::string& label, const S
   }
   for (std::size_t i = 0; i < graph.size(); ++i) {
     const Node& n = graph.nodes()[i];
-    if (n.op == "VariableV2" || n.op == "Variable" || n.op == "VarHandleOp") variables_.push_back(n.name);
+    if (is_variable_op(n.op)) variables_.push_back(n.name);
     if (!ex.read_phase[i] && n.op != "_Send" && n.op != "_Recv") update_targets_.push_back(n.name);
   }
   if (variables_.empty()) throw Error("the partition registered with " + label + " holds no variable");
@@ -72,21 +77,34 @@ std::string PsGraph::check_pull(const std::vector<std::string>& keys) const {
 }
 
 std::vector<NamedTensor> PsGraph::read(const std::vector<std::string>& keys) {
-  if (keys.empty()) return {};
+  std::vector<NamedTensor> out(keys.size());
   std::vector<std::string> fetches;
-  fetches.reserve(keys.size());
-  for (const std::string& k : keys) fetches.push_back(pull_tensor_.at(k));
-  std::vector<Tensor> values = session_->run({}, fetches);
-  std::vector<NamedTensor> out;
-  out.reserve(keys.size());
+  std::vector<std::size_t> fetched_at;
   for (std::size_t i = 0; i < keys.size(); ++i) {
+    out[i].name = keys[i];
+    if (auto direct = pull_variable_.find(keys[i]); direct != pull_variable_.end()) {
+      // A variable's value needs no run (a run costs tens of microseconds,
+      // as much as the round trip of a small pull). Copied: the update
+      // phase changes it in place.
+      Variable* v = storage(direct->second);
+      std::lock_guard lock(v->mu);
+      if (!v->value.valid()) throw Error("variable '" + direct->second + "' on " + label_ + " is not initialized");
+      out[i].value = v->value.clone();
+      continue;
+    }
+    fetches.push_back(pull_tensor_.at(keys[i]));
+    fetched_at.push_back(i);
+  }
+  if (fetches.empty()) return out;
+  std::vector<Tensor> values = session_->run({}, fetches);
+  for (std::size_t k = 0; k < values.size(); ++k) {
     bool shared = false;
     for (const std::string& name : variables_) {
       Variable* v = session_->variable_of_node(name);
       std::lock_guard lock(v->mu);
-      shared = shared || (v->value.valid() && v->value.byte_size() > 0 && v->value.raw_data() == values[i].raw_data());
+      shared = shared || (v->value.valid() && v->value.byte_size() > 0 && v->value.raw_data() == values[k].raw_data());
     }
-    out.push_back({keys[i], shared ? values[i].clone() : std::move(values[i])});
+    out[fetched_at[k]].value = shared ? values[k].clone() : std::move(values[k]);
   }
   return out;
 }

@@ -62,6 +62,9 @@ class PsGraph {
   std::vector<std::string> variables_;
   std::vector<std::string> pull_keys_;
   std::map<std::string, std::string> pull_tensor_;  // key -> tensor the read phase fetches
+  // key -> the variable it is the value of (a variable or its Identity,
+  // Snapshot or ReadVariableOp): read from storage, without a run.
+  std::map<std::string, std::string> pull_variable_;
   std::vector<TransferEnd> push_ends_;              // the update phase's _Recv nodes
   std::map<std::string, std::size_t> push_index_;   // key -> push_ends_ index
   std::vector<std::string> update_targets_;

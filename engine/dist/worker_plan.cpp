@@ -16,10 +16,6 @@
 namespace flowlens::dist {
 namespace {
 
-bool is_variable_op(const std::string& op) {
-  return op == "VariableV2" || op == "Variable" || op == "VarHandleOp";
-}
-
 bool is_update_op(const std::string& op) {
   return op.starts_with("Apply") || op.starts_with("ResourceApply") || op.starts_with("SparseApply") ||
          op.starts_with("ResourceSparseApply");
@@ -108,19 +104,6 @@ std::vector<std::string> default_targets(const Graph& graph) {
   for (const Node& n : graph.nodes())
     if (is_update_op(n.op)) out.push_back(n.name);
   return out;
-}
-
-// The variable a ps-side read sends, following Identity-like reads back.
-int variable_read_by(const Graph& partition, int node) {
-  for (std::size_t hops = 0; hops < partition.size() && node >= 0; ++hops) {
-    const Node& n = partition.nodes()[static_cast<std::size_t>(node)];
-    if (is_variable_op(n.op)) return node;
-    if (n.op != "Identity" && n.op != "ReadVariableOp" && n.op != "Snapshot") return -1;
-    const auto inputs = partition.edges().inputs(node);
-    if (inputs.empty() || !inputs[0].resolved() || inputs[0].is_control()) return -1;
-    node = inputs[0].producer;
-  }
-  return -1;
 }
 
 int64_t transfer_bytes(const Graph& partition, const std::string& node) {

@@ -11,6 +11,9 @@
 //     template, batch norm on the ps): examples/s of between-graph training,
 //     real flowlens-node processes, 1 ps + 2 workers vs 1 ps + 1 worker
 //     (target >= 1.6 with a core per worker; this machine may have fewer).
+//   machine_2_vs_1_cnn: the ceiling for the CNN's figure on this machine:
+//     the same step in 2 independent `flowlens-run train` processes vs 1,
+//     no cluster (what two processes that share nothing but the machine gain).
 //   rendezvous_step_overhead: with FLOWLENS_BASELINE_NODE naming a
 //     flowlens-node built before partitions ran on every task (git 79adf99:
 //     the ps applied its own optimizer to pushed gradients), time per MLP
@@ -19,6 +22,7 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -212,8 +216,14 @@ int free_port() {
 }
 
 // One `flowlens-node launch` of a 1-ps cluster: examples/s of all workers
-// over the wall time (process start included, the same for both sizes of
-// cluster), and the seconds worker 0 reports for its training loop alone.
+// over the longest training loop any of them reports (process start,
+// planning and the chief's initialization left out: they are not what the
+// cluster's size changes; the loops start together once the chief has
+// initialized, so the longest one spans the cluster's work), and worker 0's
+// loop seconds.
+// Each worker gets one thread of each kind: a core per worker, so 2 workers
+// can be twice as fast as 1 (a lone worker with the default budget would
+// already use every core for its convolutions).
 struct ClusterRun {
   double examples_per_second = 0;
   double worker0_seconds = 0;
@@ -228,20 +238,24 @@ ClusterRun run_cluster(const std::string& node, const std::string& graph, int wo
   std::fprintf(f, "{\"ps\": [\"127.0.0.1:%d\"], \"worker\": [%s]}", free_port(), list.c_str());
   std::fclose(f);
   const std::string cmd = "'" + node + "' launch --cluster '" + cluster + "' --graph '" + graph + "' --steps " +
-                          std::to_string(steps) + " --threads 1 --print-every 0 2>&1";
-  const auto start = std::chrono::steady_clock::now();
+                          std::to_string(steps) + " --threads 1 --intra-op-threads 1 --print-every 0 2>&1";
   std::FILE* p = popen(cmd.c_str(), "r");
   std::string out;
   char buf[4096];
   while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
   if (pclose(p) != 0) throw Error("bench: flowlens-node launch failed:\n" + out);
   ClusterRun r;
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  r.examples_per_second = static_cast<double>(workers) * steps * batch / seconds;
-  const std::string marker = "worker 0: " + std::to_string(steps) + " steps in ";
-  const std::size_t at = out.find(marker);
-  if (at == std::string::npos) throw Error("bench: no '" + marker + "' in the output of " + node + ":\n" + out);
-  r.worker0_seconds = std::strtod(out.c_str() + at + marker.size(), nullptr);
+  double longest = 0;
+  for (int w = 0; w < workers; ++w) {
+    const std::string marker = "worker " + std::to_string(w) + ": " + std::to_string(steps) + " steps in ";
+    const std::size_t at = out.find(marker);
+    if (at == std::string::npos) throw Error("bench: no '" + marker + "' in the output of " + node + ":\n" + out);
+    // Printed to 0.01 s: a smoke run's few steps may read 0.00.
+    const double seconds = std::max(0.005, std::strtod(out.c_str() + at + marker.size(), nullptr));
+    longest = std::max(longest, seconds);
+    if (w == 0) r.worker0_seconds = seconds;
+  }
+  r.examples_per_second = static_cast<double>(workers) * steps * batch / longest;
   return r;
 }
 
@@ -278,6 +292,50 @@ void workers_scaling(const char* name, const std::string& node, const std::strin
   std::printf("%s: %s   (1 worker %.0f examples/s, 2 workers %.0f examples/s, %u hardware threads; target >= 1.6)\n",
               name, bench::ratio_text(bench::median(ratios), bench::spread(ratios)).c_str(), e1, e2,
               std::thread::hardware_concurrency());
+}
+
+// The machine's own ceiling for dist_workers_2_vs_1_cnn: the same training
+// step (flowlens-run train, one thread of each kind) in 2 independent
+// processes started together vs 1, no cluster at all. Two workers cannot
+// scale better than two copies that share nothing but the machine (its
+// cores, caches and memory bandwidth). Rates: 2 * seconds alone / the
+// slower copy's seconds, each as `train` reports them for its steps.
+double local_training_seconds(const std::string& run, const std::string& graph, int steps, int copies) {
+  const std::string cmd = "'" + run + "' train '" + graph + "' --steps " + std::to_string(steps) +
+                          " --threads 1 --intra-op-threads 1 --print-every 0 --loss loss --train-op train 2>&1";
+  std::vector<std::FILE*> pipes;
+  for (int c = 0; c < copies; ++c) pipes.push_back(popen(cmd.c_str(), "r"));
+  double slowest = 0;
+  for (std::FILE* p : pipes) {
+    if (!p) throw Error("bench: cannot start " + run);
+    std::string out;
+    char buf[4096];
+    while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+    if (pclose(p) != 0) throw Error("bench: flowlens-run train failed:\n" + out);
+    const std::string marker = std::to_string(steps) + " steps in ";
+    const std::size_t at = out.find(marker);
+    if (at == std::string::npos) throw Error("bench: no '" + marker + "' in the output of " + run + ":\n" + out);
+    slowest = std::max(slowest, std::strtod(out.c_str() + at + marker.size(), nullptr));
+  }
+  return std::max(0.005, slowest);  // printed to 0.01 s: a smoke run may read 0.00
+}
+
+void machine_ceiling(const char* name, const std::string& run, const std::string& graph, int steps, int reps) {
+  std::vector<double> ratios;
+  for (int rep = 0; rep < reps; ++rep) {
+    double one, two;
+    if (rep % 2 == 0) {
+      one = local_training_seconds(run, graph, steps, 1);
+      two = local_training_seconds(run, graph, steps, 2);
+    } else {
+      two = local_training_seconds(run, graph, steps, 2);
+      one = local_training_seconds(run, graph, steps, 1);
+    }
+    ratios.push_back(2 * one / two);
+  }
+  std::printf("%s: %s   (the same step in 2 independent processes vs 1, no cluster: the most 2 workers can gain "
+              "here)\n",
+              name, bench::ratio_text(bench::median(ratios), bench::spread(ratios)).c_str());
 }
 
 // Time per step of the MLP on 1 ps + 1 worker with the rendezvous (this
@@ -321,7 +379,9 @@ void cluster_benchmarks(bool smoke) {
   cnn.image_size = smoke ? 8 : 32;
   const std::string cnn_graph = (dir / "cnn_train.pbtxt").string();
   save_graph(cnn_classifier_graph(cnn), cnn_graph);
-  workers_scaling("dist_workers_2_vs_1_cnn", node, cnn_graph, cnn.batch, smoke ? 3 : 30, smoke ? 1 : 4);
+  workers_scaling("dist_workers_2_vs_1_cnn", node, cnn_graph, cnn.batch, smoke ? 3 : 60, smoke ? 1 : 4);
+  const std::string run = (std::filesystem::path(node).parent_path() / "flowlens-run").string();
+  machine_ceiling("machine_2_vs_1_cnn", run, cnn_graph, smoke ? 3 : 60, smoke ? 1 : 4);
 
   rendezvous_overhead(node, mlp, mlp_batch, smoke);
   std::filesystem::remove_all(dir);

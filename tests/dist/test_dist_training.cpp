@@ -184,7 +184,7 @@ class TestDistTraining : public QObject {
       QVERIFY2(rp.code == 0, qPrintable(rp.err));
       dist::Checkpoint shard = dist::read_checkpoint(dist::checkpoint_path(ckpt.toStdString(), i));
       QCOMPARE(shard.global_step, int64_t{steps});
-      QCOMPARE(shard.variables.size(), size_t{4 / ps_tasks});
+      QCOMPARE(shard.variables.size(), static_cast<size_t>(4 / ps_tasks));
       trained.variables.merge(shard.variables);
     }
 
