@@ -7,6 +7,12 @@
 namespace flowlens::cuda {
 namespace {
 
+// SELU's constants and softplus's cut-off, as activation_ops.cpp computes
+// them for float: log(FLT_EPSILON) + 2.
+constexpr float kSeluScale = 1.0507009873554804934193349852946f;
+constexpr float kSeluScaleAlpha = 1.7580993408473768599402175208123f;
+constexpr float kSoftplusThreshold = -13.942384719848633f;
+
 __device__ float apply_unary(UnaryOp op, float x) {
   switch (op) {
     case UnaryOp::Relu: return x > 0.f ? x : 0.f;
@@ -22,6 +28,27 @@ __device__ float apply_unary(UnaryOp op, float x) {
     case UnaryOp::Exp: return expf(x);
     case UnaryOp::Log: return logf(x);
     case UnaryOp::Sqrt: return sqrtf(x);
+    case UnaryOp::Abs: return fabsf(x);
+    case UnaryOp::Ceil: return ceilf(x);
+    case UnaryOp::Floor: return floorf(x);
+    case UnaryOp::Rint: return rintf(x);
+    case UnaryOp::Sign: return isnan(x) ? x : float((0.f < x) - (x < 0.f));
+    case UnaryOp::Sin: return sinf(x);
+    case UnaryOp::Cos: return cosf(x);
+    case UnaryOp::Erf: return erff(x);
+    case UnaryOp::Expm1: return expm1f(x);
+    case UnaryOp::Log1p: return log1pf(x);
+    case UnaryOp::Rsqrt: return 1.f / sqrtf(x);
+    case UnaryOp::Reciprocal: return 1.f / x;
+    case UnaryOp::Softplus: {
+      if (x > -kSoftplusThreshold) return x;  // softplus(x) ~= x for large x
+      const float e = expf(x);
+      return x < kSoftplusThreshold ? e : log1pf(e);
+    }
+    case UnaryOp::Softsign: return x / (fabsf(x) + 1.f);
+    case UnaryOp::Relu6: return isnan(x) ? x : (x < 0.f ? 0.f : (x > 6.f ? 6.f : x));
+    case UnaryOp::Elu: return x < 0.f ? expf(x) - 1.f : x;
+    case UnaryOp::Selu: return x < 0.f ? kSeluScaleAlpha * (expf(x) - 1.f) : kSeluScale * x;
   }
   return 0.f;
 }
@@ -38,6 +65,19 @@ __device__ float apply_binary(BinaryOp op, float a, float b) {
     case BinaryOp::SigmoidGrad: return b * a * (1.f - a);
     case BinaryOp::TanhGrad: return b * (1.f - a * a);
     case BinaryOp::SqrtGrad: return b * 0.5f / a;
+    case BinaryOp::SquaredDifference: return (a - b) * (a - b);
+    case BinaryOp::Pow: return powf(a, b);
+    case BinaryOp::DivNoNan: return b != 0.f ? a / b : 0.f;
+    case BinaryOp::RsqrtGrad: return (-0.5f * (b * a)) * (a * a);
+    case BinaryOp::ReciprocalGrad: return (-a * a) * b;
+    case BinaryOp::Relu6Grad: return a * (b > 0.f && b < 6.f ? 1.f : 0.f);
+    case BinaryOp::EluGrad: return b < 0.f ? (b + 1.f) * a : a;
+    case BinaryOp::SeluGrad: return b < 0.f ? a * (b + kSeluScaleAlpha) : a * kSeluScale;
+    case BinaryOp::SoftplusGrad: return a / (expf(-b) + 1.f);
+    case BinaryOp::SoftsignGrad: {
+      const float d = fabsf(b) + 1.f;
+      return a / (d * d);
+    }
   }
   return 0.f;
 }

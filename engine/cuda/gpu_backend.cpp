@@ -59,7 +59,7 @@ AcceleratorDevices find_accelerators(const LocalDeviceOptions& options) {
 
 void register_accelerator_kernels(OpRegistry& r) {
   auto share_cpu_kernel = [&](const std::string& op, KernelSupportFn supports) {
-    if (const OpDef* def = r.find(op); def && def->kernel("CPU")) r.add_kernel(op, "GPU", def->kernel("CPU"), supports);
+    if (const OpDef* def = r.find(op); def && def->kernel("CPU")) cuda::add_gpu_kernel(r, op, def->kernel("CPU"), supports);
   };
   // Kernels that only move bytes (copy_rows, shared buffers) work on device
   // memory unchanged; kernels that read no values run anywhere.
@@ -69,7 +69,9 @@ void register_accelerator_kernels(OpRegistry& r) {
     else if (def->reads_no_values) share_cpu_kernel(name, nullptr);
   }
   for (const char* op : {"Variable", "VariableV2", "Assign"}) share_cpu_kernel(op, cuda::is_gpu_variable_node);
-  if (r.find("Cast")) r.add_kernel("Cast", "GPU", cuda::run_cpu_kernel_on_host, is_cast_without_device_reads);
+  if (r.find("Cast"))
+    cuda::add_gpu_kernel(r, "Cast", cuda::run_cpu_kernel_on_host, is_cast_without_device_reads,
+                         "casts that read no device memory: from int32/int64/bool, or to the same dtype");
 
   cuda::register_gpu_math_kernels(r);
   cuda::register_gpu_reduction_kernels(r);

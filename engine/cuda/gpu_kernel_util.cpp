@@ -98,6 +98,30 @@ bool is_gpu_variable_node(const Node& n) {
   return any;
 }
 
+namespace {
+
+std::string supports_note(KernelSupportFn supports) {
+  if (supports == is_float_node) return "float32 tensors";
+  if (supports == is_float_nhwc_node) return "float32 tensors, NHWC";
+  if (supports == is_float_or_host_memory_node) return "float32 tensors, or int32/int64/bool in host memory";
+  if (supports == is_device_or_host_memory_node)
+    return "dtypes that live in device memory, or int32/int64/bool in host memory";
+  if (supports == is_gpu_variable_node) return "float32 and bfloat16 variables, or int32/int64/bool in host memory";
+  if (supports == is_host_memory_node) return "int32/int64/bool tensors in host memory";
+  return {};
+}
+
+}  // namespace
+
+void add_gpu_kernel(OpRegistry& r, std::string_view op, KernelFn fn, KernelSupportFn supports, std::string note) {
+  KernelDef k;
+  k.device = "GPU";
+  k.fn = fn;
+  k.supports = supports;
+  k.note = note.empty() ? supports_note(supports) : std::move(note);
+  r.add_kernel(op, std::move(k));
+}
+
 const float* device_scalar(const KernelContext& ctx, int i, const char* what) {
   const Tensor& t = ops::input(ctx, i);
   if (t.num_elements() != 1 || t.shape().rank() > 1)

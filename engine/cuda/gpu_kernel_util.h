@@ -6,6 +6,7 @@
 #include "cuda/gpu_device.h"
 #include "cuda/gpu_launch.h"
 #include "ops/op_helpers.h"
+#include "ops/op_registry.h"
 
 namespace flowlens::cuda {
 
@@ -44,6 +45,12 @@ void run_cpu_kernel_on_host(KernelContext& ctx);
 // updates all have GPU kernels, or host-memory types. A float64 variable
 // stays on the CPU, where its CPU update kernels can read it.
 bool is_gpu_variable_node(const Node& n);
+
+// Registers a GPU kernel with its constraint in words (KernelDef::note),
+// which `flowlens-run ops` prints and soft placement quotes when it turns a
+// node away. `note` empty: the words that go with one of the predicates
+// above.
+void add_gpu_kernel(OpRegistry& r, std::string_view op, KernelFn fn, KernelSupportFn supports, std::string note = {});
 
 // The input as a scalar in device memory, for kernels that read it there.
 const float* device_scalar(const KernelContext& ctx, int i, const char* what);

@@ -12,13 +12,27 @@ namespace flowlens::cuda {
 constexpr int kMaxDims = 8;
 
 // ---- elementwise.cu ----------------------------------------------------------
-enum class UnaryOp { Relu, Sigmoid, Tanh, Square, Neg, Exp, Log, Sqrt };
+// Each follows its CPU functor (unary_ops.cpp, activation_ops.cpp) in float.
+enum class UnaryOp {
+  Relu, Sigmoid, Tanh, Square, Neg, Exp, Log, Sqrt,
+  Abs, Ceil, Floor, Rint,  // Rint serves Round too: both round half to even
+  Sign, Sin, Cos, Erf, Expm1, Log1p, Rsqrt, Reciprocal,
+  Softplus, Softsign, Relu6, Elu, Selu,
+};
 enum class BinaryOp {
   Add, Sub, Mul, Div, Max, Min,
-  ReluGrad,     // (gradients, features) -> g * (x > 0)
-  SigmoidGrad,  // (y, dy) -> dy * y * (1 - y)
-  TanhGrad,     // (y, dy) -> dy * (1 - y^2)
-  SqrtGrad,     // (y, dy) -> dy * 0.5 / y
+  SquaredDifference, Pow, DivNoNan,
+  ReluGrad,       // (gradients, features) -> g * (x > 0)
+  SigmoidGrad,    // (y, dy) -> dy * y * (1 - y)
+  TanhGrad,       // (y, dy) -> dy * (1 - y^2)
+  SqrtGrad,       // (y, dy) -> dy * 0.5 / y
+  RsqrtGrad,      // (y, dy) -> -0.5 * (dy * y) * (y * y)
+  ReciprocalGrad, // (y, dy) -> -y * y * dy (InvGrad too)
+  Relu6Grad,      // (gradients, features) -> g * (0 < x < 6)
+  EluGrad,        // (gradients, outputs) -> y < 0 ? g * (y + 1) : g
+  SeluGrad,       // (gradients, outputs)
+  SoftplusGrad,   // (gradients, features) -> g / (exp(-x) + 1)
+  SoftsignGrad,   // (gradients, features) -> g / (|x| + 1)^2
 };
 
 // How output index i maps to indices of a and b: strides are 0 on broadcast

@@ -61,7 +61,7 @@ void binary_kernel(KernelContext& ctx) {
   launch_broadcast(ctx, Op, a, b);
 }
 
-// ReluGrad, SigmoidGrad, TanhGrad, SqrtGrad: same shapes, no broadcasting.
+// The activation and unary-op gradients: same shapes, no broadcasting.
 template <BinaryOp Op>
 void activation_grad_kernel(KernelContext& ctx) {
   ops::check_num_inputs(ctx, 2);
@@ -136,29 +136,58 @@ void fill_like_kernel(KernelContext& ctx) {
 
 void register_gpu_math_kernels(OpRegistry& r) {
   auto both = is_float_or_host_memory_node;
-  r.add_kernel("Relu", "GPU", unary_kernel<UnaryOp::Relu>, both);
-  r.add_kernel("Sigmoid", "GPU", unary_kernel<UnaryOp::Sigmoid>, is_float_node);
-  r.add_kernel("Tanh", "GPU", unary_kernel<UnaryOp::Tanh>, is_float_node);
-  r.add_kernel("Square", "GPU", unary_kernel<UnaryOp::Square>, both);
-  r.add_kernel("Neg", "GPU", unary_kernel<UnaryOp::Neg>, both);
-  r.add_kernel("Exp", "GPU", unary_kernel<UnaryOp::Exp>, is_float_node);
-  r.add_kernel("Log", "GPU", unary_kernel<UnaryOp::Log>, is_float_node);
-  r.add_kernel("Sqrt", "GPU", unary_kernel<UnaryOp::Sqrt>, is_float_node);
-  for (const char* add : {"Add", "AddV2"}) r.add_kernel(add, "GPU", binary_kernel<BinaryOp::Add>, both);
-  r.add_kernel("Sub", "GPU", binary_kernel<BinaryOp::Sub>, both);
-  r.add_kernel("Mul", "GPU", binary_kernel<BinaryOp::Mul>, both);
-  r.add_kernel("RealDiv", "GPU", binary_kernel<BinaryOp::Div>, both);
-  r.add_kernel("Maximum", "GPU", binary_kernel<BinaryOp::Max>, both);
-  r.add_kernel("Minimum", "GPU", binary_kernel<BinaryOp::Min>, both);
-  r.add_kernel("ReluGrad", "GPU", activation_grad_kernel<BinaryOp::ReluGrad>, is_float_node);
-  r.add_kernel("SigmoidGrad", "GPU", activation_grad_kernel<BinaryOp::SigmoidGrad>, is_float_node);
-  r.add_kernel("TanhGrad", "GPU", activation_grad_kernel<BinaryOp::TanhGrad>, is_float_node);
-  r.add_kernel("SqrtGrad", "GPU", activation_grad_kernel<BinaryOp::SqrtGrad>, is_float_node);
-  r.add_kernel("AddN", "GPU", addn_kernel, both);
-  for (const char* bias : {"BiasAdd", "BiasAddV1"}) r.add_kernel(bias, "GPU", bias_add_kernel, is_float_nhwc_node);
-  r.add_kernel("Fill", "GPU", fill_kernel, both);
-  r.add_kernel("ZerosLike", "GPU", fill_like_kernel<0>, both);
-  r.add_kernel("OnesLike", "GPU", fill_like_kernel<1>, both);
+  add_gpu_kernel(r, "Relu", unary_kernel<UnaryOp::Relu>, both);
+  add_gpu_kernel(r, "Sigmoid", unary_kernel<UnaryOp::Sigmoid>, is_float_node);
+  add_gpu_kernel(r, "Tanh", unary_kernel<UnaryOp::Tanh>, is_float_node);
+  add_gpu_kernel(r, "Square", unary_kernel<UnaryOp::Square>, both);
+  add_gpu_kernel(r, "Neg", unary_kernel<UnaryOp::Neg>, both);
+  add_gpu_kernel(r, "Exp", unary_kernel<UnaryOp::Exp>, is_float_node);
+  add_gpu_kernel(r, "Log", unary_kernel<UnaryOp::Log>, is_float_node);
+  add_gpu_kernel(r, "Sqrt", unary_kernel<UnaryOp::Sqrt>, is_float_node);
+  add_gpu_kernel(r, "Abs", unary_kernel<UnaryOp::Abs>, both);
+  add_gpu_kernel(r, "Sign", unary_kernel<UnaryOp::Sign>, both);
+  add_gpu_kernel(r, "Round", unary_kernel<UnaryOp::Rint>, both);  // TensorFlow's Round: half to even
+  add_gpu_kernel(r, "Rint", unary_kernel<UnaryOp::Rint>, is_float_node);
+  add_gpu_kernel(r, "Ceil", unary_kernel<UnaryOp::Ceil>, is_float_node);
+  add_gpu_kernel(r, "Floor", unary_kernel<UnaryOp::Floor>, is_float_node);
+  add_gpu_kernel(r, "Sin", unary_kernel<UnaryOp::Sin>, is_float_node);
+  add_gpu_kernel(r, "Cos", unary_kernel<UnaryOp::Cos>, is_float_node);
+  add_gpu_kernel(r, "Erf", unary_kernel<UnaryOp::Erf>, is_float_node);
+  add_gpu_kernel(r, "Expm1", unary_kernel<UnaryOp::Expm1>, is_float_node);
+  add_gpu_kernel(r, "Log1p", unary_kernel<UnaryOp::Log1p>, is_float_node);
+  add_gpu_kernel(r, "Rsqrt", unary_kernel<UnaryOp::Rsqrt>, is_float_node);
+  for (const char* inv : {"Reciprocal", "Inv"}) add_gpu_kernel(r, inv, unary_kernel<UnaryOp::Reciprocal>, both);
+  add_gpu_kernel(r, "Relu6", unary_kernel<UnaryOp::Relu6>, both);
+  add_gpu_kernel(r, "Elu", unary_kernel<UnaryOp::Elu>, is_float_node);
+  add_gpu_kernel(r, "Selu", unary_kernel<UnaryOp::Selu>, is_float_node);
+  add_gpu_kernel(r, "Softplus", unary_kernel<UnaryOp::Softplus>, is_float_node);
+  add_gpu_kernel(r, "Softsign", unary_kernel<UnaryOp::Softsign>, is_float_node);
+  for (const char* add : {"Add", "AddV2"}) add_gpu_kernel(r, add, binary_kernel<BinaryOp::Add>, both);
+  add_gpu_kernel(r, "Sub", binary_kernel<BinaryOp::Sub>, both);
+  add_gpu_kernel(r, "Mul", binary_kernel<BinaryOp::Mul>, both);
+  add_gpu_kernel(r, "RealDiv", binary_kernel<BinaryOp::Div>, both);
+  add_gpu_kernel(r, "Maximum", binary_kernel<BinaryOp::Max>, both);
+  add_gpu_kernel(r, "Minimum", binary_kernel<BinaryOp::Min>, both);
+  add_gpu_kernel(r, "SquaredDifference", binary_kernel<BinaryOp::SquaredDifference>, both);
+  add_gpu_kernel(r, "Pow", binary_kernel<BinaryOp::Pow>, both);
+  add_gpu_kernel(r, "DivNoNan", binary_kernel<BinaryOp::DivNoNan>, is_float_node);
+  add_gpu_kernel(r, "ReluGrad", activation_grad_kernel<BinaryOp::ReluGrad>, is_float_node);
+  add_gpu_kernel(r, "SigmoidGrad", activation_grad_kernel<BinaryOp::SigmoidGrad>, is_float_node);
+  add_gpu_kernel(r, "TanhGrad", activation_grad_kernel<BinaryOp::TanhGrad>, is_float_node);
+  add_gpu_kernel(r, "SqrtGrad", activation_grad_kernel<BinaryOp::SqrtGrad>, is_float_node);
+  add_gpu_kernel(r, "RsqrtGrad", activation_grad_kernel<BinaryOp::RsqrtGrad>, is_float_node);
+  for (const char* grad : {"ReciprocalGrad", "InvGrad"})
+    add_gpu_kernel(r, grad, activation_grad_kernel<BinaryOp::ReciprocalGrad>, is_float_node);
+  add_gpu_kernel(r, "Relu6Grad", activation_grad_kernel<BinaryOp::Relu6Grad>, is_float_node);
+  add_gpu_kernel(r, "EluGrad", activation_grad_kernel<BinaryOp::EluGrad>, is_float_node);
+  add_gpu_kernel(r, "SeluGrad", activation_grad_kernel<BinaryOp::SeluGrad>, is_float_node);
+  add_gpu_kernel(r, "SoftplusGrad", activation_grad_kernel<BinaryOp::SoftplusGrad>, is_float_node);
+  add_gpu_kernel(r, "SoftsignGrad", activation_grad_kernel<BinaryOp::SoftsignGrad>, is_float_node);
+  add_gpu_kernel(r, "AddN", addn_kernel, both);
+  for (const char* bias : {"BiasAdd", "BiasAddV1"}) add_gpu_kernel(r, bias, bias_add_kernel, is_float_nhwc_node);
+  add_gpu_kernel(r, "Fill", fill_kernel, both);
+  add_gpu_kernel(r, "ZerosLike", fill_like_kernel<0>, both);
+  add_gpu_kernel(r, "OnesLike", fill_like_kernel<1>, both);
 }
 
 }  // namespace flowlens::cuda

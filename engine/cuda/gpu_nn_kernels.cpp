@@ -118,10 +118,10 @@ bool is_matmul_node(const Node& n) {
 }  // namespace
 
 void register_gpu_nn_kernels(OpRegistry& r) {
-  r.add_kernel("MatMul", "GPU", matmul_kernel, is_matmul_node);
-  r.add_kernel("Softmax", "GPU", softmax_kernel, is_float_node);
-  r.add_kernel("SoftmaxCrossEntropyWithLogits", "GPU", xent_kernel, is_float_node);
-  r.add_kernel("SparseSoftmaxCrossEntropyWithLogits", "GPU", sparse_xent_kernel, is_float_node);
+  add_gpu_kernel(r, "MatMul", matmul_kernel, is_matmul_node, "float32 and bfloat16 tensors");
+  add_gpu_kernel(r, "Softmax", softmax_kernel, is_float_node);
+  add_gpu_kernel(r, "SoftmaxCrossEntropyWithLogits", xent_kernel, is_float_node);
+  add_gpu_kernel(r, "SparseSoftmaxCrossEntropyWithLogits", sparse_xent_kernel, is_float_node);
 }
 
 }  // namespace flowlens::cuda

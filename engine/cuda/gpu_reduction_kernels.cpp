@@ -95,10 +95,10 @@ void bias_add_grad_kernel(KernelContext& ctx) {
 }  // namespace
 
 void register_gpu_reduction_kernels(OpRegistry& r) {
-  r.add_kernel("Sum", "GPU", reduce_kernel<ReduceOp::Sum>, is_float_or_host_memory_node);
-  r.add_kernel("Mean", "GPU", reduce_kernel<ReduceOp::Mean>, is_float_or_host_memory_node);
-  r.add_kernel("Max", "GPU", reduce_kernel<ReduceOp::Max>, is_float_or_host_memory_node);
-  r.add_kernel("BiasAddGrad", "GPU", bias_add_grad_kernel, is_float_nhwc_node);
+  add_gpu_kernel(r, "Sum", reduce_kernel<ReduceOp::Sum>, is_float_or_host_memory_node);
+  add_gpu_kernel(r, "Mean", reduce_kernel<ReduceOp::Mean>, is_float_or_host_memory_node);
+  add_gpu_kernel(r, "Max", reduce_kernel<ReduceOp::Max>, is_float_or_host_memory_node);
+  add_gpu_kernel(r, "BiasAddGrad", bias_add_grad_kernel, is_float_nhwc_node);
 }
 
 }  // namespace flowlens::cuda

@@ -109,11 +109,11 @@ void apply_adam_kernel(KernelContext& ctx) {
 }  // namespace
 
 void register_gpu_state_kernels(OpRegistry& r) {
-  r.add_kernel("AssignAdd", "GPU", assign_update_kernel<BinaryOp::Add>, is_float_node);
-  r.add_kernel("AssignSub", "GPU", assign_update_kernel<BinaryOp::Sub>, is_float_node);
-  r.add_kernel("ApplyGradientDescent", "GPU", apply_gd_kernel, is_float_node);
-  r.add_kernel("ApplyMomentum", "GPU", apply_momentum_kernel, is_float_node);
-  r.add_kernel("ApplyAdam", "GPU", apply_adam_kernel, is_float_node);
+  add_gpu_kernel(r, "AssignAdd", assign_update_kernel<BinaryOp::Add>, is_float_node);
+  add_gpu_kernel(r, "AssignSub", assign_update_kernel<BinaryOp::Sub>, is_float_node);
+  add_gpu_kernel(r, "ApplyGradientDescent", apply_gd_kernel, is_float_node);
+  add_gpu_kernel(r, "ApplyMomentum", apply_momentum_kernel, is_float_node);
+  add_gpu_kernel(r, "ApplyAdam", apply_adam_kernel, is_float_node);
 }
 
 }  // namespace flowlens::cuda

@@ -1,5 +1,7 @@
 #include "exec/placement.h"
 
+#include <algorithm>
+
 #include "analysis/pass_counts.h"
 #include "graph/edge_index.h"
 #include "ops/op_registry.h"
@@ -29,14 +31,40 @@ int requested_device(const Node& n, const DeviceSpec& spec, const OpDef& def, co
   return -1;
 }
 
-std::string why_not(const DeviceSpec& spec, const OpDef& def, const DeviceSet& devices) {
+// Why `kernel` turns `node` away, from its constraints (a type attr outside
+// its TypeConstraint, or its predicate with the note that states it); ""
+// when it takes the node.
+std::string rejection(const KernelDef& kernel, const Node& node) {
+  for (const auto& [attr, types] : kernel.type_constraints) {
+    const AttrValue* v = node.find_attr(attr);
+    const DType* t = v ? v->get_if<DType>() : nullptr;
+    if (!t || std::find(types.begin(), types.end(), dtype_base(*t)) != types.end()) continue;
+    std::string allowed;
+    for (DType a : types) allowed += (allowed.empty() ? "" : ", ") + std::string(dtype_name(a));
+    return attr + "=" + dtype_name(*t) + " is not one of " + allowed;
+  }
+  if (kernel.supports && !kernel.supports(node))
+    return kernel.note.empty() ? std::string("its constraints turn this node away") : "it takes " + kernel.note;
+  return {};
+}
+
+std::string why_not(const Node& n, const DeviceSpec& spec, const OpDef& def, const DeviceSet& devices) {
   if (!spec.type) return "no device matches";
   if (devices.count(*spec.type) == 0) return "no " + *spec.type + " device is available";
   if (spec.id && devices.find(*spec.type, *spec.id) < 0)
     return *spec.type + ":" + std::to_string(*spec.id) + " does not exist (" +
            std::to_string(devices.count(*spec.type)) + " " + *spec.type + " device(s))";
-  if (def.kernel(*spec.type)) return "op " + def.name + " has no " + *spec.type + " kernel for its dtype";
-  return "op " + def.name + " has no " + *spec.type + " kernel";
+  if (def.kernel(*spec.type)) {
+    std::string detail;
+    for (const KernelDef& k : def.kernels)
+      if (k.device == *spec.type)
+        if (const std::string r = rejection(k, n); !r.empty() && detail.find(r) == std::string::npos)
+          detail += (detail.empty() ? "" : "; ") + r;
+    return "op " + def.name + " has no " + *spec.type + " kernel for its dtype" + (detail.empty() ? "" : " (" + detail + ")");
+  }
+  std::string why = "op " + def.name + " has no " + *spec.type + " kernel";
+  if (*spec.type == "GPU" && !def.no_gpu_reason.empty()) why += ": " + def.no_gpu_reason;
+  return why;
 }
 
 // Index of the node node `i` must share a device with (its `_class`
@@ -73,7 +101,7 @@ Placement place_graph(const Graph& graph, const DeviceSet& devices, const OpRegi
     DeviceSpec spec = DeviceSpec::parse(n.device);
     int d = spec.type || spec.id ? requested_device(n, spec, *def, devices) : default_device(n, *def, devices);
     if (d < 0 && (spec.type || spec.id)) {
-      reasons[i] = why_not(spec, *def, devices);
+      reasons[i] = why_not(n, spec, *def, devices);
       if (!allow_soft_placement)
         throw Error("cannot place node '" + n.name + "' (" + n.op + ") on '" + n.device + "': " + reasons[i] +
                     " (soft placement is off)");

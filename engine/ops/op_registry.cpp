@@ -31,6 +31,11 @@ void OpRegistry::add_kernel(std::string_view op, KernelDef kernel) {
   for (const auto& [attr, types] : kernel.type_constraints)
     if (!def.find_attr(attr))
       throw Error("add_kernel: " + def.name + " has no attr '" + attr + "' to constrain");
+  // An op family states why it has no GPU kernel for builds without one
+  // ("no GPU kernel yet"); the GPU backend's kernel for device data, added
+  // later, answers that, so the reason goes and soft placement quotes the
+  // kernel's constraints instead.
+  if (kernel.device == "GPU" && !kernel.host_memory_only) def.no_gpu_reason.clear();
   def.kernels.push_back(std::move(kernel));
 }
 

@@ -26,7 +26,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUNDLE_DIR="$ROOT/device-bundle"
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
-PROGRAMS=(test_cublas_library test_gpu_parity bench_gpu_gemm bench_gpu_replicas)
+PROGRAMS=(test_cublas_library test_gpu_parity test_gpu_registry_parity bench_gpu_gemm bench_gpu_replicas)
 
 usage() {
   sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
@@ -95,13 +95,15 @@ run() {
   fi
   local failed=0
   step cublas 30 "$WORK/bin/test_cublas_library" || failed=1
-  step parity 240 "$WORK/bin/test_gpu_parity" || failed=1
+  step parity 150 "$WORK/bin/test_gpu_parity" || failed=1
+  step registry_parity 90 "$WORK/bin/test_gpu_registry_parity" || failed=1
   step gpu_gemm 150 "$WORK/bin/bench_gpu_gemm" || failed=1
   step gpu_replicas 90 "$WORK/bin/bench_gpu_replicas" || failed=1
   echo
   echo "=== summary"
   cat "$WORK/summary"
-  grep -h -E '^(Totals|FAIL|SKIP)' "$WORK/cublas.log" "$WORK/parity.log" || true
+  grep -h -E '^(Totals|FAIL|SKIP)' "$WORK/cublas.log" "$WORK/parity.log" "$WORK/registry_parity.log" || true
+  grep -h -E '^gpu_registry_parity|MISMATCH' "$WORK/registry_parity.log" | head -40 || true
   grep -h -E '^gpu_' "$WORK/gpu_gemm.log" "$WORK/gpu_replicas.log" || true
   rm -rf "$WORK"
   exit "$failed"

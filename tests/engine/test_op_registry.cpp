@@ -65,6 +65,7 @@ class TestOpRegistry : public QObject {
                                    [](const KernelDef& k) { return k.device == "GPU" && !k.host_memory_only; });
       if (!gpu && def.kernel("CPU") && def.no_gpu_reason.empty())
         problem("no GPU kernel for device data and no soft-placement reason given");
+      if (gpu && !def.no_gpu_reason.empty()) problem("a GPU kernel for device data and a reason for none");
 #endif
       for (const AttrDef& a : def.attrs)
         if (a.default_value && !a.allowed_types.empty())

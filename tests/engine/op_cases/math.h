@@ -13,7 +13,7 @@ inline void add_math_cases(OpCases& c) {
   // ---- unary ----
   for (const char* op : {"Abs", "Sign", "Floor", "Ceil", "Round", "Rint", "Sin", "Cos", "Erf", "Expm1", "Exp", "Tanh",
                          "Sigmoid", "Neg", "Square", "Relu"})
-    for (DType dtype : {h, bf, d}) c.add({op, t(dtype), {gen(dtype, {2, 3})}});
+    for (DType dtype : {f, h, bf, d}) c.add({op, t(dtype), {gen(dtype, {2, 3})}});
   for (const char* op : {"Reciprocal", "Inv", "Log", "Log1p", "Sqrt", "Rsqrt"})
     for (DType dtype : {f, h, bf}) c.add({op, t(dtype), {gen(dtype, {2, 3}, 0.25, 3.0)}});
   c.add({"Abs", t(DType::Int8), {gen(DType::Int8, {5}, -100, 100)}});
@@ -23,7 +23,7 @@ inline void add_math_cases(OpCases& c) {
   c.add({"Square", t(DType::UInt8), {gen(DType::UInt8, {4}, 0, 15)}});
   c.add({"Relu", t(DType::Int32), {gen(DType::Int32, {4}, -5, 5)}});
   for (const char* op : {"RsqrtGrad", "ReciprocalGrad", "InvGrad", "SqrtGrad", "TanhGrad", "SigmoidGrad"})
-    for (DType dtype : {h, d}) c.add({op, t(dtype), {gen(dtype, {2, 3}, 0.2, 0.9), gen(dtype, {2, 3}, -1, 1, 2)}});
+    for (DType dtype : {f, h, d}) c.add({op, t(dtype), {gen(dtype, {2, 3}, 0.2, 0.9), gen(dtype, {2, 3}, -1, 1, 2)}});
   c.add({"ReluGrad", t(bf), {gen(bf, {3}), gen(bf, {3}, -1, 1, 2)}});
   c.add({"ReluGrad", t(DType::Int64), {gen(DType::Int64, {3}, -4, 4), gen(DType::Int64, {3}, -4, 4, 2)}});
 
@@ -50,6 +50,7 @@ inline void add_math_cases(OpCases& c) {
   both_ways("RealDiv", bf, -2, 2, 0.5, 2);
   both_ways("Div", f, -2, 2, 0.5, 2);
   both_ways("Div", DType::Int16, -50, 50, 1, 7);
+  both_ways("DivNoNan", f, -2, 2, -1, 1);
   both_ways("DivNoNan", h, -2, 2, -1, 1);
   both_ways("DivNoNan", d, -2, 2, -1, 1);
   both_ways("TruncateDiv", DType::Int32, -50, 50, 1, 7);
