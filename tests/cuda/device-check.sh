@@ -15,9 +15,11 @@
 #
 #   tests/cuda/device-check.sh            on the GPU machine, in a copy of the
 #       repository that carries device-bundle/ (the device tool's
-#       carry: ["device-bundle"]): unpacks, runs the parity suite and the
-#       benchmarks with LD_LIBRARY_PATH set, and prints a summary. Each step
-#       has a time limit; the whole run stays well inside 8 minutes.
+#       carry: ["device-bundle"]): unpacks, runs the parity suites (the
+#       hand-written one and the registry walk), the GPU benchmarks and the
+#       PyTorch anchor (pytorch_resnet50_anchor.py: ResNet-50 training
+#       images/s on the same GPU) with LD_LIBRARY_PATH set, and prints a
+#       summary. Each step has a time limit; the limits add up to 8 minutes.
 #
 # Environment: BUILD_DIR (default build-device) to bundle from another build,
 # CUDA_HOME (default /usr/local/cuda).
@@ -94,17 +96,21 @@ run() {
     exit 2
   fi
   local failed=0
+  # Limits add up to 8 minutes; the steps normally take far less.
   step cublas 30 "$WORK/bin/test_cublas_library" || failed=1
-  step parity 150 "$WORK/bin/test_gpu_parity" || failed=1
-  step registry_parity 90 "$WORK/bin/test_gpu_registry_parity" || failed=1
-  step gpu_gemm 150 "$WORK/bin/bench_gpu_gemm" || failed=1
-  step gpu_replicas 90 "$WORK/bin/bench_gpu_replicas" || failed=1
+  step parity 120 "$WORK/bin/test_gpu_parity" || failed=1
+  step registry_parity 60 "$WORK/bin/test_gpu_registry_parity" || failed=1
+  step gpu_gemm 120 "$WORK/bin/bench_gpu_gemm" || failed=1
+  step gpu_replicas 60 "$WORK/bin/bench_gpu_replicas" || failed=1
+  # The anchor: PyTorch's ResNet-50 training step on the same GPU, same run.
+  step pytorch_anchor 90 python3 "$ROOT/tests/cuda/pytorch_resnet50_anchor.py" || failed=1
   echo
   echo "=== summary"
   cat "$WORK/summary"
   grep -h -E '^(Totals|FAIL|SKIP)' "$WORK/cublas.log" "$WORK/parity.log" "$WORK/registry_parity.log" || true
   grep -h -E '^gpu_registry_parity|MISMATCH' "$WORK/registry_parity.log" | head -40 || true
   grep -h -E '^gpu_' "$WORK/gpu_gemm.log" "$WORK/gpu_replicas.log" || true
+  grep -h -E '^pytorch' "$WORK/pytorch_anchor.log" || true
   rm -rf "$WORK"
   exit "$failed"
 }
