@@ -59,8 +59,9 @@ __device__ float apply_binary(BinaryOp op, float a, float b) {
     case BinaryOp::Sub: return a - b;
     case BinaryOp::Mul: return a * b;
     case BinaryOp::Div: return a / b;
-    case BinaryOp::Max: return a > b ? a : b;
-    case BinaryOp::Min: return a < b ? a : b;
+    // NaN wins, as math_ops.cpp's Maximum/Minimum (and TensorFlow's) have it.
+    case BinaryOp::Max: return isnan(a) ? a : (isnan(b) ? b : (a < b ? b : a));
+    case BinaryOp::Min: return isnan(a) ? a : (isnan(b) ? b : (b < a ? b : a));
     case BinaryOp::ReluGrad: return b > 0.f ? a : 0.f;
     case BinaryOp::SigmoidGrad: return b * a * (1.f - a);
     case BinaryOp::TanhGrad: return b * (1.f - a * a);

@@ -2,7 +2,8 @@
 // Launchers of the CUDA kernels (one .cu file per op family), callable from
 // plain C++: kernel code never sees engine headers, and the KernelContext
 // side (validation, shapes, allocation) stays in the gpu_*_kernels.cpp files.
-// All launchers queue work on `stream` and return; float32 data.
+// All launchers queue work on `stream` and return; float32 data unless they
+// say otherwise.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -54,6 +55,12 @@ void launch_accumulate(cudaStream_t stream, float* out, const float* in, int64_t
 // out[r, j] = x[r, j] + bias[j] over rows of `channels`.
 void launch_bias_add(cudaStream_t stream, const float* x, const float* bias, float* out, int64_t n,
                      int64_t channels);
+
+// ---- cast.cu -------------------------------------------------------------------
+enum class FloatKind { F32, F16, BF16 };
+// out[i] = in[i] converted (see cast.cu for rounding and Truncate).
+void launch_cast_float(cudaStream_t stream, FloatKind src, FloatKind dst, bool truncate, const void* in, void* out,
+                       int64_t n);
 
 // ---- reduce.cu -----------------------------------------------------------------
 enum class ReduceOp { Sum, Mean, Max };

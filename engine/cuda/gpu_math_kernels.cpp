@@ -3,6 +3,7 @@
 // Validation and messages follow the CPU kernels (math_ops.cpp, unary_ops.cpp).
 #include "cuda/gpu_kernels.h"
 #include "cuda/gpu_kernel_util.h"
+#include "ops/attr_reader.h"
 #include "ops/broadcast.h"
 #include "ops/kernel_checks.h"
 
@@ -132,6 +133,39 @@ void fill_like_kernel(KernelContext& ctx) {
   check_launch(ctx);
 }
 
+// Cast between the floating types that live in device memory.
+bool float_kind(DType t, FloatKind& kind) {
+  switch (t) {
+    case DType::Float: kind = FloatKind::F32; return true;
+    case DType::Half: kind = FloatKind::F16; return true;
+    case DType::BFloat16: kind = FloatKind::BF16; return true;
+    default: return false;
+  }
+}
+
+bool is_float_cast_node(const Node& n) {
+  FloatKind k;
+  const DType src = dtype_base(n.attr_type("SrcT", DType::Invalid)), dst = dtype_base(n.attr_type("DstT", DType::Invalid));
+  return src != dst && float_kind(src, k) && float_kind(dst, k);
+}
+
+void cast_float_kernel(KernelContext& ctx) {
+  ops::check_num_inputs(ctx, 1);
+  const Tensor& x = input(ctx, 0);
+  const AttrReader attrs = ctx.attrs();
+  const DType src = dtype_base(attrs.type_or("SrcT", x.dtype()));
+  const DType dst = dtype_base(attrs.type("DstT"));
+  if (src != x.dtype()) fail("Cast: input has dtype " + dtype_name(x.dtype()) + " but SrcT is " + dtype_name(src));
+  FloatKind from, to;
+  if (!float_kind(src, from) || !float_kind(dst, to))
+    fail("Cast on a GPU: " + dtype_name(src) + " to " + dtype_name(dst) + " is not between float32, float16 and bfloat16");
+  GpuLaunch gpu(ctx);
+  Tensor& out = ctx.allocate_output(0, dst, x.shape());
+  launch_cast_float(gpu.stream, from, to, attrs.boolean("Truncate"), x.device_data(), out.device_data(),
+                    x.num_elements());
+  check_launch(ctx);
+}
+
 }  // namespace
 
 void register_gpu_math_kernels(OpRegistry& r) {
@@ -185,6 +219,7 @@ void register_gpu_math_kernels(OpRegistry& r) {
   add_gpu_kernel(r, "SoftsignGrad", activation_grad_kernel<BinaryOp::SoftsignGrad>, is_float_node);
   add_gpu_kernel(r, "AddN", addn_kernel, both);
   for (const char* bias : {"BiasAdd", "BiasAddV1"}) add_gpu_kernel(r, bias, bias_add_kernel, is_float_nhwc_node);
+  add_gpu_kernel(r, "Cast", cast_float_kernel, is_float_cast_node, "casts between float32, float16 and bfloat16");
   add_gpu_kernel(r, "Fill", fill_kernel, both);
   add_gpu_kernel(r, "ZerosLike", fill_like_kernel<0>, both);
   add_gpu_kernel(r, "OnesLike", fill_like_kernel<1>, both);

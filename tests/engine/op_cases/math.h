@@ -99,6 +99,14 @@ inline void add_math_cases(OpCases& c) {
   c.add({"Cast", cast(DType::Bool, bf), {gen(DType::Bool, {4}, 0, 1)}});
   c.add({"Cast", cast(DType::UInt64, d), {gen(DType::UInt64, {4}, 0, 1000)}});
   c.add({"Cast", cast(f, h, true), {gen(f, {2, 2})}});
+  // Between the floating types that live in device memory (a GPU kernel casts them).
+  c.add({"Cast", cast(f, h), {gen(f, {2, 3}, -70000, 70000)}});  // past float16's range too
+  c.add({"Cast", cast(f, bf), {gen(f, {2, 3})}});
+  c.add({"Cast", cast(f, bf, true), {gen(f, {2, 3})}});
+  c.add({"Cast", cast(h, f), {gen(h, {2, 3})}});
+  c.add({"Cast", cast(bf, f), {gen(bf, {2, 3})}});
+  c.add({"Cast", cast(h, bf), {gen(h, {2, 3})}});
+  c.add({"Cast", cast(bf, h), {gen(bf, {2, 3})}});
   c.add({"Cast", cast(d, bf), {gen(d, {2, 2})}});
   c.add({"Cast", cast(DType::Int16, DType::Int16), {gen(DType::Int16, {3}, -9, 9)}});
   c.add({"ZerosLike", t(DType::Bool), {gen(DType::Bool, {3}, 0, 1)}});
