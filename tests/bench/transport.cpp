@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <thread>
 
 #include <zmq_addon.hpp>
@@ -273,21 +274,37 @@ std::string write_mlp_training_graph(const std::filesystem::path& dir, bool smok
   return graph;
 }
 
+// Figures that a run reports itself (rates, loop seconds), which
+// bench::rotated_rounds cannot time from outside: `a` and `b` measured
+// `reps` times in alternating order (a b, b a, ...), paired by repetition.
+struct Pairs {
+  std::vector<double> a, b;
+};
+Pairs alternating_pairs(int reps, const std::function<double()>& a, const std::function<double()>& b) {
+  Pairs p;
+  for (int rep = 0; rep < reps; ++rep) {
+    if (rep % 2 == 0) {
+      p.a.push_back(a());
+      p.b.push_back(b());
+    } else {
+      p.b.push_back(b());
+      p.a.push_back(a());
+    }
+  }
+  return p;
+}
+
 // Rates, not times: the pair's ratio of examples/s, alternating which
 // cluster starts first.
 void workers_scaling(const char* name, const std::string& node, const std::string& graph, int batch, int steps, int reps) {
-  std::vector<double> one, two, ratios;
   const auto dir = std::filesystem::path(graph).parent_path();
-  for (int rep = 0; rep < reps; ++rep) {
-    if (rep % 2 == 0) {
-      one.push_back(run_cluster(node, graph, 1, steps, batch, dir).examples_per_second);
-      two.push_back(run_cluster(node, graph, 2, steps, batch, dir).examples_per_second);
-    } else {
-      two.push_back(run_cluster(node, graph, 2, steps, batch, dir).examples_per_second);
-      one.push_back(run_cluster(node, graph, 1, steps, batch, dir).examples_per_second);
-    }
-    ratios.push_back(two.back() / one.back());
-  }
+  const Pairs p = alternating_pairs(
+      reps, [&] { return run_cluster(node, graph, 1, steps, batch, dir).examples_per_second; },
+      [&] { return run_cluster(node, graph, 2, steps, batch, dir).examples_per_second; });
+  const std::vector<double>& one = p.a;
+  const std::vector<double>& two = p.b;
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < one.size(); ++i) ratios.push_back(two[i] / one[i]);
   const double e1 = bench::median(one), e2 = bench::median(two);
   std::printf("%s: %s   (1 worker %.0f examples/s, 2 workers %.0f examples/s, %u hardware threads; target >= 1.6)\n",
               name, bench::ratio_text(bench::median(ratios), bench::spread(ratios)).c_str(), e1, e2,
@@ -321,18 +338,11 @@ double local_training_seconds(const std::string& run, const std::string& graph, 
 }
 
 void machine_ceiling(const char* name, const std::string& run, const std::string& graph, int steps, int reps) {
+  const Pairs p = alternating_pairs(
+      reps, [&] { return local_training_seconds(run, graph, steps, 1); },
+      [&] { return local_training_seconds(run, graph, steps, 2); });
   std::vector<double> ratios;
-  for (int rep = 0; rep < reps; ++rep) {
-    double one, two;
-    if (rep % 2 == 0) {
-      one = local_training_seconds(run, graph, steps, 1);
-      two = local_training_seconds(run, graph, steps, 2);
-    } else {
-      two = local_training_seconds(run, graph, steps, 2);
-      one = local_training_seconds(run, graph, steps, 1);
-    }
-    ratios.push_back(2 * one / two);
-  }
+  for (std::size_t i = 0; i < p.a.size(); ++i) ratios.push_back(2 * p.a[i] / p.b[i]);
   std::printf("%s: %s   (the same step in 2 independent processes vs 1, no cluster: the most 2 workers can gain "
               "here)\n",
               name, bench::ratio_text(bench::median(ratios), bench::spread(ratios)).c_str());
@@ -349,17 +359,13 @@ void rendezvous_overhead(const std::string& node, const std::string& graph, int 
   }
   const int steps = smoke ? 20 : 300, reps = smoke ? 1 : 6;
   const auto dir = std::filesystem::path(graph).parent_path();
-  std::vector<double> now, then, ratios;
-  for (int rep = 0; rep < reps; ++rep) {
-    if (rep % 2 == 0) {
-      then.push_back(run_cluster(baseline, graph, 1, steps, batch, dir).worker0_seconds);
-      now.push_back(run_cluster(node, graph, 1, steps, batch, dir).worker0_seconds);
-    } else {
-      now.push_back(run_cluster(node, graph, 1, steps, batch, dir).worker0_seconds);
-      then.push_back(run_cluster(baseline, graph, 1, steps, batch, dir).worker0_seconds);
-    }
-    ratios.push_back(now.back() / then.back());
-  }
+  const Pairs p = alternating_pairs(
+      reps, [&] { return run_cluster(baseline, graph, 1, steps, batch, dir).worker0_seconds; },
+      [&] { return run_cluster(node, graph, 1, steps, batch, dir).worker0_seconds; });
+  const std::vector<double>& then = p.a;
+  const std::vector<double>& now = p.b;
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < now.size(); ++i) ratios.push_back(now[i] / then[i]);
   std::printf("rendezvous_step_overhead: %s   (MLP step on 1 ps + 1 worker: partitions %.3f ms, pull/push %.3f ms; "
               "target <= 1.2)\n",
               bench::ratio_text(bench::median(ratios), bench::spread(ratios)).c_str(),
