@@ -19,6 +19,7 @@
 #include <cmath>
 #include <vector>
 
+#include "ops/batch_norm_args.h"
 #include "ops/dtype_dispatch.h"
 #include "ops/onednn.h"
 #include "ops/pool_norm.h"
@@ -28,54 +29,10 @@ namespace {
 
 using BnTypes = TypeList<float, float16, bfloat16>;
 
-// x seen as [outer, channels, inner].
-struct BnLayout {
-  int64_t outer = 0, c = 0, inner = 1;
-  std::vector<int64_t> logical;  // x's dims in N, C, spatial order (oneDNN's)
-  bool channels_last = true;
-  int64_t rest() const { return outer * inner; }
-};
-
-bool three_d(const std::string& f) { return f == "NDHWC" || f == "NCDHW"; }
-bool channels_last(const std::string& f) { return f == "NHWC" || f == "NDHWC"; }
-
-void check_format(const std::string& f) {
-  if (f != "NHWC" && f != "NCHW" && f != "NDHWC" && f != "NCDHW") fail("Invalid data format '" + f + "'");
-}
-
-BnLayout layout_of(const Shape& x, const std::string& format) {
-  const int rank = three_d(format) ? 5 : 4;
-  if (x.rank() != rank)
-    fail("input must be " + std::to_string(rank) + "-dimensional for data_format " + format + ", got shape " +
-         shape_str(x));
-  BnLayout l;
-  l.channels_last = channels_last(format);
-  l.logical = x.dims();
-  if (l.channels_last) l.logical.insert(l.logical.begin() + 1, l.logical.back()), l.logical.pop_back();
-  if (channels_last(format)) {
-    l.c = x.dim(rank - 1);
-    l.outer = product(x.dims(), 0, rank - 1);
-  } else {
-    l.c = x.dim(1);
-    l.outer = x.dim(0);
-    l.inner = product(x.dims(), 2, rank);
-  }
-  return l;
-}
-
-void check_vector(const Tensor& t, const char* what) {
-  if (t.shape().rank() != 1) fail(std::string(what) + " must be 1-dimensional, got shape " + shape_str(t.shape()));
-}
-
-void check_channels(const Tensor& t, const char* what, int64_t c, const std::string& prefix = {}) {
-  if (t.num_elements() != c)
-    fail(prefix + what + " must have the same number of elements as the channels of x, got " +
-         std::to_string(t.num_elements()) + " and " + std::to_string(c));
-}
-
-void check_float(const Tensor& t, const char* what) {
-  if (t.dtype() != DType::Float) fail(std::string(what) + " must be float32, got " + dtype_name(t.dtype()));
-}
+using bn::channels_last;
+using bn::check_format;
+using bn::three_d;
+using BnLayout = bn::Layout;
 
 // ---- reference loops ------------------------------------------------------------------
 
@@ -282,35 +239,17 @@ bool use_onednn(bool preferred) {
 // ---- kernels --------------------------------------------------------------------------
 
 void fused_batch_norm_kernel(KernelContext& ctx) {
-  const Tensor& x = input(ctx, 0);
-  const Tensor& scale = input(ctx, 1);
-  const Tensor& offset = input(ctx, 2);
-  const Tensor& mean_in = input(ctx, 3);
-  const Tensor& var_in = input(ctx, 4);
-  const AttrReader r = ctx.attrs();
-  const float eps = r.real("epsilon");
-  const float factor = r.real("exponential_avg_factor");
-  const bool training = r.boolean("is_training");
-  const std::string& format = r.string("data_format");
-  check_format(format);
-  if (x.shape().rank() != 4 && x.shape().rank() != 5)
-    fail("input must be 4 or 5-dimensional" + shape_str(x.shape()));
-  check_vector(scale, "scale");
-  check_vector(offset, "offset");
-  check_vector(mean_in, "estimated_mean");
-  check_vector(var_in, "estimated_variance");
-  const BnLayout l = layout_of(x.shape(), format);
-  check_channels(scale, "scale", l.c);
-  check_channels(offset, "offset", l.c);
-  const bool use_stats = !training || factor != 1.0f;
-  if (use_stats) {
-    const std::string prefix = training ? "When exponential_avg_factor != 1, " : "When is_training=false, ";
-    check_channels(mean_in, "mean", l.c, prefix);
-    check_channels(var_in, "variance", l.c, prefix);
-  }
-  for (const auto* t : {&scale, &offset, &mean_in, &var_in}) check_float(*t, "scale, offset, mean and variance");
-
-  const bool v3 = ctx.node().op == "FusedBatchNormV3";
+  const bn::Forward args = bn::check_forward(ctx);
+  const Tensor& x = ctx.input(0);
+  const Tensor& scale = ctx.input(1);
+  const Tensor& offset = ctx.input(2);
+  const Tensor& mean_in = ctx.input(3);
+  const Tensor& var_in = ctx.input(4);
+  const BnLayout& l = args.layout;
+  const float eps = args.epsilon;
+  const float factor = args.exponential_avg_factor;
+  const bool training = args.training;
+  const bool v3 = args.v3;
   Tensor& y = ctx.allocate_output(0, x.dtype(), x.shape());
   Tensor& batch_mean = ctx.allocate_output(1, DType::Float, Shape{l.c});
   Tensor& batch_var = ctx.allocate_output(2, DType::Float, Shape{l.c});
@@ -361,31 +300,15 @@ void fused_batch_norm_kernel(KernelContext& ctx) {
 }
 
 void fused_batch_norm_grad_kernel(KernelContext& ctx) {
-  const Tensor& dy = input(ctx, 0);
-  const Tensor& x = input(ctx, 1);
-  const Tensor& scale = input(ctx, 2);
-  const Tensor& mean = input(ctx, 3);
-  const Tensor& var = input(ctx, 4);
-  const AttrReader r = ctx.attrs();
-  const float eps = r.real("epsilon");
-  const bool training = r.boolean("is_training");
-  const std::string& format = r.string("data_format");
-  check_format(format);
-  if (dy.shape().rank() != 4 && dy.shape().rank() != 5)
-    fail("input must be 4 or 5-dimensional" + shape_str(dy.shape()));
-  if (x.shape().rank() != 4 && x.shape().rank() != 5) fail("input must be 4 or 5-dimensional" + shape_str(x.shape()));
-  check_vector(scale, "scale");
-  check_vector(mean, "saved mean");
-  check_vector(var, "saved variance");
-  if (!(x.shape() == dy.shape()))
-    fail("x and y_backprop must have same shape, but x has shape " + shape_str(x.shape()) +
-         " and y_backprop has shape " + shape_str(dy.shape()));
-  check_same_dtype(ctx.node().op, dy.dtype(), x.dtype());
-  const BnLayout l = layout_of(x.shape(), format);
-  check_channels(scale, "scale", l.c);
-  check_channels(mean, "reserve_space_1", l.c);
-  check_channels(var, "reserve_space_2", l.c);
-  for (const auto* t : {&scale, &mean, &var}) check_float(*t, "scale and the reserve spaces");
+  const bn::Backward args = bn::check_backward(ctx);
+  const Tensor& dy = ctx.input(0);
+  const Tensor& x = ctx.input(1);
+  const Tensor& scale = ctx.input(2);
+  const Tensor& mean = ctx.input(3);
+  const Tensor& var = ctx.input(4);
+  const BnLayout& l = args.layout;
+  const float eps = args.epsilon;
+  const bool training = args.training;
 
   Tensor& dx = ctx.allocate_output(0, x.dtype(), x.shape());
   Tensor& dscale = ctx.allocate_output(1, DType::Float, Shape{l.c});

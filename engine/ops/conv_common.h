@@ -100,6 +100,15 @@ Shape shape_from_shape_input(const ShapeContext& ctx, int i);
 // Conv2DShapeWithExplicitPadding: Conv2D and _FusedConv2D.
 void conv2d_shape(ShapeContext& ctx);
 
+// ---- a kernel's arguments, checked -------------------------------------------------
+// The geometry of a Conv2D / Conv2DBackpropInput / Conv2DBackpropFilter node's
+// inputs, checked with TensorFlow's messages (conv_ops.cc,
+// conv_grad_ops.cc), for every implementation (CPU, GPU). The result is
+// output_shape(), input_shape() and filter_shape() respectively.
+Geometry conv2d_args(const KernelContext& ctx);
+Geometry conv2d_backprop_input_args(const KernelContext& ctx);
+Geometry conv2d_backprop_filter_args(const KernelContext& ctx);
+
 // ---- compute ----------------------------------------------------------------------
 
 // output = conv(input, filter); outputs are allocated by the caller in the

@@ -40,7 +40,9 @@ Shape sizes_shape(const std::string& op, const std::vector<int64_t>& sizes) {
 
 // ---- Conv2D ----------------------------------------------------------------------------
 
-void conv2d_kernel(KernelContext& ctx) {
+}  // namespace
+
+Geometry conv::conv2d_args(const KernelContext& ctx) {
   const Params p = conv::read_params(ctx.attrs());
   const Tensor& in = input(ctx, 0);
   const Tensor& filter = input(ctx, 1);
@@ -50,8 +52,16 @@ void conv2d_kernel(KernelContext& ctx) {
   check_type<ConvTypes>("Conv2D", in.dtype());
   const Geometry g = conv::make_geometry(p, conv::nhwc_of(in.shape(), p.format), filter.shape().dims());
   checked_elements("Conv2D", g.output_shape().dims());
+  return g;
+}
+
+namespace {
+
+void conv2d_kernel(KernelContext& ctx) {
+  const Geometry g = conv::conv2d_args(ctx);
+  const Tensor& in = ctx.input(0);
   Tensor& out = ctx.allocate_output(0, in.dtype(), g.output_shape());
-  conv::forward(g, in, filter, out);
+  conv::forward(g, in, ctx.input(1), out);
 }
 
 // ---- Conv2DBackpropInput ------------------------------------------------------------------
@@ -77,16 +87,25 @@ Shape backprop_input_shape(const Tensor& sizes, const Tensor& filter, const Tens
   fail("Conv2DBackpropInput requires input_sizes to contain 4 values or 2 values, but got: " + std::to_string(v.size()));
 }
 
-void conv2d_backprop_input_kernel(KernelContext& ctx) {
+}  // namespace
+
+Geometry conv::conv2d_backprop_input_args(const KernelContext& ctx) {
   const Params p = conv::read_params(ctx.attrs());
   const Tensor& filter = input(ctx, 1);
   const Tensor& out_backprop = input(ctx, 2);
   check_same_dtype("Conv2DBackpropInput", filter.dtype(), out_backprop.dtype());
   check_type<ConvTypes>("Conv2DBackpropInput", filter.dtype());
   const Shape in_shape = backprop_input_shape(input(ctx, 0), filter, out_backprop, p);
-  const Geometry g = conv::backprop_geometry("Conv2DBackpropInput", p, in_shape, filter.shape(), out_backprop.shape());
-  Tensor& out = ctx.allocate_output(0, filter.dtype(), in_shape);
-  conv::backward_data(g, filter, out_backprop, out);
+  return conv::backprop_geometry("Conv2DBackpropInput", p, in_shape, filter.shape(), out_backprop.shape());
+}
+
+namespace {
+
+void conv2d_backprop_input_kernel(KernelContext& ctx) {
+  const Geometry g = conv::conv2d_backprop_input_args(ctx);
+  const Tensor& filter = ctx.input(1);
+  Tensor& out = ctx.allocate_output(0, filter.dtype(), g.input_shape());
+  conv::backward_data(g, filter, ctx.input(2), out);
 }
 
 // Conv2DBackpropInputShape.
@@ -128,7 +147,9 @@ void conv2d_backprop_input_shape(ShapeContext& ctx) {
 
 // ---- Conv2DBackpropFilter ------------------------------------------------------------------
 
-void conv2d_backprop_filter_kernel(KernelContext& ctx) {
+}  // namespace
+
+Geometry conv::conv2d_backprop_filter_args(const KernelContext& ctx) {
   const Params p = conv::read_params(ctx.attrs());
   const Tensor& in = input(ctx, 0);
   const Tensor& sizes = input(ctx, 1);
@@ -139,9 +160,16 @@ void conv2d_backprop_filter_kernel(KernelContext& ctx) {
     fail("Conv2DBackpropFilter: filter_sizes input must be 1-dim, not " + std::to_string(sizes.shape().rank()));
   const Shape filter_shape =
       sizes_shape("Conv2DBackpropFilter", read_ints("Conv2DBackpropFilter", "filter_sizes", sizes));
-  const Geometry g = conv::backprop_geometry("Conv2DBackpropFilter", p, in.shape(), filter_shape, out_backprop.shape());
-  Tensor& out = ctx.allocate_output(0, in.dtype(), filter_shape);
-  conv::backward_filter(g, in, out_backprop, out);
+  return conv::backprop_geometry("Conv2DBackpropFilter", p, in.shape(), filter_shape, out_backprop.shape());
+}
+
+namespace {
+
+void conv2d_backprop_filter_kernel(KernelContext& ctx) {
+  const Geometry g = conv::conv2d_backprop_filter_args(ctx);
+  const Tensor& in = ctx.input(0);
+  Tensor& out = ctx.allocate_output(0, in.dtype(), g.filter_shape());
+  conv::backward_filter(g, in, ctx.input(2), out);
 }
 
 // MakeShapeFromShapeTensor(1), rank 4.
