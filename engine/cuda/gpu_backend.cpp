@@ -7,6 +7,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/gpu_device.h"
 #include "cuda/gpu_kernel_util.h"
+#include "cuda/gpu_dnn.h"
 #include "cuda/gpu_kernels.h"
 
 namespace flowlens {
@@ -77,6 +78,11 @@ void register_accelerator_kernels(OpRegistry& r) {
   cuda::register_gpu_reduction_kernels(r);
   cuda::register_gpu_nn_kernels(r);
   cuda::register_gpu_state_kernels(r);
+  cuda::register_gpu_pool_kernels(r);
+  cuda::register_gpu_conv_kernels(r);
+#if FLOWLENS_WITH_CUDNN
+  cuda::register_gpu_dnn_batch_norm_kernels(r);
+#endif
 
   // Integer shape arithmetic next to GPU work (BroadcastGradientArgs,
   // int32 Cast, ...) runs on the host on behalf of the GPU, so a tower's

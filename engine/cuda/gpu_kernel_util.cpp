@@ -9,6 +9,14 @@ GpuLaunch::GpuLaunch(KernelContext& ctx)
   device.gpu().make_current();
 }
 
+DeviceBuffer::DeviceBuffer(GpuLaunch& gpu, std::size_t bytes) : memory_(gpu.device.gpu().memory()), bytes_(bytes) {
+  if (bytes_ > 0) block_ = memory_.allocate(bytes_);
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (block_) memory_.deallocate(block_, bytes_);
+}
+
 void check_launch(const KernelContext& ctx) {
   const cudaError_t status = cudaGetLastError();
   if (status != cudaSuccess)

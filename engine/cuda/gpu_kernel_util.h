@@ -16,6 +16,25 @@ struct GpuLaunch {
   cudaStream_t stream;
 };
 
+// Scratch device memory from the GPU's caching allocator, handed back when
+// it goes out of scope. Safe while kernels queued before that still use it:
+// the block is only reused by work queued later on the same stream.
+class DeviceBuffer {
+ public:
+  DeviceBuffer(GpuLaunch& gpu, std::size_t bytes);
+  ~DeviceBuffer();
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  template <typename T>
+  T* as() const { return static_cast<T*>(block_); }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  AcceleratorMemory& memory_;
+  void* block_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
 // Throws Error if the last launch failed (bad configuration, no kernel image
 // for this GPU); asynchronous faults surface at the next synchronization.
 void check_launch(const KernelContext& ctx);

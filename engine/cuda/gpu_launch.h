@@ -85,6 +85,63 @@ void launch_softmax(cudaStream_t stream, const float* logits, float* out, int64_
 void launch_softmax_xent(cudaStream_t stream, const float* logits, const float* dense_labels,
                          const int64_t* sparse_labels, float* loss, float* backprop, int64_t rows, int64_t cols);
 
+// ---- layout.cu -----------------------------------------------------------------
+// Output element i (row-major over out_dims) reads the input element at
+// sum_d at_d * in_strides[d], at_d = start[d] + coord_d * step[d] (taken
+// modulo in_dims[d] where wrap[d]); where some at_d falls outside
+// [0, in_dims[d]) it takes the fill value instead. A transpose is a map with
+// permuted strides, a pad one with negative starts, a tile one that wraps.
+struct IndexMap {
+  int rank = 0;
+  int64_t out_dims[kMaxDims] = {};
+  int64_t in_dims[kMaxDims] = {};
+  int64_t in_strides[kMaxDims] = {};
+  int64_t start[kMaxDims] = {};
+  int64_t step[kMaxDims] = {};
+  bool wrap[kMaxDims] = {};
+};
+// element_bytes: 1, 2, 4 or 8 (other sizes do nothing); fill_bits: the fill
+// element's bytes in the low end.
+void launch_index_map(cudaStream_t stream, int element_bytes, const void* in, void* out, int64_t n,
+                      const IndexMap& map, uint64_t fill_bits);
+
+// ---- im2col.cu -----------------------------------------------------------------
+// One group of a convolution over an NHWC input: channels [channel_offset,
+// channel_offset + group_depth) of in_depth. The patch matrix has a row per
+// output position (batch, out_rows, out_cols) and a column per filter tap
+// (filter_rows, filter_cols, group_depth), the HWIO filter's row order.
+struct PatchGeometry {
+  int64_t batch = 0, in_rows = 0, in_cols = 0, in_depth = 0;
+  int64_t group_depth = 0, channel_offset = 0;
+  int64_t filter_rows = 0, filter_cols = 0, out_rows = 0, out_cols = 0;
+  int64_t stride_rows = 1, stride_cols = 1, dilation_rows = 1, dilation_cols = 1;
+  int64_t pad_top = 0, pad_left = 0;
+};
+void launch_im2col(cudaStream_t stream, const PatchGeometry& g, const float* in, float* col);
+// Writes (not adds) the group's channels of `in` from the patch matrix.
+void launch_col2im(cudaStream_t stream, const PatchGeometry& g, const float* col, float* in);
+
+// ---- pool.cu -------------------------------------------------------------------
+struct PoolGeometry {
+  int64_t n = 0, h = 0, w = 0, c = 0;
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1;
+  int64_t oh = 0, ow = 0, pt = 0, pl = 0;
+  bool nchw = false;
+};
+void launch_max_pool(cudaStream_t stream, const PoolGeometry& g, const float* in, float* out);
+void launch_avg_pool(cudaStream_t stream, const PoolGeometry& g, const float* in, float* out);
+void launch_avg_pool_grad(cudaStream_t stream, const PoolGeometry& g, const float* grad, float* out);
+// argmax: scratch of one int64 per output element.
+void launch_max_pool_grad(cudaStream_t stream, const PoolGeometry& g, const float* in, const float* grad,
+                          int64_t* argmax, float* out);
+
+// ---- batch_norm.cu -------------------------------------------------------------
+// variance = 1 / inv_std^2 - epsilon, and back: inv_std = rsqrt(variance + epsilon).
+void launch_inv_std_to_variance(cudaStream_t stream, const float* inv_std, float epsilon, float* variance,
+                                int64_t n);
+void launch_variance_to_inv_std(cudaStream_t stream, const float* variance, float epsilon, float* inv_std,
+                                int64_t n);
+
 // ---- training.cu ---------------------------------------------------------------
 // Scalars (alpha, lr, ...) are device pointers to one float, as the graph
 // delivers them; updates write fresh outputs (see training_ops.cpp).

@@ -62,12 +62,19 @@ struct CnnStepFigures {
   double fraction_of_peak = 0;
 };
 
-// `steps` timed training steps (after one warm-up) of the template `options`.
-inline CnnStepFigures time_cnn_training_step(const CnnTemplateOptions& options, int steps, double peak_gflops) {
-  const Graph g = cnn_classifier_graph(options);
+// `steps` timed training steps (after one warm-up) of the template `options`,
+// on the CPU or, with `use_gpus`, placed on /gpu:0 (soft placement: what has
+// no GPU kernel runs on the CPU).
+inline CnnStepFigures time_cnn_training_step(const CnnTemplateOptions& options, int steps, double peak_gflops,
+                                             bool use_gpus = false) {
+  Graph g = cnn_classifier_graph(options);
   const double flops = dense_flops(g);
+  if (use_gpus)
+    for (Node& n : g.mutable_nodes())
+      if (n.device.empty()) n.device = "/gpu:0";
   SessionOptions so;
-  so.use_gpus = false;
+  so.use_gpus = use_gpus;
+  so.allow_soft_placement = true;
   Session s(g, so);
   s.run({}, {}, variable_initializers(s.graph()));
   s.run({}, {"loss"}, {"train"});  // warm-up: plans, primitives, page faults

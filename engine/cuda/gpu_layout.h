@@ -1,0 +1,26 @@
+#pragma once
+// Row-major data movement on a GPU, built on layout.cu's one index-map
+// kernel: transposes, zero padding and slices of raw device buffers. Used
+// by the convolutions (cuDNN's filter layouts, uneven SAME padding, NCHW
+// through the NHWC im2col path) and the array ops.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace flowlens::cuda {
+
+// out = in with its dims permuted: out dim d is in dim perm[d].
+void permute(cudaStream_t stream, int element_bytes, const void* in, const std::vector<int64_t>& in_dims,
+             const std::vector<int>& perm, void* out);
+// out = in with before[d] and after[d] elements of `fill_bits` added around dim d.
+void pad(cudaStream_t stream, int element_bytes, const void* in, const std::vector<int64_t>& in_dims,
+         const std::vector<int64_t>& before, const std::vector<int64_t>& after, void* out, uint64_t fill_bits = 0);
+// out = the block of `out_dims` starting at `start` in `in`.
+void slice(cudaStream_t stream, int element_bytes, const void* in, const std::vector<int64_t>& in_dims,
+           const std::vector<int64_t>& start, const std::vector<int64_t>& out_dims, void* out);
+
+// Row-major element strides of `dims`.
+std::vector<int64_t> row_major_strides(const std::vector<int64_t>& dims);
+
+}  // namespace flowlens::cuda
