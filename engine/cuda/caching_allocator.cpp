@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "cuda/cuda_check.h"
+#include "cuda/gpu_launch.h"
 #include "cuda/logical_gpu.h"
 
 namespace flowlens::cuda {
@@ -70,6 +71,32 @@ void CachingDeviceAllocator::copy_to_host(const void* device_src, void* host_dst
   check_cuda(cudaMemcpyAsync(host_dst, device_src, bytes, cudaMemcpyDeviceToHost, gpu_.stream()),
              "cudaMemcpyAsync (device to host)");
   check_cuda(cudaStreamSynchronize(gpu_.stream()), "cudaStreamSynchronize after a device-to-host copy");
+}
+
+void CachingDeviceAllocator::gather_mapped(void* dst, const void* src, std::size_t element_bytes,
+                                           const std::vector<int64_t>& dims, const std::vector<int64_t>& in_stride,
+                                           int64_t base) {
+  if (dims.size() > static_cast<std::size_t>(kMaxDims))
+    throw Error("strided copy of rank " + std::to_string(dims.size()) + " on " + name() + ": at most " +
+                std::to_string(kMaxDims) + " dimensions");
+  if (element_bytes != 1 && element_bytes != 2 && element_bytes != 4 && element_bytes != 8)
+    throw Error("strided copy on " + name() + ": no " + std::to_string(element_bytes) + "-byte elements");
+  IndexMap m;
+  m.rank = static_cast<int>(dims.size());
+  m.base = base;
+  int64_t count = 1;
+  for (int d = 0; d < m.rank; ++d) {
+    const auto i = static_cast<std::size_t>(d);
+    m.out_dims[d] = m.in_dims[d] = dims[i];
+    m.in_strides[d] = in_stride[i];
+    m.start[d] = 0;
+    m.step[d] = 1;
+    count *= dims[i];
+  }
+  if (count == 0) return;
+  gpu_.make_current();
+  launch_index_map(gpu_.stream(), static_cast<int>(element_bytes), src, dst, count, m, 0);
+  check_cuda(cudaGetLastError(), "strided copy kernel launch");
 }
 
 void CachingDeviceAllocator::copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,

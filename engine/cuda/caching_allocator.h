@@ -40,6 +40,8 @@ class CachingDeviceAllocator final : public AcceleratorMemory {
   void copy_to_host(const void* device_src, void* host_dst, std::size_t bytes) override;
   void copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch, std::size_t width,
                std::size_t rows) override;
+  void gather_mapped(void* dst, const void* src, std::size_t element_bytes, const std::vector<int64_t>& dims,
+                     const std::vector<int64_t>& in_stride, int64_t base) override;
 
   LogicalGpu& gpu() { return gpu_; }
   DeviceAllocatorStats stats() const;

@@ -108,6 +108,27 @@ cudnnHandle_t cudnn_handle(int gpu_id, cudaStream_t stream) {
   return h;
 }
 
+int cudnn_int(int64_t v, const char* what) {
+  if (v < 0 || v > INT32_MAX)
+    throw Error(std::string(what) + ": " + std::to_string(v) + " does not fit cuDNN's int sizes");
+  return static_cast<int>(v);
+}
+
+CudnnTensor::CudnnTensor(const CudnnLibrary& api, const std::vector<int64_t>& dims,
+                         const std::vector<int64_t>& strides)
+    : api_(api) {
+  std::vector<int> d, s;
+  for (int64_t v : dims) d.push_back(cudnn_int(v, "tensor dimension"));
+  for (int64_t v : strides) s.push_back(cudnn_int(v, "tensor stride"));
+  check_cudnn(api.create_tensor(&desc_), "cudnnCreateTensorDescriptor");
+  const cudnnStatus_t status =
+      api.set_tensor_nd(desc_, CUDNN_DATA_FLOAT, static_cast<int>(d.size()), d.data(), s.data());
+  if (status != CUDNN_STATUS_SUCCESS) {
+    api.destroy_tensor(desc_);
+    check_cudnn(status, "cudnnSetTensorNdDescriptor");
+  }
+}
+
 void check_cudnn(cudnnStatus_t status, const char* what) {
   if (status == CUDNN_STATUS_SUCCESS) return;
   const CudnnLibrary* api = cudnn_library();

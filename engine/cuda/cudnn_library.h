@@ -11,6 +11,7 @@
 // convolution paths have called for years.
 #include <cudnn.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -71,5 +72,23 @@ cudnnHandle_t cudnn_handle(int gpu_id, cudaStream_t stream);
 
 // Throws Error naming `what` and cuDNN's own words when status is not success.
 void check_cudnn(cudnnStatus_t status, const char* what);
+
+// A size as cuDNN's int, or Error naming `what` when it does not fit.
+int cudnn_int(int64_t v, const char* what);
+
+// An N-d tensor descriptor (dims and element strides, N >= 4), float32,
+// destroyed with its owner.
+class CudnnTensor {
+ public:
+  CudnnTensor(const CudnnLibrary& api, const std::vector<int64_t>& dims, const std::vector<int64_t>& strides);
+  ~CudnnTensor() { api_.destroy_tensor(desc_); }
+  CudnnTensor(const CudnnTensor&) = delete;
+  CudnnTensor& operator=(const CudnnTensor&) = delete;
+  cudnnTensorDescriptor_t get() const { return desc_; }
+
+ private:
+  const CudnnLibrary& api_;
+  cudnnTensorDescriptor_t desc_ = nullptr;
+};
 
 }  // namespace flowlens::cuda

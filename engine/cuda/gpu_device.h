@@ -2,6 +2,9 @@
 // A GPU as the executor sees it: a Device whose kernels queue work on one
 // stream and return, whose outputs live in device memory, and which moves
 // inputs made elsewhere into that memory.
+#include <memory>
+#include <mutex>
+
 #include "cuda/logical_gpu.h"
 #include "exec/device.h"
 
@@ -18,6 +21,9 @@ class GpuDevice final : public Device {
   AcceleratorMemory* memory() override { return &gpu_.memory(); }
   Tensor accept_input(const Tensor& t) override;
   void synchronize() override { gpu_.synchronize(); }
+  // CUDA events on the stream; the anchor ties their times to the host clock.
+  void begin_marks() override;
+  std::shared_ptr<const DeviceMark> mark() override;
 
   LogicalGpu& gpu() { return gpu_; }
   MatmulMath matmul_math() const { return math_; }
@@ -28,6 +34,9 @@ class GpuDevice final : public Device {
 
   LogicalGpu& gpu_;
   MatmulMath math_;
+  std::mutex anchor_mu_;
+  std::shared_ptr<cudaEvent_t> anchor_;  // passed by the GPU at anchor_host_ns_
+  int64_t anchor_host_ns_ = 0;
 };
 
 }  // namespace flowlens::cuda

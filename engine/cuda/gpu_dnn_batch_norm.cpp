@@ -24,53 +24,28 @@ namespace {
 
 using ops::bn::Layout;
 
-int as_int(int64_t v) {
-  if (v > INT_MAX) ops::fail("batch norm: size " + std::to_string(v) + " exceeds cuDNN's int range");
-  return static_cast<int>(v);
-}
-
-
-class Desc {
- public:
-  Desc(const CudnnLibrary& api, const std::vector<int>& dims, const std::vector<int>& strides) : api_(api) {
-    check_cudnn(api.create_tensor(&desc_), "cudnnCreateTensorDescriptor");
-    check_cudnn(api.set_tensor_nd(desc_, CUDNN_DATA_FLOAT, static_cast<int>(dims.size()), dims.data(),
-                                  strides.data()),
-                "cudnnSetTensorNdDescriptor");
-  }
-  ~Desc() { api_.destroy_tensor(desc_); }
-  Desc(const Desc&) = delete;
-  Desc& operator=(const Desc&) = delete;
-  cudnnTensorDescriptor_t get() const { return desc_; }
-
- private:
-  const CudnnLibrary& api_;
-  cudnnTensorDescriptor_t desc_ = nullptr;
-};
-
 // x as cuDNN sees it: dims N, C, spatial... with the strides of its layout.
-Desc x_desc(const CudnnLibrary& api, const Layout& l) {
-  std::vector<int> dims, strides(l.logical.size());
-  for (int64_t d : l.logical) dims.push_back(as_int(d));
-  const std::size_t rank = dims.size();
+CudnnTensor x_desc(const CudnnLibrary& api, const Layout& l) {
+  const std::size_t rank = l.logical.size();
+  std::vector<int64_t> strides(rank);
   if (l.channels_last) {
     int64_t s = l.c;  // C is innermost; the spatial dims run outward from W
     strides[1] = 1;
-    for (std::size_t d = rank - 1; d >= 2; --d) strides[d] = as_int(s), s *= l.logical[d];
-    strides[0] = as_int(s);
+    for (std::size_t d = rank - 1; d >= 2; --d) strides[d] = s, s *= l.logical[d];
+    strides[0] = s;
   } else {
     int64_t s = 1;
-    for (std::size_t d = rank; d-- > 0;) strides[d] = as_int(s), s *= l.logical[d];
+    for (std::size_t d = rank; d-- > 0;) strides[d] = s, s *= l.logical[d];
   }
-  return Desc(api, dims, strides);
+  return CudnnTensor(api, l.logical, strides);
 }
 
 // The per-channel vectors: [1, C, 1, ...] of x's rank.
-Desc param_desc(const CudnnLibrary& api, const Layout& l) {
-  std::vector<int> dims(l.logical.size(), 1), strides(l.logical.size(), 1);
-  dims[1] = as_int(l.c);
-  strides[0] = as_int(l.c);
-  return Desc(api, dims, strides);
+CudnnTensor param_desc(const CudnnLibrary& api, const Layout& l) {
+  std::vector<int64_t> dims(l.logical.size(), 1), strides(l.logical.size(), 1);
+  dims[1] = l.c;
+  strides[0] = l.c;
+  return CudnnTensor(api, dims, strides);
 }
 
 const CudnnLibrary& require_cudnn(const KernelContext& ctx) {
@@ -121,8 +96,8 @@ void batch_norm_kernel(KernelContext& ctx) {
   }
   const CudnnLibrary& api = require_cudnn(ctx);
   cudnnHandle_t handle = cudnn_handle(gpu.device.gpu().id(), gpu.stream);
-  const Desc xd = x_desc(api, l);
-  const Desc pd = param_desc(api, l);
+  const CudnnTensor xd = x_desc(api, l);
+  const CudnnTensor pd = param_desc(api, l);
   const float one = 1.f, zero = 0.f;
   if (!args.training) {
     check_cudnn(api.batch_norm_inference(handle, CUDNN_BATCHNORM_SPATIAL, &one, &zero, xd.get(), f32(x), xd.get(),
@@ -175,8 +150,8 @@ void batch_norm_grad_kernel(KernelContext& ctx) {
   }
   const CudnnLibrary& api = require_cudnn(ctx);
   cudnnHandle_t handle = cudnn_handle(gpu.device.gpu().id(), gpu.stream);
-  const Desc xd = x_desc(api, l);
-  const Desc pd = param_desc(api, l);
+  const CudnnTensor xd = x_desc(api, l);
+  const CudnnTensor pd = param_desc(api, l);
   DeviceBuffer inv_std(gpu, static_cast<std::size_t>(l.c) * sizeof(float));
   launch_variance_to_inv_std(gpu.stream, f32(var), args.epsilon, inv_std.as<float>(), l.c);
   const float one = 1.f, zero = 0.f;

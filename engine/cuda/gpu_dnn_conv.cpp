@@ -27,34 +27,15 @@ using ops::conv::Geometry;
 // The most workspace one convolution may take (TensorFlow's default limit is 4 GiB).
 constexpr std::size_t kWorkspaceLimit = std::size_t{1} << 30;
 
-int as_int(int64_t v) {
-  if (v > INT_MAX) ops::fail("convolution: size " + std::to_string(v) + " exceeds cuDNN's int range");
-  return static_cast<int>(v);
+int as_int(int64_t v) { return cudnn_int(v, "convolution size"); }
+
+// A 4-D tensor of [n, c, h, w] sizes in `format`'s memory order.
+CudnnTensor tensor_desc(const CudnnLibrary& api, ops::DataFormat format, int64_t n, int64_t c, int64_t h, int64_t w) {
+  const std::vector<int64_t> strides = format == ops::DataFormat::NHWC
+                                           ? std::vector<int64_t>{h * w * c, 1, w * c, c}
+                                           : std::vector<int64_t>{c * h * w, h * w, w, 1};
+  return CudnnTensor(api, {n, c, h, w}, strides);
 }
-
-class TensorDesc {
- public:
-  // A 4-D tensor of [n, c, h, w] sizes in `format`'s memory order.
-  TensorDesc(const CudnnLibrary& api, ops::DataFormat format, int64_t n, int64_t c, int64_t h, int64_t w) : api_(api) {
-    check_cudnn(api.create_tensor(&desc_), "cudnnCreateTensorDescriptor");
-    const int dims[4] = {as_int(n), as_int(c), as_int(h), as_int(w)};
-    int strides[4];
-    if (format == ops::DataFormat::NHWC) {
-      strides[0] = as_int(h * w * c), strides[1] = 1, strides[2] = as_int(w * c), strides[3] = as_int(c);
-    } else {
-      strides[0] = as_int(c * h * w), strides[1] = as_int(h * w), strides[2] = as_int(w), strides[3] = 1;
-    }
-    check_cudnn(api.set_tensor_nd(desc_, CUDNN_DATA_FLOAT, 4, dims, strides), "cudnnSetTensorNdDescriptor");
-  }
-  ~TensorDesc() { api_.destroy_tensor(desc_); }
-  TensorDesc(const TensorDesc&) = delete;
-  TensorDesc& operator=(const TensorDesc&) = delete;
-  cudnnTensorDescriptor_t get() const { return desc_; }
-
- private:
-  const CudnnLibrary& api_;
-  cudnnTensorDescriptor_t desc_ = nullptr;
-};
 
 class FilterDesc {
  public:
@@ -155,8 +136,8 @@ bool dnn_convolution(ConvPass pass, GpuLaunch& gpu, const Geometry& g, const flo
   const std::vector<int64_t> after = dims_of(f, 0, 0, extra_bottom, extra_right);
   const std::size_t padded_bytes = static_cast<std::size_t>(g.batch * g.in_depth * rows * cols) * sizeof(float);
 
-  TensorDesc x_desc(api, f, g.batch, g.in_depth, rows, cols);
-  TensorDesc y_desc(api, f, g.batch, g.out_depth, g.out_rows, g.out_cols);
+  const CudnnTensor x_desc = tensor_desc(api, f, g.batch, g.in_depth, rows, cols);
+  const CudnnTensor y_desc = tensor_desc(api, f, g.batch, g.out_depth, g.out_rows, g.out_cols);
   FilterDesc w_desc(api, f, g);
   ConvDesc conv(api, g, pad_rows, pad_cols, fma_only);
   // HWIO <-> cuDNN's filter layout (OHWI with NHWC data, OIHW with NCHW).

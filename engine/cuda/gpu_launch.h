@@ -63,7 +63,7 @@ void launch_cast_float(cudaStream_t stream, FloatKind src, FloatKind dst, bool t
                        int64_t n);
 
 // ---- reduce.cu -----------------------------------------------------------------
-enum class ReduceOp { Sum, Mean, Max };
+enum class ReduceOp { Sum, Mean, Max, Min, Prod };  // Max and Min: NaN wins, as on the CPU
 
 // The input viewed as alternating groups of kept and reduced dims (merged
 // neighbours, size-1 dims dropped), outermost first.
@@ -87,12 +87,13 @@ void launch_softmax_xent(cudaStream_t stream, const float* logits, const float* 
 
 // ---- layout.cu -----------------------------------------------------------------
 // Output element i (row-major over out_dims) reads the input element at
-// sum_d at_d * in_strides[d], at_d = start[d] + coord_d * step[d] (taken
+// base + sum_d at_d * in_strides[d], at_d = start[d] + coord_d * step[d] (taken
 // modulo in_dims[d] where wrap[d]); where some at_d falls outside
 // [0, in_dims[d]) it takes the fill value instead. A transpose is a map with
 // permuted strides, a pad one with negative starts, a tile one that wraps.
 struct IndexMap {
   int rank = 0;
+  int64_t base = 0;  // added to every input offset
   int64_t out_dims[kMaxDims] = {};
   int64_t in_dims[kMaxDims] = {};
   int64_t in_strides[kMaxDims] = {};
@@ -150,6 +151,9 @@ void launch_apply_gradient_descent(cudaStream_t stream, const float* var, const 
 void launch_apply_momentum(cudaStream_t stream, const float* var, const float* accum, const float* lr,
                            const float* grad, const float* momentum, bool nesterov, float* out_var,
                            float* out_accum, int64_t n);
+void launch_apply_keras_momentum(cudaStream_t stream, const float* var, const float* accum, const float* lr,
+                                 const float* grad, const float* momentum, bool nesterov, float* out_var,
+                                 float* out_accum, int64_t n);
 struct AdamScalars {
   const float* beta1_power;
   const float* beta2_power;

@@ -98,6 +98,8 @@ void register_gpu_reduction_kernels(OpRegistry& r) {
   add_gpu_kernel(r, "Sum", reduce_kernel<ReduceOp::Sum>, is_float_or_host_memory_node);
   add_gpu_kernel(r, "Mean", reduce_kernel<ReduceOp::Mean>, is_float_or_host_memory_node);
   add_gpu_kernel(r, "Max", reduce_kernel<ReduceOp::Max>, is_float_or_host_memory_node);
+  add_gpu_kernel(r, "Min", reduce_kernel<ReduceOp::Min>, is_float_or_host_memory_node);
+  add_gpu_kernel(r, "Prod", reduce_kernel<ReduceOp::Prod>, is_float_or_host_memory_node);
   add_gpu_kernel(r, "BiasAddGrad", bias_add_grad_kernel, is_float_nhwc_node);
 }
 

@@ -12,7 +12,7 @@ namespace {
 template <typename Word>
 __global__ void index_map_kernel(const Word* in, Word* out, int64_t n, IndexMap m, Word fill) {
   FLOWLENS_GRID_LOOP(i, n) {
-    int64_t rest = i, offset = 0;
+    int64_t rest = i, offset = m.base;
     bool inside = true;
     for (int d = m.rank - 1; d >= 0; --d) {
       const int64_t coord = rest % m.out_dims[d];

@@ -87,20 +87,26 @@ __global__ void avg_pool_kernel(PoolGeometry g, const float* in, float* out, int
   }
 }
 
+// Sums term(o, oy, ox) over the outputs o whose windows cover input element
+// i, in the CPU kernels' order (oy, then ox).
+template <typename Term>
+__device__ float sum_over_covering(const PoolGeometry& g, int64_t i, Term term) {
+  const Coords k = coords_of(g, i, g.h, g.w);
+  int64_t oy0, oy1, ox0, ox1;
+  covering(k.y, g.pt, g.kh, g.sh, g.oh, oy0, oy1);
+  covering(k.x, g.pl, g.kw, g.sw, g.ow, ox0, ox1);
+  float sum = 0.f;
+  for (int64_t oy = oy0; oy <= oy1; ++oy)
+    for (int64_t ox = ox0; ox <= ox1; ++ox) sum += term(index_of(g, k.n, oy, ox, k.c, g.oh, g.ow), oy, ox);
+  return sum;
+}
+
 __global__ void avg_pool_grad_kernel(PoolGeometry g, const float* grad, float* out, int64_t n) {
   FLOWLENS_GRID_LOOP(i, n) {
-    const Coords k = coords_of(g, i, g.h, g.w);
-    int64_t oy0, oy1, ox0, ox1;
-    covering(k.y, g.pt, g.kh, g.sh, g.oh, oy0, oy1);
-    covering(k.x, g.pl, g.kw, g.sw, g.ow, ox0, ox1);
-    float sum = 0.f;
-    for (int64_t oy = oy0; oy <= oy1; ++oy)
-      for (int64_t ox = ox0; ox <= ox1; ++ox) {
-        const Window w = window_at(g, oy, ox);
-        const float coeff = static_cast<float>(1.0 / static_cast<double>((w.y1 - w.y0) * (w.x1 - w.x0)));
-        sum += grad[index_of(g, k.n, oy, ox, k.c, g.oh, g.ow)] * coeff;
-      }
-    out[i] = sum;
+    out[i] = sum_over_covering(g, i, [&](int64_t o, int64_t oy, int64_t ox) {
+      const Window w = window_at(g, oy, ox);
+      return grad[o] * static_cast<float>(1.0 / static_cast<double>((w.y1 - w.y0) * (w.x1 - w.x0)));
+    });
   }
 }
 
@@ -123,17 +129,7 @@ __global__ void argmax_kernel(PoolGeometry g, const float* in, int64_t* where, i
 
 __global__ void max_pool_grad_kernel(PoolGeometry g, const int64_t* where, const float* grad, float* out, int64_t n) {
   FLOWLENS_GRID_LOOP(i, n) {
-    const Coords k = coords_of(g, i, g.h, g.w);
-    int64_t oy0, oy1, ox0, ox1;
-    covering(k.y, g.pt, g.kh, g.sh, g.oh, oy0, oy1);
-    covering(k.x, g.pl, g.kw, g.sw, g.ow, ox0, ox1);
-    float sum = 0.f;
-    for (int64_t oy = oy0; oy <= oy1; ++oy)
-      for (int64_t ox = ox0; ox <= ox1; ++ox) {
-        const int64_t o = index_of(g, k.n, oy, ox, k.c, g.oh, g.ow);
-        if (where[o] == i) sum += grad[o];
-      }
-    out[i] = sum;
+    out[i] = sum_over_covering(g, i, [&](int64_t o, int64_t, int64_t) { return where[o] == i ? grad[o] : 0.f; });
   }
 }
 

@@ -1,4 +1,4 @@
-// Sum, Mean and Max over any set of axes. The input is described as groups
+// Sum, Mean, Max, Min and Prod over any set of axes. The input is described as groups
 // of kept and reduced dims (ReduceGeometry); output element o gathers the
 // reduced elements of its slice. Two shapes of work:
 //  - innermost group kept (reducing over a batch, BiasAddGrad): one thread
@@ -34,8 +34,17 @@ __device__ int64_t input_offset(const Strides& s, int64_t o, int64_t r) {
   return off;
 }
 
-__device__ double combine(ReduceOp op, double acc, float x) {
-  return op == ReduceOp::Max ? (x > acc ? x : acc) : acc + x;
+// Max and Min let NaN win, as the CPU's PropagateNaN reducers do: a NaN
+// replaces the accumulator and nothing replaces a NaN.
+__device__ double combine(ReduceOp op, double acc, double x) {
+  switch (op) {
+    case ReduceOp::Max: return (x > acc || isnan(x)) ? x : acc;
+    case ReduceOp::Min: return (x < acc || isnan(x)) ? x : acc;
+    case ReduceOp::Prod: return acc * x;
+    case ReduceOp::Sum:
+    case ReduceOp::Mean: break;
+  }
+  return acc + x;
 }
 
 __device__ float finish(ReduceOp op, double acc, int64_t count) {
@@ -43,7 +52,16 @@ __device__ float finish(ReduceOp op, double acc, int64_t count) {
   return float(acc);
 }
 
-__device__ double identity(ReduceOp op) { return op == ReduceOp::Max ? -double(INFINITY) : 0.0; }
+__device__ double identity(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Max: return -double(INFINITY);
+    case ReduceOp::Min: return double(INFINITY);
+    case ReduceOp::Prod: return 1.0;
+    case ReduceOp::Sum:
+    case ReduceOp::Mean: break;
+  }
+  return 0.0;
+}
 
 __global__ void reduce_per_thread(ReduceOp op, const float* in, float* out, Strides s, int64_t out_count,
                                   int64_t reduce_count) {
@@ -64,11 +82,7 @@ __global__ void reduce_per_block(ReduceOp op, const float* in, float* out, Strid
     partial[threadIdx.x] = acc;
     __syncthreads();
     for (int step = blockDim.x / 2; step > 0; step /= 2) {
-      if (threadIdx.x < step) {
-        const double other = partial[threadIdx.x + step];
-        partial[threadIdx.x] = op == ReduceOp::Max ? (other > partial[threadIdx.x] ? other : partial[threadIdx.x])
-                                                   : partial[threadIdx.x] + other;
-      }
+      if (threadIdx.x < step) partial[threadIdx.x] = combine(op, partial[threadIdx.x], partial[threadIdx.x + step]);
       __syncthreads();
     }
     if (threadIdx.x == 0) out[o] = finish(op, partial[0], reduce_count);

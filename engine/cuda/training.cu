@@ -20,6 +20,17 @@ __global__ void momentum_kernel(const float* w, const float* a0, const float* lr
   }
 }
 
+// Keras's form (ResourceApplyKerasMomentum): accum = accum * momentum -
+// grad * lr; var += accum (Nesterov: var += accum * momentum - grad * lr).
+__global__ void keras_momentum_kernel(const float* w, const float* a0, const float* lr_p, const float* g,
+                                      const float* mom_p, bool nesterov, float* o, float* a1, int64_t n) {
+  const float lr = *lr_p, mom = *mom_p;
+  FLOWLENS_GRID_LOOP(i, n) {
+    a1[i] = a0[i] * mom - g[i] * lr;
+    o[i] = nesterov ? w[i] + (a1[i] * mom - g[i] * lr) : w[i] + a1[i];
+  }
+}
+
 __global__ void adam_kernel(const float* w, const float* pm, const float* pv, AdamScalars s, const float* g,
                             bool nesterov, float* o, float* om, float* ov, int64_t n) {
   const float b1p = *s.beta1_power, b2p = *s.beta2_power, lr = *s.lr, b1 = *s.beta1, b2 = *s.beta2, eps = *s.epsilon;
@@ -45,6 +56,14 @@ void launch_apply_momentum(cudaStream_t stream, const float* var, const float* a
   if (n > 0)
     momentum_kernel<<<blocks_for(n), kThreads, 0, stream>>>(var, accum, lr, grad, momentum, nesterov, out_var,
                                                             out_accum, n);
+}
+
+void launch_apply_keras_momentum(cudaStream_t stream, const float* var, const float* accum, const float* lr,
+                                 const float* grad, const float* momentum, bool nesterov, float* out_var,
+                                 float* out_accum, int64_t n) {
+  if (n > 0)
+    keras_momentum_kernel<<<blocks_for(n), kThreads, 0, stream>>>(var, accum, lr, grad, momentum, nesterov, out_var,
+                                                                  out_accum, n);
 }
 
 void launch_apply_adam(cudaStream_t stream, const float* var, const float* m, const float* v, const AdamScalars& s,

@@ -15,6 +15,15 @@
 
 namespace flowlens {
 
+// A point in a device's queue of work (a CUDA event), for timing nodes
+// without waiting for each: host_ns() is the host's steady-clock time at
+// which the device passed it, valid once the device has synchronized.
+class DeviceMark {
+ public:
+  virtual ~DeviceMark() = default;
+  virtual int64_t host_ns() const = 0;
+};
+
 class Device {
  public:
   Device(std::string type, int id, int num_threads, int intra_op_threads = 0);
@@ -39,6 +48,12 @@ class Device {
   // Waits for all work queued on the device; throws Error for a failure of an
   // asynchronous kernel. Devices that run kernels synchronously return at once.
   virtual void synchronize() {}
+  // Queue-time marks (see DeviceMark): begin_marks() once per run before
+  // any mark() of it, with the queue idle, to tie the device's clock to the
+  // host's; mark() records a point at the end of the queue now. nullptr from
+  // a device without a queue of its own (its nodes are timed by the host).
+  virtual void begin_marks() {}
+  virtual std::shared_ptr<const DeviceMark> mark() { return nullptr; }
 
   // The run log of the session that owns the device (ops/run_log.h). Set
   // before any run; kernels get it through KernelContext::log(), which falls

@@ -164,6 +164,7 @@ class PlanBuilder {
         problem("'" + n.name + "' (" + n.op + "): no " + pn.device->type() + " kernel");
       pn.num_outputs = pn.def->outputs_for(n);
       if (pn.def->keeps_state) pn.own_variable = variables_(n);
+      if (n.op == "Const" && pn.device->memory()) pn.device_constant = std::make_shared<DeviceConstant>();
       auto& async = plan_.async_devices;
       if (pn.device->memory() && std::find(async.begin(), async.end(), pn.device) == async.end())
         async.push_back(pn.device);

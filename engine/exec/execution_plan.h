@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,15 @@
 #include "ops/op_registry.h"
 
 namespace flowlens {
+
+// A Const's outputs in one device's memory, kept by the plan after its first
+// run: the node's value never changes, so a step on a device with its own
+// memory uploads no constant (TensorFlow's GPU Const holds its tensor in
+// device memory the same way).
+struct DeviceConstant {
+  std::mutex mu;
+  std::vector<Tensor> outputs;  // empty until the first run
+};
 
 struct PlanNode {
   int graph_index = -1;
@@ -33,6 +43,7 @@ struct PlanNode {
   std::vector<int> consumers;        // plan indices waiting on this node (data and control edges)
   int initial_pending = 0;
   Variable* own_variable = nullptr;  // Variable/VariableV2 storage
+  std::shared_ptr<DeviceConstant> device_constant;  // a Const on a device with its own memory
 };
 
 // The TensorFlow 1 control-flow side of a plan (only for plans with Enter,

@@ -33,9 +33,57 @@ struct RunShared {
   // The kernel's exception behind `error`, so its class (OutOfRangeError ...) survives.
   std::exception_ptr cause;
 
+  // Set when every observer takes queue-time marks (needs_finished_work()
+  // false): device nodes are then not waited for one by one.
+  bool marks_only = false;
+  // A device node's on_node_end, held until its device has finished.
+  struct DeferredEnd {
+    const Node* node;
+    int graph_index;
+    const Device* device;
+    std::string frame;
+    int64_t iteration;
+    std::vector<Tensor> outputs;
+    std::shared_ptr<const DeviceMark> begin, end;
+  };
+  std::mutex deferred_mu;
+  std::vector<DeferredEnd> deferred;
+
   RunShared(const ExecutionPlan& p, std::span<ExecutionObserver* const> obs, int64_t id, const RunContext& context)
       : plan(p), observers(obs), run_id(id), run(context) {
     run.cancelled = &failed;
+    marks_only = !observers.empty();
+    for (auto* o : observers) marks_only = marks_only && !o->needs_finished_work();
+    if (marks_only)
+      for (Device* d : plan.async_devices) d->begin_marks();
+  }
+
+  // A run ends when its device work has finished, not when it was queued
+  // (and an asynchronous kernel failure belongs to this run); then the
+  // deferred on_node_end calls go out, with the devices' times.
+  void finish_device_work() {
+    for (Device* d : plan.async_devices) {
+      try {
+        d->synchronize();
+      } catch (const std::exception& e) {
+        fail(d->short_name() + ": " + e.what());
+      }
+    }
+    std::vector<DeferredEnd> ends;
+    {
+      std::lock_guard lock(deferred_mu);
+      ends.swap(deferred);
+    }
+    for (const DeferredEnd& d : ends) {
+      NodeEvent ev{*d.node, d.graph_index, *d.device, d.begin->host_ns(), d.end->host_ns()};
+      ev.frame = d.frame;
+      ev.iteration = d.iteration;
+      try {
+        for (auto* o : observers) o->on_node_end(run_id, ev, d.outputs);
+      } catch (const std::exception& e) {
+        fail(d.node->name + ": " + e.what());
+      }
+    }
   }
 
   void fail(std::string message, std::exception_ptr why = nullptr) {
@@ -105,6 +153,39 @@ std::string missing_value_message(const ExecutionPlan& plan, int slot) {
   return "no value";
 }
 
+// A Const on a device with its own memory whose upload an earlier run kept:
+// its outputs, without running the kernel.
+bool reuse_device_constant(const PlanNode& pn, std::span<Tensor> outputs) {
+  if (!pn.device_constant) return false;
+  std::lock_guard<std::mutex> lock(pn.device_constant->mu);
+  const std::vector<Tensor>& kept = pn.device_constant->outputs;
+  if (kept.size() != outputs.size()) return false;
+  std::copy(kept.begin(), kept.end(), outputs.begin());
+  return true;
+}
+
+// Memory-agnostic kernels shared with the CPU (Const, a Variable restored on
+// the host) may leave a float output on the host; on a device, outputs live
+// in its memory like TensorFlow's, so consumers never re-copy them. What
+// will not change is uploaded once: a Const's outputs are kept by the plan,
+// and a variable holding a host value (a restore, a host-side assign) is
+// given the device copy, so later steps read it in place.
+void adopt_outputs(const PlanNode& pn, Device& device, std::span<Tensor> outputs) {
+  for (Tensor& t : outputs) {
+    if (!t.valid() || !t.on_host() || !lives_in_device_memory(t.dtype())) continue;
+    const void* host_data = t.device_data();
+    t = device.accept_input(t);
+    if (Variable* v = pn.own_variable) {
+      std::lock_guard<std::mutex> lock(v->mu);
+      if (v->value.valid() && v->value.on_host() && v->value.device_data() == host_data) v->value = t;
+    }
+  }
+  if (pn.device_constant) {
+    std::lock_guard<std::mutex> lock(pn.device_constant->mu);
+    pn.device_constant->outputs.assign(outputs.begin(), outputs.end());
+  }
+}
+
 // Runs one node's kernel: inputs gathered from `source` (values, and which
 // are dead: only a Merge runs with dead inputs, which it sees as empty
 // tensors), outputs written to `outputs`, observers told. Shared by the flat
@@ -154,6 +235,7 @@ void run_node(RunShared* st, const PlanNode& pn, const Source& source, std::span
 
   const bool observed = !st->observers.empty();
   int64_t start = observed ? now_ns() : 0;
+  std::shared_ptr<const DeviceMark> begin_mark;  // set when this node's end is deferred
   const std::span<const Tensor> observed_inputs(inputs.data(), n_in);
   try {
     // Inside the try so an observer (the debugger's stop) can abort the run.
@@ -167,22 +249,27 @@ void run_node(RunShared* st, const PlanNode& pn, const Source& source, std::span
       // held (the debugger's pause, its gate while another node is stopped)
       // was waiting, not computing, and profilers must not charge the node.
       start = now_ns();
+      if (st->marks_only && device.memory()) begin_mark = device.mark();
     }
-    pn.kernel(ctx);
-    // Memory-agnostic kernels shared with the CPU (Const, a Variable restored
-    // on the host) may leave a float output on the host; on a device, outputs
-    // live in its memory like TensorFlow's, so consumers never re-copy them.
-    if (device.memory())
-      for (Tensor& t : outputs)
-        if (t.valid() && t.on_host() && lives_in_device_memory(t.dtype())) t = device.accept_input(t);
+    if (!reuse_device_constant(pn, outputs)) {
+      pn.kernel(ctx);
+      if (device.memory()) adopt_outputs(pn, device, outputs);
+    }
     // Observers see finished work: an asynchronous device's kernel has only
-    // been queued, so wait for it (a debugged or profiled run is synchronous,
-    // like tfdbg's).
-    if (observed && device.memory()) device.synchronize();
+    // been queued, so wait for it (a debugged run is synchronous, like
+    // tfdbg's), unless they take queue-time marks (a profiled run).
+    if (observed && device.memory() && !begin_mark) device.synchronize();
   } catch (const std::exception& e) {
     st->fail(node_label(pn, where, true) + ": " + e.what(), std::current_exception());
   }
-  if (observed) {
+  if (begin_mark) {
+    std::shared_ptr<const DeviceMark> end_mark = device.mark();
+    RunShared::DeferredEnd d{pn.node, pn.graph_index, pn.device, std::string(where.frame), where.iteration,
+                             std::vector<Tensor>(outputs.begin(), outputs.end()), begin_mark,
+                             end_mark ? end_mark : begin_mark};
+    std::lock_guard lock(st->deferred_mu);
+    st->deferred.push_back(std::move(d));
+  } else if (observed) {
     NodeEvent ev{*pn.node, pn.graph_index, *pn.device, start, now_ns(), observed_inputs};
     ev.frame = where.frame;
     ev.iteration = where.iteration;
@@ -670,13 +757,7 @@ std::vector<Tensor> execute_frames(const ExecutionPlan& plan, std::span<const Te
     std::unique_lock lock(st.mu);
     st.done_cv.wait(lock, [&] { return st.done; });
   }
-  for (Device* d : plan.async_devices) {
-    try {
-      d->synchronize();
-    } catch (const std::exception& e) {
-      st.fail(d->short_name() + ": " + e.what());
-    }
-  }
+  st.finish_device_work();
   bool stalled = false;
   if (!st.failed.load()) {
     for (size_t p = 0; p < plan.nodes.size() && !stalled; ++p) stalled = cf.nodes[p].frame == 0 && !st.root_ran[p];
@@ -719,15 +800,7 @@ std::vector<Tensor> execute_plan(const ExecutionPlan& plan, std::span<const Tens
     std::unique_lock lock(st.mu);
     st.done_cv.wait(lock, [&] { return st.done; });
   }
-  // A run ends when its device work has finished, not when it was queued
-  // (and an asynchronous kernel failure belongs to this run).
-  for (Device* d : plan.async_devices) {
-    try {
-      d->synchronize();
-    } catch (const std::exception& e) {
-      st.fail(d->short_name() + ": " + e.what());
-    }
-  }
+  st.finish_device_work();
   for (auto* o : observers) o->on_run_end(run_id, !st.failed.load());
   if (st.failed.load()) throw_failure(st);
 

@@ -53,6 +53,13 @@ class ExecutionObserver {
   // `outputs` are the node's outputs (empty tensors when it failed).
   virtual void on_node_end(int64_t run_id, const NodeEvent& event, std::span<const Tensor> outputs) {}
   virtual void on_run_end(int64_t run_id, bool ok) {}
+  // Whether on_node_end must come with finished work: outputs computed and
+  // readable, the device idle (tensor values, a debugger's stop). When no
+  // observer of a run needs it, a device with a queue (a GPU) is not waited
+  // for after each node: its nodes are timed by marks on the queue, and
+  // their on_node_end calls come at the end of the run, before on_run_end,
+  // with the times the device took (and `inputs` empty).
+  virtual bool needs_finished_work() const { return true; }
 };
 
 }  // namespace flowlens

@@ -99,6 +99,8 @@ class Profiler : public ExecutionObserver {
   void on_run_start(int64_t run_id, int num_nodes) override;
   void on_run_end(int64_t run_id, bool ok) override;
   void on_node_end(int64_t run_id, const NodeEvent& event, std::span<const Tensor> outputs) override;
+  // Times and output sizes only: GPU nodes are timed by CUDA events.
+  bool needs_finished_work() const override { return false; }
 
   // Adds an execution recorded elsewhere; nodes and devices are matched by name.
   void add_recorded(const RecordedNode& node);

@@ -38,6 +38,18 @@ void copy_elements(Tensor& dst, int64_t dst_offset, int64_t dst_pitch, const Ten
             static_cast<size_t>(rows));
 }
 
+void gather_elements(Tensor& dst, const Tensor& src, const std::vector<int64_t>& dims,
+                     const std::vector<int64_t>& in_stride, int64_t base, const char* op) {
+  if (src.dtype() != DType::String && !dtype_is_computable(src.dtype())) unsupported_dtype(op, src.dtype());
+  if (src.dtype() == DType::String) {
+    const std::string* in = src.strings().data();
+    std::string* out = dst.strings().data();
+    for_each_mapped(dims, in_stride, base, [&](int64_t i, int64_t j) { out[i] = in[j]; });
+    return;
+  }
+  gather_mapped(dst, src, dims, in_stride, base);
+}
+
 std::vector<int64_t> strides_of(const std::vector<int64_t>& dims) {
   std::vector<int64_t> s(dims.size(), 1);
   for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];

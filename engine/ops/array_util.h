@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ops/dtype_dispatch.h"
+#include "tensor/copy_rows.h"
 
 namespace flowlens::ops {
 
@@ -49,31 +50,11 @@ const E* elements(const Tensor& t) {
   else return static_cast<const E*>(t.raw_data());
 }
 
-// Visits every element of an output of `dims`, in order, with the offset of
-// the input element it takes: sum of index[d] * in_stride[d] (+ base).
-template <class F>
-void for_each_mapped(const std::vector<int64_t>& dims, const std::vector<int64_t>& in_stride, int64_t base, F&& f) {
-  const size_t rank = dims.size();
-  for (int64_t d : dims)
-    if (d == 0) return;
-  std::vector<int64_t> idx(rank, 0);
-  int64_t in = base;
-  for (int64_t out = 0;; ++out) {
-    f(out, in);
-    size_t d = rank;
-    while (d > 0) {
-      --d;
-      if (++idx[d] < dims[d]) {
-        in += in_stride[d];
-        break;
-      }
-      in -= (dims[d] - 1) * in_stride[d];
-      idx[d] = 0;
-      if (d == 0) return;
-    }
-    if (rank == 0) return;
-  }
-}
+// dst's elements from src's strided view (tensor/copy_rows.h's
+// gather_mapped), strings included (on the host): host and device memory alike.
+// Refuses (naming `op`) dtypes dispatch_element refuses.
+void gather_elements(Tensor& dst, const Tensor& src, const std::vector<int64_t>& dims,
+                     const std::vector<int64_t>& in_stride, int64_t base, const char* op);
 
 // copy_rows in elements, for every dtype dispatch_element takes: strings are
 // copied one by one on the host, fixed-size values through copy_rows (so the

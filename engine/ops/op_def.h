@@ -102,8 +102,9 @@ struct OpDef {
   std::vector<AttrDef> attrs;
   bool stateful = false;     // Variable, random ops, Assign: never constant-folded or deduplicated
   bool keeps_state = false;  // owns per-session storage (KernelContext::own_variable)
-  // Its CPU kernel only forwards or copies buffers (Identity, Reshape, Concat
-  // ...), so it serves tensors in any device's memory unchanged.
+  // Its CPU kernel only forwards or copies buffers (Identity, Reshape, Concat,
+  // and through gather_mapped Transpose, StridedSlice ...), so it serves
+  // tensors in any device's memory unchanged.
   bool moves_bytes_only = false;
   // Its CPU kernel reads no tensor values, at most shapes (Shape, Size, Rank, NoOp).
   bool reads_no_values = false;

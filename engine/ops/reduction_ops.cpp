@@ -295,9 +295,7 @@ void register_reduction_ops(OpRegistry& r) {
         .cpu(red.fn, red.types)
         .category("math")
         .doc(red.doc);
-    // Sum, Mean and Max have GPU kernels (engine/cuda) for float data.
-    const std::string name = red.name;
-    if (name == "Prod" || name == "Min") b.no_gpu("no GPU kernel yet; soft placement runs it on the CPU");
+    // Sum, Mean, Max, Min and Prod have GPU kernels (engine/cuda) for float data.
     r.add(b);
   }
   for (bool all : {true, false})

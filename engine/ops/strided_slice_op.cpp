@@ -52,12 +52,7 @@ void strided_slice_kernel(KernelContext& ctx) {
   const std::pair<std::vector<int64_t>, int64_t> steps = slice_steps(s, x.shape());
   const std::vector<int64_t>& step = steps.first;
   const int64_t base = steps.second;
-  dispatch_element(x.dtype(), "StridedSlice", [&](auto tag) {
-    using E = decltype(tag);
-    const E* in = elements<E>(x);
-    E* o = elements<E>(out);
-    for_each_mapped(s.processing_shape, step, base, [&](int64_t i, int64_t j) { o[i] = in[j]; });
-  });
+  gather_elements(out, x, s.processing_shape, step, base, "StridedSlice");
 }
 
 void strided_slice_shape(ShapeContext& ctx) {
@@ -143,7 +138,7 @@ void register_strided_slice_ops(OpRegistry& r) {
             .attr("shrink_axis_mask: int = 0")
             .shape(strided_slice_shape)
             .cpu(strided_slice_kernel, all)
-            .no_gpu("no GPU kernel yet; soft placement runs it on the CPU")
+            .moves_bytes_only()
             .category("array")
             .doc("x[begin:end:strides] with Python's slicing rules (masks for omitted bounds, ..., newaxis, indices)."));
   r.add(OpBuilder("StridedSliceGrad")

@@ -1,53 +1,32 @@
 // Tile(input, multiples) and BroadcastTo(input, shape): both repeat the input
 // along its dimensions (BroadcastTo is a tile of size-1 dims after right-
-// aligning the ranks), so one copy routine serves both. Any fixed-size dtype
-// and strings are copied; shapes computed from the inputs are checked before
-// anything is allocated.
-#include <cstring>
-
-#include "ops/op_helpers.h"
+// aligning the ranks), so one copy routine serves both, in host or device
+// memory. Any fixed-size dtype and strings are copied; shapes computed from
+// the inputs are checked before anything is allocated.
+#include "ops/array_util.h"
 
 namespace flowlens::ops {
 namespace {
 
-// out[i...] = in[i % in_dims ...], for in_dims of out's rank dividing out_dims.
-void tile_copy(const Tensor& in, const std::vector<int64_t>& in_dims, Tensor& out) {
+// out[i...] = in[i % in_dims ...], for in_dims of out's rank dividing out_dims:
+// one strided gather (tensor/copy_rows.h), so a device runs it too. A tiled
+// dim d becomes two in the view, the repeat (stride 0) and the input's
+// extent; a broadcast one (in_dims 1) is a stride-0 dim.
+void tile_copy(const Tensor& in, const std::vector<int64_t>& in_dims, Tensor& out, const char* op) {
   const std::vector<int64_t>& out_dims = out.shape().dims();
-  const int rank = static_cast<int>(out_dims.size());
-  if (out.num_elements() == 0) return;
-  if (rank == 0) {  // a scalar: the one element
-    if (in.dtype() == DType::String) out.strings()[0] = in.strings()[0];
-    else std::memcpy(out.raw_data(), in.raw_data(), dtype_size(in.dtype()));
-    return;
-  }
-  const int64_t in_row = in_dims.back(), out_row = out_dims.back();
-  std::vector<int64_t> in_stride(static_cast<size_t>(rank), 1);
-  for (int d = rank - 2; d >= 0; --d)
-    in_stride[static_cast<size_t>(d)] = in_stride[static_cast<size_t>(d) + 1] * in_dims[static_cast<size_t>(d) + 1];
-  const bool strings = in.dtype() == DType::String;
-  const size_t es = strings ? 0 : dtype_size(in.dtype());
-  const char* src = strings ? nullptr : static_cast<const char*>(in.raw_data());
-  char* dst = strings ? nullptr : static_cast<char*>(out.raw_data());
-  std::vector<int64_t> idx(static_cast<size_t>(rank), 0);  // over the output's leading dims
-  int64_t dst_pos = 0;
-  for (int64_t r = 0, rows = out.num_elements() / out_row; r < rows; ++r) {
-    int64_t src_pos = 0;
-    for (int d = 0; d + 1 < rank; ++d)
-      src_pos += (idx[static_cast<size_t>(d)] % in_dims[static_cast<size_t>(d)]) * in_stride[static_cast<size_t>(d)];
-    for (int64_t j = 0; j < out_row; j += in_row, dst_pos += in_row) {
-      if (strings) {
-        for (int64_t k = 0; k < in_row; ++k)
-          out.strings()[static_cast<size_t>(dst_pos + k)] = in.strings()[static_cast<size_t>(src_pos + k)];
-      } else {
-        std::memcpy(dst + static_cast<size_t>(dst_pos) * es, src + static_cast<size_t>(src_pos) * es,
-                    static_cast<size_t>(in_row) * es);
-      }
-    }
-    for (int d = rank - 2; d >= 0; --d) {
-      if (++idx[static_cast<size_t>(d)] < out_dims[static_cast<size_t>(d)]) break;
-      idx[static_cast<size_t>(d)] = 0;
+  const std::vector<int64_t> in_stride = strides_of(in_dims);
+  std::vector<int64_t> view, stride;
+  for (std::size_t d = 0; d < out_dims.size(); ++d) {
+    if (in_dims[d] == out_dims[d]) {
+      view.push_back(out_dims[d]), stride.push_back(in_stride[d]);
+    } else if (in_dims[d] == 1) {
+      view.push_back(out_dims[d]), stride.push_back(0);
+    } else {
+      view.push_back(out_dims[d] / in_dims[d]), stride.push_back(0);
+      view.push_back(in_dims[d]), stride.push_back(in_stride[d]);
     }
   }
+  gather_elements(out, in, view, stride, 0, op);
 }
 
 void check_tileable(const char* op, DType t) {
@@ -79,7 +58,7 @@ void tile_kernel(KernelContext& ctx) {
     ctx.set_output(0, x);
     return;
   }
-  tile_copy(x, x.shape().dims(), ctx.allocate_output(0, x.dtype(), Shape(dims)));
+  tile_copy(x, x.shape().dims(), ctx.allocate_output(0, x.dtype(), Shape(dims)), "Tile");
 }
 
 // TF's Tile shape function: multiples (as a shape) times the input's dims.
@@ -148,7 +127,7 @@ void broadcast_to_kernel(KernelContext& ctx) {
       fail("Unable to broadcast tensor of shape " + shape_str(in) + " to tensor of shape " + shape_str(Shape(out_dims)));
     in_dims[static_cast<size_t>(out_rank - in_rank + i)] = a;
   }
-  tile_copy(x, in_dims, out);
+  tile_copy(x, in_dims, out, "BroadcastTo");
 }
 
 // TF's BroadcastTo shape function: the target shape, with input dims > 1
@@ -191,7 +170,7 @@ void register_tile_ops(OpRegistry& r) {
             .attr("Tmultiples: {int32, int64} = DT_INT32")
             .shape(tile_shape)
             .cpu(tile_kernel)
-            .no_gpu("no GPU kernel yet; soft placement runs it on the CPU")
+            .moves_bytes_only()
             .category("array")
             .doc("Repeats the input multiples[i] times along dimension i."));
   r.add(OpBuilder("BroadcastTo")
@@ -202,7 +181,7 @@ void register_tile_ops(OpRegistry& r) {
             .attr("Tidx: {int32, int64} = DT_INT32")
             .shape(broadcast_to_shape)
             .cpu(broadcast_to_kernel)
-            .no_gpu("no GPU kernel yet; soft placement runs it on the CPU")
+            .moves_bytes_only()
             .category("array")
             .doc("The input broadcast (NumPy rules, right-aligned) to the given shape."));
 }

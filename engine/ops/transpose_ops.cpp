@@ -1,6 +1,7 @@
 // Ops that permute elements: Transpose, ReverseV2, DepthToSpace and
 // SpaceToDepth. Their kernels move whole elements (any POD dtype or string)
-// through an index mapping, on the host.
+// through an index mapping (gather_elements), in host or device memory: a
+// GPU runs the same kernels, its memory doing the gather.
 #include <limits>
 
 #include "ops/array_util.h"
@@ -13,12 +14,7 @@ namespace {
 void gather_mapped(KernelContext& ctx, const Tensor& x, Shape shape, const std::vector<int64_t>& view,
                    const std::vector<int64_t>& in_stride, int64_t base, const char* op) {
   Tensor& out = ctx.allocate_output(0, x.dtype(), std::move(shape));
-  dispatch_element(x.dtype(), op, [&](auto tag) {
-    using E = decltype(tag);
-    const E* in = elements<E>(x);
-    E* o = elements<E>(out);
-    for_each_mapped(view, in_stride, base, [&](int64_t i, int64_t j) { o[i] = in[j]; });
-  });
+  gather_elements(out, x, view, in_stride, base, op);
 }
 
 // ---- Transpose ---------------------------------------------------------------
@@ -248,7 +244,7 @@ void register_transpose_ops(OpRegistry& r) {
             .attr("Tperm: {int32, int64} = DT_INT32")
             .shape(transpose_shape)
             .cpu(transpose_kernel, all)
-            .no_gpu("no GPU kernel yet; soft placement runs it on the CPU")
+            .moves_bytes_only()
             .category("array")
             .doc("Permutes the dimensions: output dim i is input dim perm[i]."));
   r.add(OpBuilder("ReverseV2")
@@ -260,7 +256,7 @@ void register_transpose_ops(OpRegistry& r) {
                   "complex128, string}")
             .shape(reverse_shape)
             .cpu(reverse_kernel, without(all, {DType::UInt32, DType::UInt64}))
-            .no_gpu("no GPU kernel yet; soft placement runs it on the CPU")
+            .moves_bytes_only()
             .category("array")
             .doc("Reverses the order of the elements along the given axes."));
   for (bool to_space : {true, false})
@@ -272,7 +268,7 @@ void register_transpose_ops(OpRegistry& r) {
               .attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'")
               .shape(to_space ? depth_to_space_shape : space_to_depth_shape)
               .cpu(to_space ? depth_to_space_kernel : space_to_depth_kernel, all)
-              .no_gpu("no GPU kernel yet (TensorFlow's CPU kernel, like this one, takes NHWC only)")
+              .moves_bytes_only()
               .category("array")
               .doc(to_space ? "Moves depth blocks into block_size x block_size spatial blocks (NHWC)."
                             : "Moves block_size x block_size spatial blocks into the depth (NHWC)."));

@@ -5,7 +5,9 @@
 // keep AcceleratorMemory objects alive for the whole process (like TensorFlow's
 // GPUProcessState), so a tensor may outlive the Session that made it.
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tensor/dtype.h"
 
@@ -26,6 +28,12 @@ class AcceleratorMemory {
   // contract), ordered after queued work.
   virtual void copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
                        std::size_t width, std::size_t rows) = 0;
+  // dst[i] = src[base + sum_d coord_d(i) * in_stride[d]] for the row-major
+  // elements i of `dims`, each `element_bytes` (1, 2, 4 or 8) wide, both
+  // buffers in this memory; ordered after queued work. Strides may be
+  // negative or zero. See gather_mapped in tensor/copy_rows.h.
+  virtual void gather_mapped(void* dst, const void* src, std::size_t element_bytes, const std::vector<int64_t>& dims,
+                             const std::vector<int64_t>& in_stride, int64_t base) = 0;
 };
 
 // TensorFlow's rule for accelerators: only floating-point tensors live in

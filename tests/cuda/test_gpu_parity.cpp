@@ -172,6 +172,54 @@ class TestGpuParity : public QObject {
     }
   }
 
+  // Resource variables (TF2/Keras graphs) read and updated on the GPU:
+  // ReadVariableOp, AssignVariableOp and ResourceApply* all run there, the
+  // variable lives in device memory, and training matches the CPU.
+  void resource_variables_train_on_the_gpu() {
+    for (const char* kind : {"sgd", "momentum", "adam"}) {
+      auto build = [&](const std::string& device) {
+        Graph g;
+        GraphBuilder b(g, "", device);
+        const AttrMap var = {{"dtype", AttrValue(DType::Float)}, {"shape", AttrValue(Shape{7, 3})},
+                             {"shared_name", AttrValue(std::string("w"))}};
+        b.add("VarHandleOp", "w", {}, var);
+        b.add("AssignVariableOp", "w/Assign", {"w", b.constant("w_init", random_floats(Shape{7, 3}, 90))},
+              {{"dtype", AttrValue(DType::Float)}});
+        const std::string read = b.add("ReadVariableOp", "w/read", {"w"}, {{"dtype", AttrValue(DType::Float)}});
+        const std::string y = b.add("MatMul", "y", {b.constant("x", random_floats(Shape{5, 7}, 91)), read}, T_float());
+        const std::string sq = b.unary("Square", y, DType::Float);
+        b.add("Sum", "loss", {sq, b.int32_vector("axes", {0, 1})}, T_with({{"Tidx", AttrValue(DType::Int32)}}));
+        const std::vector<std::string> grads = add_gradients(g, {"loss"}, {read}, OpRegistry::global(),
+                                                             GradientOptions{"gradients", {}, device, false});
+        OptimizerOptions opt;
+        opt.learning_rate = 0.01f;
+        if (std::string(kind) == "momentum") opt.kind = OptimizerOptions::Kind::Momentum;
+        if (std::string(kind) == "adam") opt.kind = OptimizerOptions::Kind::Adam;
+        add_optimizer(g, {{"w", grads[0]}}, opt, "train");
+        for (Node& n : g.mutable_nodes())
+          if (n.device.empty()) n.device = device;
+        return g;
+      };
+      auto train = [&](const std::string& device, bool gpu, std::string* apply_device) {
+        SessionOptions options;
+        options.use_gpus = gpu;
+        options.allow_soft_placement = !gpu;
+        Session s(build(device), options);
+        s.run({}, {}, variable_initializers(s.graph()));
+        for (int i = 0; i < 4; ++i) s.run({}, {}, {"train"});
+        for (const Node& n : s.graph().nodes())
+          if (n.op.starts_with("ResourceApply")) *apply_device = s.device_of(n.name);
+        return s.run({}, {"w/read"})[0];
+      };
+      std::string cpu_apply, gpu_apply;
+      const Tensor cpu = train("/cpu:0", false, &cpu_apply);
+      const Tensor gpu = train("/gpu:0", true, &gpu_apply);
+      QCOMPARE(gpu_apply, std::string("/gpu:0"));
+      const double diff = max_relative_diff(gpu, cpu);
+      QVERIFY2(diff < 1e-4, (std::string(kind) + ": max relative difference " + std::to_string(diff)).c_str());
+    }
+  }
+
   void variables_stay_in_device_memory() {
     Graph g;
     GraphBuilder b(g, "", "/gpu:0");
