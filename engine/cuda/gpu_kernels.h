@@ -11,6 +11,7 @@ void register_gpu_nn_kernels(OpRegistry& r);         // gpu_nn_kernels.cpp
 void register_gpu_state_kernels(OpRegistry& r);      // gpu_state_kernels.cpp
 void register_gpu_pool_kernels(OpRegistry& r);       // gpu_pool_kernels.cpp
 void register_gpu_conv_kernels(OpRegistry& r);       // gpu_conv_kernels.cpp
+void register_gpu_array_kernels(OpRegistry& r);      // gpu_array_kernels.cpp
 // With cuDNN's header only: register_gpu_dnn_batch_norm_kernels (gpu_dnn.h).
 
 }  // namespace flowlens::cuda

@@ -2,6 +2,7 @@
 // edge out of the mirror, SYMMETRIC repeats it) and MirrorPadGrad (folds a
 // padded gradient back onto the interior).
 #include "ops/array_util.h"
+#include "ops/pad_args.h"
 
 namespace flowlens::ops {
 namespace {
@@ -27,18 +28,19 @@ std::vector<Padding> read_paddings(const Tensor& x, const Tensor& paddings, int 
 
 // ---- Pad / PadV2 -----------------------------------------------------------------
 
-void pad_kernel(KernelContext& ctx) {
+}  // namespace
+
+PadArgs pad_args(const KernelContext& ctx) {
   const Tensor& x = input(ctx, 0);
   const std::vector<Padding> pads = read_paddings(x, input(ctx, 1), 8, ", ");
-  const Tensor* constant = nullptr;
+  PadArgs args;
   if (ctx.num_inputs() == 3) {
-    constant = &input(ctx, 2);
-    if (constant->shape().rank() != 0)
-      fail("constant_values must be a scalar. Found: " + shape_str(constant->shape()));
-    if (constant->dtype() != x.dtype())
-      fail("PadV2: constant_values must have the input's dtype, got " + dtype_name(constant->dtype()));
+    args.constant = &input(ctx, 2);
+    if (args.constant->shape().rank() != 0)
+      fail("constant_values must be a scalar. Found: " + shape_str(args.constant->shape()));
+    if (args.constant->dtype() != x.dtype())
+      fail("PadV2: constant_values must have the input's dtype, got " + dtype_name(args.constant->dtype()));
   }
-  std::vector<int64_t> dims;
   for (size_t d = 0; d < pads.size(); ++d) {
     const auto [b, a] = pads[d];
     if (b < 0 || a < 0) fail("Paddings must be non-negative: " + std::to_string(b) + " " + std::to_string(a));
@@ -48,17 +50,28 @@ void pad_kernel(KernelContext& ctx) {
       if (p > INT64_MAX - size) fail("Pad: padded dimension " + std::to_string(d) + " overflows int64");
       size += p;
     }
-    dims.push_back(size);
+    args.dims.push_back(size);
+    args.before.push_back(b);
   }
-  const int64_t count = checked_elements("Pad", dims);
-  if (count == x.num_elements()) {  // nothing to add (or nothing at all): the input, reshaped
-    ctx.set_output(0, x.reshaped(Shape(std::move(dims))));
+  args.adds_nothing = checked_elements("Pad", args.dims) == x.num_elements();
+  return args;
+}
+
+namespace {
+
+void pad_kernel(KernelContext& ctx) {
+  const PadArgs args = pad_args(ctx);
+  const Tensor& x = ctx.input(0);
+  const Tensor* constant = args.constant;
+  const std::vector<int64_t>& dims = args.dims;
+  if (args.adds_nothing) {  // nothing to add (or nothing at all): the input, reshaped
+    ctx.set_output(0, x.reshaped(Shape(dims)));
     return;
   }
   Tensor& out = ctx.allocate_output(0, x.dtype(), Shape(dims));
   const std::vector<int64_t> out_strides = strides_of(dims);
   int64_t base = 0;
-  for (size_t d = 0; d < pads.size(); ++d) base += pads[d].before * out_strides[d];
+  for (size_t d = 0; d < dims.size(); ++d) base += args.before[d] * out_strides[d];
   // Each innermost row of x lands at its padded position.
   std::vector<int64_t> rows = x.shape().dims();
   const int64_t width = rows.empty() ? 1 : rows.back();
@@ -67,7 +80,7 @@ void pad_kernel(KernelContext& ctx) {
   dispatch_element(x.dtype(), ctx.node().op.c_str(), [&](auto tag) {
     using E = decltype(tag);
     E* o = elements<E>(out);
-    std::fill_n(o, count, constant ? elements<E>(*constant)[0] : E{});
+    std::fill_n(o, out.num_elements(), constant ? elements<E>(*constant)[0] : E{});
     const E* in = elements<E>(x);
     if (x.num_elements() == 0) return;
     for_each_mapped(rows, row_strides, base, [&](int64_t r, int64_t at) { std::copy_n(in + r * width, width, o + at); });
@@ -261,7 +274,7 @@ void register_pad_ops(OpRegistry& r) {
               .attr("Tpaddings: {int32, int64} = DT_INT32")
               .shape(pad_shape)
               .cpu(pad_kernel, all)
-              .no_gpu("no GPU kernel yet; soft placement runs it on the CPU")
+              .no_gpu("no GPU kernel yet for PadV2; soft placement runs it on the CPU")
               .category("array")
               .doc(v2 ? "Pads with constant_values: paddings[d] = [before, after] for each dimension d."
                       : "Pads with zeros: paddings[d] = [before, after] for each dimension d."));

@@ -1,0 +1,40 @@
+// GPU kernels of array ops that are not plain strided gathers (those share
+// the CPU kernels through AcceleratorMemory::gather_mapped): Pad, zero
+// padding through layout.cu's index map. Arguments are checked by
+// ops/pad_args.h, the CPU kernel's words.
+#include "cuda/gpu_kernel_util.h"
+#include "cuda/gpu_kernels.h"
+#include "cuda/gpu_layout.h"
+#include "ops/pad_args.h"
+
+namespace flowlens::cuda {
+namespace {
+
+void pad_kernel(KernelContext& ctx) {
+  if (ran_on_host(ctx)) return;  // integer tensors stay in host memory
+  const ops::PadArgs args = ops::pad_args(ctx);
+  const Tensor& x = ctx.input(0);
+  if (args.adds_nothing) {
+    ctx.set_output(0, x.reshaped(Shape(args.dims)));
+    return;
+  }
+  const std::size_t bytes = dtype_size(x.dtype());
+  if (!lives_in_device_memory(x.dtype()) || (bytes != 2 && bytes != 4 && bytes != 8))
+    ops::unsupported_dtype("Pad", x.dtype());
+  GpuLaunch gpu(ctx);
+  Tensor& out = ctx.allocate_output(0, x.dtype(), Shape(args.dims));
+  const std::vector<int64_t>& in_dims = x.shape().dims();
+  std::vector<int64_t> after(in_dims.size());
+  for (std::size_t d = 0; d < in_dims.size(); ++d) after[d] = args.dims[d] - in_dims[d] - args.before[d];
+  // Zero is all-zero bits in every float type.
+  pad(gpu.stream, static_cast<int>(bytes), x.device_data(), in_dims, args.before, after, out.device_data(), 0);
+  check_launch(ctx);
+}
+
+}  // namespace
+
+void register_gpu_array_kernels(OpRegistry& r) {
+  add_gpu_kernel(r, "Pad", pad_kernel, is_device_or_host_memory_node);
+}
+
+}  // namespace flowlens::cuda
