@@ -4,7 +4,7 @@
 
 #include "common/error.h"
 #include "cuda/cuda_check.h"
-#include "cuda/gpu_launch.h"
+#include "cuda/gpu_layout.h"
 #include "cuda/logical_gpu.h"
 
 namespace flowlens::cuda {
@@ -76,26 +76,8 @@ void CachingDeviceAllocator::copy_to_host(const void* device_src, void* host_dst
 void CachingDeviceAllocator::gather_mapped(void* dst, const void* src, std::size_t element_bytes,
                                            const std::vector<int64_t>& dims, const std::vector<int64_t>& in_stride,
                                            int64_t base) {
-  if (dims.size() > static_cast<std::size_t>(kMaxDims))
-    throw Error("strided copy of rank " + std::to_string(dims.size()) + " on " + name() + ": at most " +
-                std::to_string(kMaxDims) + " dimensions");
-  if (element_bytes != 1 && element_bytes != 2 && element_bytes != 4 && element_bytes != 8)
-    throw Error("strided copy on " + name() + ": no " + std::to_string(element_bytes) + "-byte elements");
-  IndexMap m;
-  m.rank = static_cast<int>(dims.size());
-  m.base = base;
-  int64_t count = 1;
-  for (int d = 0; d < m.rank; ++d) {
-    const auto i = static_cast<std::size_t>(d);
-    m.out_dims[d] = m.in_dims[d] = dims[i];
-    m.in_strides[d] = in_stride[i];
-    m.start[d] = 0;
-    m.step[d] = 1;
-    count *= dims[i];
-  }
-  if (count == 0) return;
   gpu_.make_current();
-  launch_index_map(gpu_.stream(), static_cast<int>(element_bytes), src, dst, count, m, 0);
+  gather(gpu_.stream(), static_cast<int>(element_bytes), src, dims, in_stride, base, dst);
   check_cuda(cudaGetLastError(), "strided copy kernel launch");
 }
 

@@ -59,17 +59,14 @@ AcceleratorDevices find_accelerators(const LocalDeviceOptions& options) {
 }
 
 void register_accelerator_kernels(OpRegistry& r) {
-  auto share_cpu_kernel = [&](const std::string& op, KernelSupportFn supports) {
-    if (const OpDef* def = r.find(op); def && def->kernel("CPU")) cuda::add_gpu_kernel(r, op, def->kernel("CPU"), supports);
-  };
   // Kernels that only move bytes (copy_rows, shared buffers) work on device
   // memory unchanged; kernels that read no values run anywhere.
   for (const std::string& name : r.op_names()) {
     const OpDef* def = r.find(name);
-    if (def->moves_bytes_only) share_cpu_kernel(name, cuda::is_device_or_host_memory_node);
-    else if (def->reads_no_values) share_cpu_kernel(name, nullptr);
+    if (def->moves_bytes_only) cuda::share_cpu_kernel(r, name, cuda::is_device_or_host_memory_node);
+    else if (def->reads_no_values) cuda::share_cpu_kernel(r, name, nullptr);
   }
-  for (const char* op : {"Variable", "VariableV2", "Assign"}) share_cpu_kernel(op, cuda::is_gpu_variable_node);
+  for (const char* op : {"Variable", "VariableV2", "Assign"}) cuda::share_cpu_kernel(r, op, cuda::is_gpu_variable_node);
   if (r.find("Cast"))
     cuda::add_gpu_kernel(r, "Cast", cuda::run_cpu_kernel_on_host, is_cast_without_device_reads,
                          "casts that read no device memory: from int32/int64/bool, or to the same dtype");

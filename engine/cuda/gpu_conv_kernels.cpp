@@ -5,11 +5,10 @@
 // cuBLAS GEMM per group and batch chunk (below): the path of builds without
 // cuDNN's header and of machines without the library, slower but complete.
 #include <algorithm>
-#include <climits>
 
-#include "cuda/cublas_library.h"
 #include "cuda/cuda_check.h"
 #include "cuda/gpu_dnn.h"
+#include "cuda/gpu_gemm.h"
 #include "cuda/gpu_kernel_util.h"
 #include "cuda/gpu_kernels.h"
 #include "cuda/gpu_layout.h"
@@ -25,26 +24,10 @@ enum class Pass { Forward, BackwardData, BackwardFilter };
 // The patch matrix of one batch chunk stays under this many floats (256 MiB).
 constexpr int64_t kPatchBudget = int64_t{64} << 20;
 
-int as_int(int64_t v, const char* what) {
-  if (v > INT_MAX)
-    ops::fail(std::string("convolution (im2col path): ") + what + " of " + std::to_string(v) +
-              " exceeds cuBLAS's int range");
-  return static_cast<int>(v);
-}
-
-// Row-major C[m, n] = op(A) op(B) + beta C, leading dimensions in row-major
-// terms (the same operand swap as the MatMul kernel).
+// Row-major float32 products (gpu_gemm.h), named in errors as this path.
 void gemm(GpuLaunch& gpu, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
           const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  const float alpha = 1.f;
-  const cublasComputeType_t compute =
-      gpu.device.matmul_math() == MatmulMath::Fp32 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32;
-  check_cublas(cublas_library().gemm_ex(gpu.device.gpu().cublas(), tb ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                        ta ? CUBLAS_OP_T : CUBLAS_OP_N, as_int(n, "n"), as_int(m, "m"),
-                                        as_int(k, "k"), &alpha, b, CUDA_R_32F, as_int(ldb, "ldb"), a, CUDA_R_32F,
-                                        as_int(lda, "lda"), &beta, c, CUDA_R_32F, as_int(ldc, "ldc"), compute,
-                                        CUBLAS_GEMM_DEFAULT),
-               "cublasGemmEx (convolution)");
+  row_major_gemm(gpu, DType::Float, ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc, "convolution (im2col path)");
 }
 
 // NCHW <-> NHWC of a [n, *, *, *] tensor.

@@ -130,6 +130,11 @@ void add_gpu_kernel(OpRegistry& r, std::string_view op, KernelFn fn, KernelSuppo
   r.add_kernel(op, std::move(k));
 }
 
+void share_cpu_kernel(OpRegistry& r, const std::string& op, KernelSupportFn supports, std::string note) {
+  if (const OpDef* def = r.find(op); def && def->kernel("CPU"))
+    add_gpu_kernel(r, op, def->kernel("CPU"), supports, std::move(note));
+}
+
 const float* device_scalar(const KernelContext& ctx, int i, const char* what) {
   const Tensor& t = ops::input(ctx, i);
   if (t.num_elements() != 1 || t.shape().rank() > 1)

@@ -70,6 +70,9 @@ bool is_gpu_variable_node(const Node& n);
 // node away. `note` empty: the words that go with one of the predicates
 // above.
 void add_gpu_kernel(OpRegistry& r, std::string_view op, KernelFn fn, KernelSupportFn supports, std::string note = {});
+// Registers op's CPU kernel as its GPU kernel (nothing when it has none): for
+// kernels that only move bytes, read no values, or pass a handle along.
+void share_cpu_kernel(OpRegistry& r, const std::string& op, KernelSupportFn supports, std::string note = {});
 
 // The input as a scalar in device memory, for kernels that read it there.
 const float* device_scalar(const KernelContext& ctx, int i, const char* what);

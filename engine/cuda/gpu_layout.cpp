@@ -2,19 +2,26 @@
 
 #include "common/error.h"
 #include "cuda/gpu_launch.h"
+#include "ops/array_util.h"
 
 namespace flowlens::cuda {
 namespace {
 
-IndexMap identity_map(const std::vector<int64_t>& in_dims) {
-  if (in_dims.size() > static_cast<std::size_t>(kMaxDims))
-    throw Error("GPU layout: rank " + std::to_string(in_dims.size()) + " exceeds " + std::to_string(kMaxDims));
+// The map of a strided view: output element (row-major over `dims`) reads
+// base + sum_d coord_d * stride[d]; every coordinate is inside the input.
+IndexMap view_map(int element_bytes, const std::vector<int64_t>& dims, const std::vector<int64_t>& stride,
+                  int64_t base) {
+  if (dims.size() > static_cast<std::size_t>(kMaxDims))
+    throw Error("GPU strided copy: rank " + std::to_string(dims.size()) + " exceeds " + std::to_string(kMaxDims));
+  if (element_bytes != 1 && element_bytes != 2 && element_bytes != 4 && element_bytes != 8)
+    throw Error("GPU strided copy: no " + std::to_string(element_bytes) + "-byte elements");
   IndexMap m;
-  m.rank = static_cast<int>(in_dims.size());
-  const std::vector<int64_t> strides = row_major_strides(in_dims);
+  m.rank = static_cast<int>(dims.size());
+  m.base = base;
   for (int d = 0; d < m.rank; ++d) {
-    m.out_dims[d] = m.in_dims[d] = in_dims[static_cast<std::size_t>(d)];
-    m.in_strides[d] = strides[static_cast<std::size_t>(d)];
+    const auto i = static_cast<std::size_t>(d);
+    m.out_dims[d] = m.in_dims[d] = dims[i];
+    m.in_strides[d] = stride[i];
     m.start[d] = 0;
     m.step[d] = 1;
   }
@@ -29,27 +36,26 @@ int64_t count(const IndexMap& m) {
 
 }  // namespace
 
-std::vector<int64_t> row_major_strides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> s(dims.size(), 1);
-  for (std::size_t d = dims.size(); d-- > 1;) s[d - 1] = s[d] * dims[d];
-  return s;
+void gather(cudaStream_t stream, int element_bytes, const void* in, const std::vector<int64_t>& dims,
+            const std::vector<int64_t>& in_stride, int64_t base, void* out) {
+  const IndexMap m = view_map(element_bytes, dims, in_stride, base);
+  launch_index_map(stream, element_bytes, in, out, count(m), m, 0);
 }
 
 void permute(cudaStream_t stream, int element_bytes, const void* in, const std::vector<int64_t>& in_dims,
              const std::vector<int>& perm, void* out) {
-  const IndexMap source = identity_map(in_dims);
-  IndexMap m = source;
-  for (int d = 0; d < m.rank; ++d) {
-    const int from = perm[static_cast<std::size_t>(d)];
-    m.out_dims[d] = m.in_dims[d] = source.in_dims[from];
-    m.in_strides[d] = source.in_strides[from];
+  const std::vector<int64_t> strides = ops::strides_of(in_dims);
+  std::vector<int64_t> dims, stride;
+  for (int from : perm) {
+    dims.push_back(in_dims[static_cast<std::size_t>(from)]);
+    stride.push_back(strides[static_cast<std::size_t>(from)]);
   }
-  launch_index_map(stream, element_bytes, in, out, count(m), m, 0);
+  gather(stream, element_bytes, in, dims, stride, 0, out);
 }
 
 void pad(cudaStream_t stream, int element_bytes, const void* in, const std::vector<int64_t>& in_dims,
          const std::vector<int64_t>& before, const std::vector<int64_t>& after, void* out, uint64_t fill_bits) {
-  IndexMap m = identity_map(in_dims);
+  IndexMap m = view_map(element_bytes, in_dims, ops::strides_of(in_dims), 0);
   for (int d = 0; d < m.rank; ++d) {
     const auto i = static_cast<std::size_t>(d);
     m.out_dims[d] = in_dims[i] + before[i] + after[i];
@@ -60,13 +66,10 @@ void pad(cudaStream_t stream, int element_bytes, const void* in, const std::vect
 
 void slice(cudaStream_t stream, int element_bytes, const void* in, const std::vector<int64_t>& in_dims,
            const std::vector<int64_t>& start, const std::vector<int64_t>& out_dims, void* out) {
-  IndexMap m = identity_map(in_dims);
-  for (int d = 0; d < m.rank; ++d) {
-    const auto i = static_cast<std::size_t>(d);
-    m.out_dims[d] = out_dims[i];
-    m.start[d] = start[i];
-  }
-  launch_index_map(stream, element_bytes, in, out, count(m), m, 0);
+  const std::vector<int64_t> strides = ops::strides_of(in_dims);
+  int64_t base = 0;
+  for (std::size_t d = 0; d < strides.size(); ++d) base += start[d] * strides[d];
+  gather(stream, element_bytes, in, out_dims, strides, base, out);
 }
 
 }  // namespace flowlens::cuda

@@ -1,9 +1,7 @@
 // GPU kernels of MatMul (cuBLAS), Softmax and the softmax cross-entropy
 // losses. Validation and messages follow matmul_op.cpp and nn_ops.cpp.
-#include <climits>
-
-#include "cuda/cublas_library.h"
 #include "cuda/cuda_check.h"
+#include "cuda/gpu_gemm.h"
 #include "cuda/gpu_kernels.h"
 #include "cuda/gpu_kernel_util.h"
 #include "ops/kernel_checks.h"
@@ -15,23 +13,6 @@ using ops::fail;
 using ops::input;
 using ops::shape_str;
 
-int as_int(int64_t v, const char* what) {
-  if (v > INT_MAX) fail(std::string("MatMul: ") + what + " of " + std::to_string(v) + " exceeds cuBLAS's int range");
-  return static_cast<int>(v);
-}
-
-cublasComputeType_t compute_type(DType dt, MatmulMath math) {
-  if (dt == DType::BFloat16) return CUBLAS_COMPUTE_32F;
-  switch (math) {
-    case MatmulMath::Tf32: return CUBLAS_COMPUTE_32F_FAST_TF32;
-    case MatmulMath::Bf16: return CUBLAS_COMPUTE_32F_FAST_16BF;
-    case MatmulMath::Fp32: break;
-  }
-  return CUBLAS_COMPUTE_32F;
-}
-
-// Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the
-// operands swap places and no data moves.
 void matmul_kernel(KernelContext& ctx) {
   const ops::MatmulDims d = ops::matmul_dims(ctx);
   const Tensor& a = ctx.input(0);
@@ -49,15 +30,8 @@ void matmul_kernel(KernelContext& ctx) {
     check_cuda(cudaMemsetAsync(out.device_data(), 0, out.byte_size(), gpu.stream), "cudaMemsetAsync");
     return;
   }
-  const cudaDataType_t type = dt == DType::Float ? CUDA_R_32F : CUDA_R_16BF;
-  const float alpha = 1.f, beta = 0.f;
-  cublasHandle_t handle = gpu.device.gpu().cublas();
-  check_cublas(cublas_library().gemm_ex(handle, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                        as_int(n, "n"), as_int(m, "m"), as_int(k, "k"), &alpha, b.device_data(),
-                                        type, as_int(sb.dim(1), "ldb"), a.device_data(), type,
-                                        as_int(sa.dim(1), "lda"), &beta, out.device_data(), type, as_int(n, "ldc"),
-                                        compute_type(dt, gpu.device.matmul_math()), CUBLAS_GEMM_DEFAULT),
-               "cublasGemmEx (MatMul)");
+  row_major_gemm(gpu, dt, ta, tb, m, n, k, a.device_data(), sa.dim(1), b.device_data(), sb.dim(1), 0.f,
+                 out.device_data(), n, "MatMul");
 }
 
 void softmax_kernel(KernelContext& ctx) {

@@ -150,14 +150,6 @@ bool is_float_variable_node(const Node& n) {
   return dtype_base(n.attr_type("dtype", DType::Invalid)) == DType::Float;
 }
 
-// The CPU kernel of `op` for a GPU: for the ops that only pass a handle or
-// a stored tensor along (the handle stays in host memory, the tensor where
-// it is).
-void share_cpu_kernel(OpRegistry& r, const char* op, KernelSupportFn supports, const char* note) {
-  const OpDef* def = r.find(op);
-  if (def && def->kernel("CPU")) add_gpu_kernel(r, op, def->kernel("CPU"), supports, note);
-}
-
 }  // namespace
 
 void register_gpu_state_kernels(OpRegistry& r) {

@@ -25,6 +25,41 @@ AttrMap T_with(std::initializer_list<std::pair<const std::string, AttrValue>> ex
 }
 Tensor ints(std::vector<int32_t> v) { return Tensor::from_vector<int32_t>(Shape{static_cast<int64_t>(v.size())}, v); }
 
+// A least-squares model of one [7, 3] variable `w` trained by `kind` (sgd,
+// momentum, adam), everything on `device`: a ref variable (VariableV2) or a
+// resource one (VarHandleOp, read as "w/read"), whose updates add_optimizer
+// makes ApplyX or ResourceApplyX.
+Graph training_graph(const std::string& device, const std::string& kind, bool resource) {
+  Graph g;
+  GraphBuilder b(g, "", device);
+  const uint32_t seed = resource ? 90 : 80;
+  const Tensor init = random_floats(Shape{7, 3}, seed);
+  std::string w = "w";
+  if (resource) {
+    b.add("VarHandleOp", "w", {},
+          {{"dtype", AttrValue(DType::Float)}, {"shape", AttrValue(Shape{7, 3})},
+           {"shared_name", AttrValue(std::string("w"))}});
+    b.add("AssignVariableOp", "w/Assign", {"w", b.constant("w_init", init)}, {{"dtype", AttrValue(DType::Float)}});
+    w = b.add("ReadVariableOp", "w/read", {"w"}, {{"dtype", AttrValue(DType::Float)}});
+  } else {
+    b.add("VariableV2", "w", {}, {{"dtype", AttrValue(DType::Float)}, {"shape", AttrValue(Shape{7, 3})}});
+    b.add("Assign", "w/Assign", {"w", b.constant("w_init", init)}, T_float());
+  }
+  const std::string y = b.add("MatMul", "y", {b.constant("x", random_floats(Shape{5, 7}, seed + 1)), w}, T_float());
+  const std::string sq = b.unary("Square", y, DType::Float);
+  b.add("Sum", "loss", {sq, b.int32_vector("axes", {0, 1})}, T_with({{"Tidx", AttrValue(DType::Int32)}}));
+  const std::vector<std::string> grads =
+      add_gradients(g, {"loss"}, {w}, OpRegistry::global(), GradientOptions{"gradients", {}, device, false});
+  OptimizerOptions opt;
+  opt.learning_rate = 0.01f;
+  if (kind == "momentum") opt.kind = OptimizerOptions::Kind::Momentum;
+  if (kind == "adam") opt.kind = OptimizerOptions::Kind::Adam;
+  add_optimizer(g, {{"w", grads[0]}}, opt, "train");
+  for (Node& n : g.mutable_nodes())
+    if (n.device.empty()) n.device = device;
+  return g;
+}
+
 }  // namespace
 
 class TestGpuParity : public QObject {
@@ -144,29 +179,8 @@ class TestGpuParity : public QObject {
 
   void optimizers_update_device_variables() {
     for (const char* kind : {"sgd", "momentum", "adam"}) {
-      auto build = [&](const std::string& device) {
-        Graph g;
-        GraphBuilder b(g, "", device);
-        b.add("VariableV2", "w", {}, {{"dtype", AttrValue(DType::Float)}, {"shape", AttrValue(Shape{7, 3})}});
-        const std::string init = b.constant("w_init", random_floats(Shape{7, 3}, 80));
-        b.add("Assign", "w/Assign", {"w", init}, T_float());
-        const std::string x = b.constant("x", random_floats(Shape{5, 7}, 81));
-        const std::string y = b.add("MatMul", "y", {x, "w"}, T_float());
-        const std::string sq = b.unary("Square", y, DType::Float);
-        b.add("Sum", "loss", {sq, b.int32_vector("axes", {0, 1})}, T_with({{"Tidx", AttrValue(DType::Int32)}}));
-        const std::vector<std::string> grads = add_gradients(g, {"loss"}, {"w"}, OpRegistry::global(),
-                                                             GradientOptions{"gradients", {}, device, false});
-        OptimizerOptions opt;
-        opt.learning_rate = 0.01f;
-        if (std::string(kind) == "momentum") opt.kind = OptimizerOptions::Kind::Momentum;
-        if (std::string(kind) == "adam") opt.kind = OptimizerOptions::Kind::Adam;
-        add_optimizer(g, {{"w", grads[0]}}, opt, "train");
-        for (Node& n : g.mutable_nodes())
-          if (n.device.empty()) n.device = device;
-        return g;
-      };
-      const Tensor cpu = run_graph(build("/cpu:0"), {"w"}, {false}, {"train"}, 4)[0];
-      const Tensor gpu = run_graph(build("/gpu:0"), {"w"}, {true}, {"train"}, 4)[0];
+      const Tensor cpu = run_graph(training_graph("/cpu:0", kind, false), {"w"}, {false}, {"train"}, 4)[0];
+      const Tensor gpu = run_graph(training_graph("/gpu:0", kind, false), {"w"}, {true}, {"train"}, 4)[0];
       const double diff = max_relative_diff(gpu, cpu);
       QVERIFY2(diff < 1e-4, (std::string(kind) + ": max relative difference " + std::to_string(diff)).c_str());
     }
@@ -177,34 +191,11 @@ class TestGpuParity : public QObject {
   // variable lives in device memory, and training matches the CPU.
   void resource_variables_train_on_the_gpu() {
     for (const char* kind : {"sgd", "momentum", "adam"}) {
-      auto build = [&](const std::string& device) {
-        Graph g;
-        GraphBuilder b(g, "", device);
-        const AttrMap var = {{"dtype", AttrValue(DType::Float)}, {"shape", AttrValue(Shape{7, 3})},
-                             {"shared_name", AttrValue(std::string("w"))}};
-        b.add("VarHandleOp", "w", {}, var);
-        b.add("AssignVariableOp", "w/Assign", {"w", b.constant("w_init", random_floats(Shape{7, 3}, 90))},
-              {{"dtype", AttrValue(DType::Float)}});
-        const std::string read = b.add("ReadVariableOp", "w/read", {"w"}, {{"dtype", AttrValue(DType::Float)}});
-        const std::string y = b.add("MatMul", "y", {b.constant("x", random_floats(Shape{5, 7}, 91)), read}, T_float());
-        const std::string sq = b.unary("Square", y, DType::Float);
-        b.add("Sum", "loss", {sq, b.int32_vector("axes", {0, 1})}, T_with({{"Tidx", AttrValue(DType::Int32)}}));
-        const std::vector<std::string> grads = add_gradients(g, {"loss"}, {read}, OpRegistry::global(),
-                                                             GradientOptions{"gradients", {}, device, false});
-        OptimizerOptions opt;
-        opt.learning_rate = 0.01f;
-        if (std::string(kind) == "momentum") opt.kind = OptimizerOptions::Kind::Momentum;
-        if (std::string(kind) == "adam") opt.kind = OptimizerOptions::Kind::Adam;
-        add_optimizer(g, {{"w", grads[0]}}, opt, "train");
-        for (Node& n : g.mutable_nodes())
-          if (n.device.empty()) n.device = device;
-        return g;
-      };
       auto train = [&](const std::string& device, bool gpu, std::string* apply_device) {
         SessionOptions options;
         options.use_gpus = gpu;
         options.allow_soft_placement = !gpu;
-        Session s(build(device), options);
+        Session s(training_graph(device, kind, true), options);
         s.run({}, {}, variable_initializers(s.graph()));
         for (int i = 0; i < 4; ++i) s.run({}, {}, {"train"});
         for (const Node& n : s.graph().nodes())
