@@ -3,10 +3,7 @@
 // CUDA's _rn conversions agree, NaN stays NaN); with Truncate the float32
 // mantissa bits the destination lacks are zeroed first (TensorFlow's
 // LSBZeroSetter), so the conversion truncates.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
-#include "cuda/gpu_launch.h"
+#include "cuda/float_kind.cuh"
 #include "cuda/grid.cuh"
 
 namespace flowlens::cuda {
@@ -15,8 +12,8 @@ namespace {
 __device__ float load(FloatKind kind, const void* in, int64_t i) {
   switch (kind) {
     case FloatKind::F32: return static_cast<const float*>(in)[i];
-    case FloatKind::F16: return __half2float(static_cast<const __half*>(in)[i]);
-    case FloatKind::BF16: return __bfloat162float(static_cast<const __nv_bfloat16*>(in)[i]);
+    case FloatKind::F16: return to_float(static_cast<const __half*>(in)[i]);
+    case FloatKind::BF16: return to_float(static_cast<const __nv_bfloat16*>(in)[i]);
   }
   return 0.f;
 }
@@ -34,11 +31,11 @@ __global__ void cast_kernel(FloatKind src, FloatKind dst, bool truncate, const v
       case FloatKind::F32: static_cast<float*>(out)[i] = x; break;
       case FloatKind::F16:
         if (truncate && src == FloatKind::F32) x = zero_dropped_bits(x, 24 - 11);
-        static_cast<__half*>(out)[i] = __float2half_rn(x);
+        static_cast<__half*>(out)[i] = from_float<__half>(x);
         break;
       case FloatKind::BF16:
         if (truncate && src == FloatKind::F32) x = zero_dropped_bits(x, 24 - 8);
-        static_cast<__nv_bfloat16*>(out)[i] = __float2bfloat16_rn(x);
+        static_cast<__nv_bfloat16*>(out)[i] = from_float<__nv_bfloat16>(x);
         break;
     }
   }

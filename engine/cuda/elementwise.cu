@@ -1,7 +1,10 @@
 // Element-wise kernels: unary math, binary ops with broadcasting, the
-// activation gradients, fill, accumulate and bias add. Grid-stride loops, so
-// any n works with a bounded grid.
-#include "cuda/gpu_launch.h"
+// activation gradients, fill, accumulate and bias add, on float32, float16
+// and bfloat16 storage. Each element is computed in float and rounded once
+// to its type (the CPU rounds a 16-bit type after each arithmetic step:
+// within the parity tolerance of a few units in the last place).
+// Grid-stride loops, so any n works with a bounded grid.
+#include "cuda/float_kind.cuh"
 #include "cuda/grid.cuh"
 
 namespace flowlens::cuda {
@@ -83,19 +86,22 @@ __device__ float apply_binary(BinaryOp op, float a, float b) {
   return 0.f;
 }
 
-__global__ void unary_kernel(UnaryOp op, const float* x, float* out, int64_t n) {
+template <typename S>
+__global__ void unary_kernel(UnaryOp op, const S* x, S* out, int64_t n) {
   FLOWLENS_GRID_LOOP(i, n)
-    out[i] = apply_unary(op, x[i]);
+    out[i] = from_float<S>(apply_unary(op, to_float(x[i])));
 }
 
-__global__ void binary_same_kernel(BinaryOp op, const float* a, const float* b, float* out, int64_t n) {
+template <typename S>
+__global__ void binary_same_kernel(BinaryOp op, const S* a, const S* b, S* out, int64_t n) {
   FLOWLENS_GRID_LOOP(i, n)
-    out[i] = apply_binary(op, a[i], b[i]);
+    out[i] = from_float<S>(apply_binary(op, to_float(a[i]), to_float(b[i])));
 }
 
-__global__ void binary_broadcast_kernel(BinaryOp op, const float* a, const float* b, float* out, int64_t n,
+template <typename S>
+__global__ void binary_broadcast_kernel(BinaryOp op, const S* a, const S* b, S* out, int64_t n,
                                         BroadcastIndex index) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {
+  FLOWLENS_GRID_LOOP(i, n) {
     int64_t rest = i, ia = 0, ib = 0;
     for (int d = index.rank - 1; d >= 0; --d) {
       const int64_t c = rest % index.out_dims[d];
@@ -103,52 +109,79 @@ __global__ void binary_broadcast_kernel(BinaryOp op, const float* a, const float
       ia += c * index.a_strides[d];
       ib += c * index.b_strides[d];
     }
-    out[i] = apply_binary(op, a[ia], b[ib]);
+    out[i] = from_float<S>(apply_binary(op, to_float(a[ia]), to_float(b[ib])));
   }
 }
 
-__global__ void fill_kernel(float* out, int64_t n, float value, const float* device_value) {
-  const float v = device_value ? *device_value : value;
+template <typename S>
+__global__ void fill_kernel(S* out, int64_t n, float value, const S* device_value) {
+  const S v = device_value ? *device_value : from_float<S>(value);
   FLOWLENS_GRID_LOOP(i, n)
     out[i] = v;
 }
 
-__global__ void accumulate_kernel(float* out, const float* in, int64_t n) {
+template <typename S>
+__global__ void accumulate_kernel(S* out, const S* in, int64_t n) {
   FLOWLENS_GRID_LOOP(i, n)
-    out[i] += in[i];
+    out[i] = from_float<S>(to_float(out[i]) + to_float(in[i]));
 }
 
-__global__ void bias_add_kernel(const float* x, const float* bias, float* out, int64_t n, int64_t channels) {
+template <typename S>
+__global__ void bias_add_kernel(const S* x, const S* bias, S* out, int64_t n, int64_t channels) {
   FLOWLENS_GRID_LOOP(i, n)
-    out[i] = x[i] + bias[i % channels];
+    out[i] = from_float<S>(to_float(x[i]) + to_float(bias[i % channels]));
 }
+
+template <typename S>
+const S* in(const void* p) { return static_cast<const S*>(p); }
+template <typename S>
+S* out(void* p) { return static_cast<S*>(p); }
 
 }  // namespace
 
-void launch_unary(cudaStream_t stream, UnaryOp op, const float* x, float* out, int64_t n) {
-  if (n > 0) unary_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, x, out, n);
-}
-
-void launch_binary(cudaStream_t stream, BinaryOp op, const float* a, const float* b, float* out, int64_t n,
-                   const BroadcastIndex& index) {
+void launch_unary(cudaStream_t stream, FloatKind kind, UnaryOp op, const void* x, void* y, int64_t n) {
   if (n <= 0) return;
-  if (index.rank == 0)
-    binary_same_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, a, b, out, n);
-  else
-    binary_broadcast_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, a, b, out, n, index);
+  with_storage(kind, [&](auto s) {
+    using S = decltype(s);
+    unary_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, in<S>(x), out<S>(y), n);
+  });
 }
 
-void launch_fill(cudaStream_t stream, float* out, int64_t n, float value, const float* device_value) {
-  if (n > 0) fill_kernel<<<blocks_for(n), kThreads, 0, stream>>>(out, n, value, device_value);
+void launch_binary(cudaStream_t stream, FloatKind kind, BinaryOp op, const void* a, const void* b, void* y,
+                   int64_t n, const BroadcastIndex& index) {
+  if (n <= 0) return;
+  with_storage(kind, [&](auto s) {
+    using S = decltype(s);
+    if (index.rank == 0)
+      binary_same_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, in<S>(a), in<S>(b), out<S>(y), n);
+    else
+      binary_broadcast_kernel<<<blocks_for(n), kThreads, 0, stream>>>(op, in<S>(a), in<S>(b), out<S>(y), n, index);
+  });
 }
 
-void launch_accumulate(cudaStream_t stream, float* out, const float* in, int64_t n) {
-  if (n > 0) accumulate_kernel<<<blocks_for(n), kThreads, 0, stream>>>(out, in, n);
+void launch_fill(cudaStream_t stream, FloatKind kind, void* y, int64_t n, float value, const void* device_value) {
+  if (n <= 0) return;
+  with_storage(kind, [&](auto s) {
+    using S = decltype(s);
+    fill_kernel<<<blocks_for(n), kThreads, 0, stream>>>(out<S>(y), n, value, in<S>(device_value));
+  });
 }
 
-void launch_bias_add(cudaStream_t stream, const float* x, const float* bias, float* out, int64_t n,
+void launch_accumulate(cudaStream_t stream, FloatKind kind, void* y, const void* x, int64_t n) {
+  if (n <= 0) return;
+  with_storage(kind, [&](auto s) {
+    using S = decltype(s);
+    accumulate_kernel<<<blocks_for(n), kThreads, 0, stream>>>(out<S>(y), in<S>(x), n);
+  });
+}
+
+void launch_bias_add(cudaStream_t stream, FloatKind kind, const void* x, const void* bias, void* y, int64_t n,
                      int64_t channels) {
-  if (n > 0 && channels > 0) bias_add_kernel<<<blocks_for(n), kThreads, 0, stream>>>(x, bias, out, n, channels);
+  if (n <= 0 || channels <= 0) return;
+  with_storage(kind, [&](auto s) {
+    using S = decltype(s);
+    bias_add_kernel<<<blocks_for(n), kThreads, 0, stream>>>(in<S>(x), in<S>(bias), out<S>(y), n, channels);
+  });
 }
 
 }  // namespace flowlens::cuda

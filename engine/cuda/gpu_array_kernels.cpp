@@ -1,7 +1,8 @@
 // GPU kernels of array ops that are not plain strided gathers (those share
-// the CPU kernels through AcceleratorMemory::gather_mapped): Pad, zero
-// padding through layout.cu's index map. Arguments are checked by
-// ops/pad_args.h, the CPU kernel's words.
+// the CPU kernels through AcceleratorMemory::gather_mapped): Pad and PadV2,
+// through layout.cu's index map (PadV2's constant is read where it lies, in
+// device memory). Arguments are checked by ops/pad_args.h, the CPU kernels'
+// words. MirrorPad is an indexed gather (gpu_index_kernels.cpp).
 #include "cuda/gpu_kernel_util.h"
 #include "cuda/gpu_kernels.h"
 #include "cuda/gpu_layout.h"
@@ -20,14 +21,16 @@ void pad_kernel(KernelContext& ctx) {
   }
   const std::size_t bytes = dtype_size(x.dtype());
   if (!lives_in_device_memory(x.dtype()) || (bytes != 2 && bytes != 4 && bytes != 8))
-    ops::unsupported_dtype("Pad", x.dtype());
+    ops::unsupported_dtype(ctx.node().op.c_str(), x.dtype());
   GpuLaunch gpu(ctx);
   Tensor& out = ctx.allocate_output(0, x.dtype(), Shape(args.dims));
   const std::vector<int64_t>& in_dims = x.shape().dims();
   std::vector<int64_t> after(in_dims.size());
   for (std::size_t d = 0; d < in_dims.size(); ++d) after[d] = args.dims[d] - in_dims[d] - args.before[d];
-  // Zero is all-zero bits in every float type.
-  pad(gpu.stream, static_cast<int>(bytes), x.device_data(), in_dims, args.before, after, out.device_data(), 0);
+  // Pad: zero is all-zero bits in every float type.
+  const void* constant = args.constant ? args.constant->device_data() : nullptr;
+  pad(gpu.stream, static_cast<int>(bytes), x.device_data(), in_dims, args.before, after, out.device_data(), 0,
+      constant);
   check_launch(ctx);
 }
 
@@ -35,6 +38,7 @@ void pad_kernel(KernelContext& ctx) {
 
 void register_gpu_array_kernels(OpRegistry& r) {
   add_gpu_kernel(r, "Pad", pad_kernel, is_device_or_host_memory_node);
+  add_gpu_kernel(r, "PadV2", pad_kernel, is_device_or_host_memory_node);
 }
 
 }  // namespace flowlens::cuda

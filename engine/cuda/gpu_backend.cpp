@@ -78,6 +78,8 @@ void register_accelerator_kernels(OpRegistry& r) {
   cuda::register_gpu_pool_kernels(r);
   cuda::register_gpu_conv_kernels(r);
   cuda::register_gpu_array_kernels(r);
+  cuda::register_gpu_index_kernels(r);
+  cuda::register_gpu_compare_kernels(r);
 #if FLOWLENS_WITH_CUDNN
   cuda::register_gpu_dnn_batch_norm_kernels(r);
 #endif

@@ -1,6 +1,8 @@
 // GPU kernels of Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter,
-// float32, NHWC and NCHW, any padding, stride, dilation and grouping.
-// Arguments are checked by ops/conv_common.h (the CPU kernels' words). The
+// float32, NHWC and NCHW, any padding, stride, dilation and grouping, and of
+// DepthwiseConv2dNative and its backprops as the grouped convolutions they
+// are (one group per input channel). Arguments are checked by
+// ops/conv_common.h and ops/depthwise_args.h (the CPU kernels' words). The
 // work goes to cuDNN when it loads (gpu_dnn_conv.cpp), else to im2col + one
 // cuBLAS GEMM per group and batch chunk (below): the path of builds without
 // cuDNN's header and of machines without the library, slower but complete.
@@ -12,7 +14,7 @@
 #include "cuda/gpu_kernel_util.h"
 #include "cuda/gpu_kernels.h"
 #include "cuda/gpu_layout.h"
-#include "ops/conv_common.h"
+#include "ops/depthwise_args.h"
 
 namespace flowlens::cuda {
 namespace {
@@ -166,6 +168,29 @@ void conv2d_backprop_filter_kernel(KernelContext& ctx) {
   run(Pass::BackwardFilter, ctx, g, ctx.input(0), ctx.input(2), out);
 }
 
+// Depthwise: the [H, W, C, M] filter is the grouped HWIO filter
+// [H, W, 1, C * M] byte for byte, so the passes above serve as they are.
+void depthwise_kernel(KernelContext& ctx) {
+  const ops::conv::DepthwiseArgs args = ops::conv::depthwise_args(ctx);
+  check_float(ctx, ctx.input(0));
+  Tensor& out = ctx.allocate_output(0, args.dtype, args.out_shape);
+  run(Pass::Forward, ctx, args.geometry, ctx.input(0), ctx.input(1), out);
+}
+
+void depthwise_backprop_input_kernel(KernelContext& ctx) {
+  const ops::conv::DepthwiseArgs args = ops::conv::depthwise_backprop_input_args(ctx);
+  check_float(ctx, ctx.input(1));
+  Tensor& out = ctx.allocate_output(0, args.dtype, args.out_shape);
+  run(Pass::BackwardData, ctx, args.geometry, ctx.input(1), ctx.input(2), out);
+}
+
+void depthwise_backprop_filter_kernel(KernelContext& ctx) {
+  const ops::conv::DepthwiseArgs args = ops::conv::depthwise_backprop_filter_args(ctx);
+  check_float(ctx, ctx.input(0));
+  Tensor& out = ctx.allocate_output(0, args.dtype, args.out_shape);
+  run(Pass::BackwardFilter, ctx, args.geometry, ctx.input(0), ctx.input(2), out);
+}
+
 }  // namespace
 
 void register_gpu_conv_kernels(OpRegistry& r) {
@@ -173,6 +198,12 @@ void register_gpu_conv_kernels(OpRegistry& r) {
   add_gpu_kernel(r, "Conv2D", conv2d_kernel, is_float_node, note);
   add_gpu_kernel(r, "Conv2DBackpropInput", conv2d_backprop_input_kernel, is_float_node, note);
   add_gpu_kernel(r, "Conv2DBackpropFilter", conv2d_backprop_filter_kernel, is_float_node, note);
+  const char* depthwise = "float32 tensors; a grouped convolution (one group per channel) through cuDNN, "
+                          "else im2col + cuBLAS per group";
+  add_gpu_kernel(r, "DepthwiseConv2dNative", depthwise_kernel, is_float_node, depthwise);
+  add_gpu_kernel(r, "DepthwiseConv2dNativeBackpropInput", depthwise_backprop_input_kernel, is_float_node, depthwise);
+  add_gpu_kernel(r, "DepthwiseConv2dNativeBackpropFilter", depthwise_backprop_filter_kernel, is_float_node,
+                 depthwise);
 }
 
 }  // namespace flowlens::cuda

@@ -61,7 +61,7 @@ void copy(GpuLaunch& gpu, Tensor& to, const Tensor& from) {
 }
 
 void fill(GpuLaunch& gpu, Tensor& t, float value) {
-  launch_fill(gpu.stream, f32(t), t.num_elements(), value, nullptr);
+  launch_fill(gpu.stream, FloatKind::F32, f32(t), t.num_elements(), value, nullptr);
 }
 
 void batch_norm_kernel(KernelContext& ctx) {

@@ -1,6 +1,7 @@
 #include "cuda/gpu_kernel_util.h"
 
 #include "cuda/cuda_check.h"
+#include "ops/broadcast.h"
 
 namespace flowlens::cuda {
 
@@ -38,24 +39,36 @@ bool type_attr_is(const Node& n, bool (*accept)(DType), bool* any) {
 
 bool host_dtype(DType t) { return t == DType::Int32 || t == DType::Int64 || t == DType::Bool; }
 
-}  // namespace
-
-bool is_float_node(const Node& n) {
+// Its T/dtype attrs (at least one) are all accepted.
+bool type_attrs_are(const Node& n, bool (*accept)(DType)) {
   bool any = false;
   for (const char* key : {"T", "dtype"}) {
     const DType t = n.attr_type(key, DType::Invalid);
     if (t == DType::Invalid) continue;
-    if (dtype_base(t) != DType::Float) return false;
+    if (!accept(dtype_base(t))) return false;
     any = true;
   }
   return any;
 }
 
-bool is_float_nhwc_node(const Node& n) {
+bool nhwc_or_no_format(const Node& n) {
   const AttrValue* f = n.find_attr("data_format");
   const std::string* s = f ? f->get_if<std::string>() : nullptr;
-  return is_float_node(n) && (!f || (s && *s == "NHWC"));
+  return !f || (s && *s == "NHWC");
 }
+
+}  // namespace
+
+bool is_float_node(const Node& n) {
+  return type_attrs_are(n, [](DType t) { return t == DType::Float; });
+}
+
+bool is_floating_node(const Node& n) {
+  return type_attrs_are(n, [](DType t) { return t == DType::Float || t == DType::Half || t == DType::BFloat16; });
+}
+
+bool is_float_nhwc_node(const Node& n) { return is_float_node(n) && nhwc_or_no_format(n); }
+bool is_floating_nhwc_node(const Node& n) { return is_floating_node(n) && nhwc_or_no_format(n); }
 
 bool is_host_memory_node(const Node& n) {
   bool any = false;
@@ -63,17 +76,10 @@ bool is_host_memory_node(const Node& n) {
 }
 
 bool is_float_or_host_memory_node(const Node& n) { return is_float_node(n) || is_host_memory_node(n); }
+bool is_floating_or_host_memory_node(const Node& n) { return is_floating_node(n) || is_host_memory_node(n); }
 
 bool is_device_or_host_memory_node(const Node& n) {
-  if (is_host_memory_node(n)) return true;
-  bool any = false;
-  for (const char* key : {"T", "dtype"}) {
-    const DType t = n.attr_type(key, DType::Invalid);
-    if (t == DType::Invalid) continue;
-    if (!lives_in_device_memory(dtype_base(t))) return false;
-    any = true;
-  }
-  return any;
+  return is_host_memory_node(n) || type_attrs_are(n, lives_in_device_memory);
 }
 
 bool ran_on_host(KernelContext& ctx) {
@@ -95,15 +101,7 @@ void run_cpu_kernel_on_host(KernelContext& ctx) {
 }
 
 bool is_gpu_variable_node(const Node& n) {
-  if (is_host_memory_node(n)) return true;
-  bool any = false;
-  for (const char* key : {"T", "dtype"}) {
-    const DType t = dtype_base(n.attr_type(key, DType::Invalid));
-    if (t == DType::Invalid) continue;
-    if (t != DType::Float && t != DType::BFloat16) return false;
-    any = true;
-  }
-  return any;
+  return is_host_memory_node(n) || type_attrs_are(n, [](DType t) { return t == DType::Float || t == DType::BFloat16; });
 }
 
 namespace {
@@ -111,6 +109,10 @@ namespace {
 std::string supports_note(KernelSupportFn supports) {
   if (supports == is_float_node) return "float32 tensors";
   if (supports == is_float_nhwc_node) return "float32 tensors, NHWC";
+  if (supports == is_floating_node) return "float32, float16 and bfloat16 tensors";
+  if (supports == is_floating_nhwc_node) return "float32, float16 and bfloat16 tensors, NHWC";
+  if (supports == is_floating_or_host_memory_node)
+    return "float32, float16 and bfloat16 tensors, or int32/int64/bool in host memory";
   if (supports == is_float_or_host_memory_node) return "float32 tensors, or int32/int64/bool in host memory";
   if (supports == is_device_or_host_memory_node)
     return "dtypes that live in device memory, or int32/int64/bool in host memory";
@@ -133,6 +135,22 @@ void add_gpu_kernel(OpRegistry& r, std::string_view op, KernelFn fn, KernelSuppo
 void share_cpu_kernel(OpRegistry& r, const std::string& op, KernelSupportFn supports, std::string note) {
   if (const OpDef* def = r.find(op); def && def->kernel("CPU"))
     add_gpu_kernel(r, op, def->kernel("CPU"), supports, std::move(note));
+}
+
+BroadcastIndex broadcast_index(const Shape& a, const Shape& b, Shape& shape) {
+  BroadcastIndex index;
+  shape = a;
+  if (a == b) return index;  // rank 0: same-shape indexing
+  ops::BroadcastPlan plan;
+  ops::make_broadcast_plan(a, b, plan);
+  shape = ops::broadcast_shape(a, b);
+  index.rank = plan.rank;  // 0 when both are scalars: one element, same-shape indexing
+  for (int d = 0; d < plan.rank; ++d) {
+    index.out_dims[d] = plan.dims[d];
+    index.a_strides[d] = plan.a_strides[d];
+    index.b_strides[d] = plan.b_strides[d];
+  }
+  return index;
 }
 
 const float* device_scalar(const KernelContext& ctx, int i, const char* what) {

@@ -44,11 +44,14 @@ inline float* f32(Tensor& t) { return t.device_data<float>(); }
 
 // Node kinds the GPU kernels accept (see register_gpu_kernels).
 bool is_float_node(const Node& n);        // its T/dtype attrs are float32
+bool is_floating_node(const Node& n);     // ... float32, float16 or bfloat16
 // A float32 node without data_format, or with NHWC: the bias kernels add and
 // sum along the last dimension only, so NCHW nodes take the CPU kernel.
 bool is_float_nhwc_node(const Node& n);
+bool is_floating_nhwc_node(const Node& n);  // the same for float32, float16 and bfloat16
 bool is_host_memory_node(const Node& n);  // every type attr is int32/int64/bool
 bool is_float_or_host_memory_node(const Node& n);
+bool is_floating_or_host_memory_node(const Node& n);
 // Its T/dtype attrs live in device memory (float32, bfloat16 ...) or it is a
 // host-memory node: for kernels that only move bytes.
 bool is_device_or_host_memory_node(const Node& n);
@@ -73,6 +76,11 @@ void add_gpu_kernel(OpRegistry& r, std::string_view op, KernelFn fn, KernelSuppo
 // Registers op's CPU kernel as its GPU kernel (nothing when it has none): for
 // kernels that only move bytes, read no values, or pass a handle along.
 void share_cpu_kernel(OpRegistry& r, const std::string& op, KernelSupportFn supports, std::string note = {});
+
+// How a binary op's output reads its two inputs under numpy broadcasting,
+// as the CPU kernels' ops::make_broadcast_plan sees it (and with its error
+// for shapes that do not broadcast); `shape` receives the output's shape.
+BroadcastIndex broadcast_index(const Shape& a, const Shape& b, Shape& shape);
 
 // The input as a scalar in device memory, for kernels that read it there.
 const float* device_scalar(const KernelContext& ctx, int i, const char* what);

@@ -12,6 +12,9 @@ namespace flowlens::cuda {
 
 constexpr int kMaxDims = 8;
 
+// The floating types that live in device memory (float_kind.cuh stores them).
+enum class FloatKind { F32, F16, BF16 };
+
 // ---- elementwise.cu ----------------------------------------------------------
 // Each follows its CPU functor (unary_ops.cpp, activation_ops.cpp) in float.
 enum class UnaryOp {
@@ -45,19 +48,20 @@ struct BroadcastIndex {
   int64_t b_strides[kMaxDims] = {};
 };
 
-void launch_unary(cudaStream_t stream, UnaryOp op, const float* x, float* out, int64_t n);
-void launch_binary(cudaStream_t stream, BinaryOp op, const float* a, const float* b, float* out, int64_t n,
-                   const BroadcastIndex& index);
-// out[i] = value (a host constant) or *device_value (a device scalar).
-void launch_fill(cudaStream_t stream, float* out, int64_t n, float value, const float* device_value);
+// Element pointers are of `kind` (float32, float16 or bfloat16); each
+// element is computed in float and rounded once to the kind.
+void launch_unary(cudaStream_t stream, FloatKind kind, UnaryOp op, const void* x, void* out, int64_t n);
+void launch_binary(cudaStream_t stream, FloatKind kind, BinaryOp op, const void* a, const void* b, void* out,
+                   int64_t n, const BroadcastIndex& index);
+// out[i] = value (a host constant) or *device_value (a device scalar of kind).
+void launch_fill(cudaStream_t stream, FloatKind kind, void* out, int64_t n, float value, const void* device_value);
 // out[i] += in[i]
-void launch_accumulate(cudaStream_t stream, float* out, const float* in, int64_t n);
+void launch_accumulate(cudaStream_t stream, FloatKind kind, void* out, const void* in, int64_t n);
 // out[r, j] = x[r, j] + bias[j] over rows of `channels`.
-void launch_bias_add(cudaStream_t stream, const float* x, const float* bias, float* out, int64_t n,
+void launch_bias_add(cudaStream_t stream, FloatKind kind, const void* x, const void* bias, void* out, int64_t n,
                      int64_t channels);
 
 // ---- cast.cu -------------------------------------------------------------------
-enum class FloatKind { F32, F16, BF16 };
 // out[i] = in[i] converted (see cast.cu for rounding and Truncate).
 void launch_cast_float(cudaStream_t stream, FloatKind src, FloatKind dst, bool truncate, const void* in, void* out,
                        int64_t n);
@@ -101,10 +105,66 @@ struct IndexMap {
   int64_t step[kMaxDims] = {};
   bool wrap[kMaxDims] = {};
 };
-// element_bytes: 1, 2, 4 or 8 (other sizes do nothing); fill_bits: the fill
-// element's bytes in the low end.
+// element_bytes: 1, 2, 4 or 8 (other sizes do nothing); the fill element is
+// *device_fill (one element in device memory: PadV2's constant) or, when
+// that is null, the low bytes of fill_bits.
 void launch_index_map(cudaStream_t stream, int element_bytes, const void* in, void* out, int64_t n,
-                      const IndexMap& map, uint64_t fill_bits);
+                      const IndexMap& map, uint64_t fill_bits, const void* device_fill = nullptr);
+
+// ---- gather.cu -----------------------------------------------------------------
+// Gathers whose source offsets are not affine: output element (c, j), with c
+// the row-major coordinates over dims[0, rank) and j in [0, inner), reads
+// in[sum_d table_d[c_d] + j]. `tables` (device memory) holds table_0 ..
+// table_{rank-1} one after another, dims[d] element offsets each. Gather is
+// one table of row offsets, MirrorPad a table per padded dim.
+struct TableGather {
+  int rank = 0;
+  int64_t dims[kMaxDims] = {};
+  int64_t inner = 1;
+};
+// element_bytes: 1, 2, 4 or 8 (other sizes do nothing).
+void launch_table_gather(cudaStream_t stream, int element_bytes, const void* in, const int64_t* tables,
+                         const TableGather& g, void* out);
+// OneHot over [prefix, depth, suffix]: *on where indices[p * suffix + s] == d,
+// else *off (device scalars of element_bytes: 2, 4 or 8).
+void launch_one_hot(cudaStream_t stream, int element_bytes, const int64_t* indices, const void* on, const void* off,
+                    void* out, int64_t prefix, int64_t depth, int64_t suffix);
+// UnsortedSegmentSum in the CPU's order: output row s is 0 plus data rows
+// rows[starts[s] .. starts[s + 1]) in ascending order, `width` floats each
+// (the segments' row lists, built on the host: no atomics, so the sums are
+// deterministic and match the CPU's).
+void launch_segment_sum(cudaStream_t stream, const float* data, const int64_t* starts, const int64_t* rows,
+                        float* out, int64_t segments, int64_t width);
+
+// ---- select.cu -----------------------------------------------------------------
+enum class CompareOp { Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual };
+// out[i] = a[.] op b[.] as one byte per bool, broadcast as launch_binary.
+void launch_compare(cudaStream_t stream, CompareOp op, const float* a, const float* b, bool* out, int64_t n,
+                    const BroadcastIndex& index);
+// Output element at coordinates c over dims (row-major): then[c . then_strides]
+// where cond[c . cond_strides], else else[c . else_strides].
+struct SelectIndex {
+  int rank = 0;
+  int64_t dims[kMaxDims] = {};
+  int64_t cond_strides[kMaxDims] = {};
+  int64_t then_strides[kMaxDims] = {};
+  int64_t else_strides[kMaxDims] = {};
+};
+// element_bytes: 1, 2, 4 or 8 (other sizes do nothing).
+void launch_select(cudaStream_t stream, int element_bytes, const bool* cond, const void* then, const void* other,
+                   void* out, int64_t n, const SelectIndex& index);
+// ClipByValue: out[i] = max(min(x[i], hi[i * hi_step]), lo[i * lo_step]),
+// steps 0 (a scalar bound) or 1; NaN in x passes through, as on the CPU.
+void launch_clip(cudaStream_t stream, const float* x, const float* lo, int64_t lo_step, const float* hi,
+                 int64_t hi_step, float* out, int64_t n);
+
+// ---- arg_reduce.cu -------------------------------------------------------------
+// ArgMax / ArgMin of x viewed as [outer, n, inner] over n, as the CPU's scan
+// from (0, lowest) taking only strictly better values: the first index of
+// the best value above lowest (below highest for min); NaN never wins; 0
+// when nothing beats the start.
+void launch_arg_reduce(cudaStream_t stream, bool is_max, const float* x, int64_t* out, int64_t outer, int64_t n,
+                       int64_t inner);
 
 // ---- im2col.cu -----------------------------------------------------------------
 // One group of a convolution over an NHWC input: channels [channel_offset,

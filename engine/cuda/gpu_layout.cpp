@@ -54,14 +54,15 @@ void permute(cudaStream_t stream, int element_bytes, const void* in, const std::
 }
 
 void pad(cudaStream_t stream, int element_bytes, const void* in, const std::vector<int64_t>& in_dims,
-         const std::vector<int64_t>& before, const std::vector<int64_t>& after, void* out, uint64_t fill_bits) {
+         const std::vector<int64_t>& before, const std::vector<int64_t>& after, void* out, uint64_t fill_bits,
+         const void* device_fill) {
   IndexMap m = view_map(element_bytes, in_dims, ops::strides_of(in_dims), 0);
   for (int d = 0; d < m.rank; ++d) {
     const auto i = static_cast<std::size_t>(d);
     m.out_dims[d] = in_dims[i] + before[i] + after[i];
     m.start[d] = -before[i];
   }
-  launch_index_map(stream, element_bytes, in, out, count(m), m, fill_bits);
+  launch_index_map(stream, element_bytes, in, out, count(m), m, fill_bits, device_fill);
 }
 
 void slice(cudaStream_t stream, int element_bytes, const void* in, const std::vector<int64_t>& in_dims,

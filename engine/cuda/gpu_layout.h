@@ -18,9 +18,11 @@ void gather(cudaStream_t stream, int element_bytes, const void* in, const std::v
 // out = in with its dims permuted: out dim d is in dim perm[d].
 void permute(cudaStream_t stream, int element_bytes, const void* in, const std::vector<int64_t>& in_dims,
              const std::vector<int>& perm, void* out);
-// out = in with before[d] and after[d] elements of `fill_bits` added around dim d.
+// out = in with before[d] and after[d] fill elements added around dim d: the
+// element at device_fill (device memory) or, when that is null, fill_bits.
 void pad(cudaStream_t stream, int element_bytes, const void* in, const std::vector<int64_t>& in_dims,
-         const std::vector<int64_t>& before, const std::vector<int64_t>& after, void* out, uint64_t fill_bits = 0);
+         const std::vector<int64_t>& before, const std::vector<int64_t>& after, void* out, uint64_t fill_bits = 0,
+         const void* device_fill = nullptr);
 // out = the block of `out_dims` starting at `start` in `in`.
 void slice(cudaStream_t stream, int element_bytes, const void* in, const std::vector<int64_t>& in_dims,
            const std::vector<int64_t>& start, const std::vector<int64_t>& out_dims, void* out);

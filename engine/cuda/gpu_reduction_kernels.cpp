@@ -1,8 +1,11 @@
-// GPU kernels of Sum, Mean, Max and BiasAddGrad. The host side parses the
-// axes (host memory, int32/int64) exactly as reduction_ops.cpp does and
-// describes the input as kept/reduced groups for reduce.cu.
+// GPU kernels of Sum, Mean, Max, Min, Prod, BiasAddGrad, ArgMax and ArgMin.
+// The host side parses the axes (host memory, int32/int64) exactly as
+// reduction_ops.cpp does and describes the input as kept/reduced groups for
+// reduce.cu; ArgMax/ArgMin take ops/arg_reduce_args.h's checks and
+// arg_reduce.cu's scan.
 #include "cuda/gpu_kernels.h"
 #include "cuda/gpu_kernel_util.h"
+#include "ops/arg_reduce_args.h"
 
 namespace flowlens::cuda {
 namespace {
@@ -92,6 +95,31 @@ void bias_add_grad_kernel(KernelContext& ctx) {
   check_launch(ctx);
 }
 
+// The indices are computed on the GPU and copied to the int32/int64 output
+// in host memory (where integer tensors live), waiting for the stream once.
+template <bool kMax>
+void arg_reduce_kernel(KernelContext& ctx) {
+  if (ran_on_host(ctx)) return;
+  const ops::ArgReduceArgs args = ops::arg_reduce_args(ctx);
+  const Tensor& x = ctx.input(0);
+  if (x.dtype() != DType::Float) ops::unsupported_dtype(ctx.node().op.c_str(), x.dtype());
+  GpuLaunch gpu(ctx);
+  Tensor& out = ctx.allocate_output(0, args.out_type, Shape(args.out_dims));  // host memory
+  const int64_t n = out.num_elements();
+  if (n == 0) return;
+  DeviceBuffer indices(gpu, static_cast<std::size_t>(n) * sizeof(int64_t));
+  launch_arg_reduce(gpu.stream, kMax, f32(x), indices.as<int64_t>(), args.outer, args.n, args.inner);
+  check_launch(ctx);
+  if (args.out_type == DType::Int64) {
+    gpu.device.gpu().memory().copy_to_host(indices.as<void>(), out.data<int64_t>(), indices.bytes());
+    return;
+  }
+  std::vector<int64_t> host(static_cast<std::size_t>(n));
+  gpu.device.gpu().memory().copy_to_host(indices.as<void>(), host.data(), indices.bytes());
+  int32_t* o = out.data<int32_t>();
+  for (int64_t i = 0; i < n; ++i) o[i] = static_cast<int32_t>(host[static_cast<std::size_t>(i)]);
+}
+
 }  // namespace
 
 void register_gpu_reduction_kernels(OpRegistry& r) {
@@ -101,6 +129,10 @@ void register_gpu_reduction_kernels(OpRegistry& r) {
   add_gpu_kernel(r, "Min", reduce_kernel<ReduceOp::Min>, is_float_or_host_memory_node);
   add_gpu_kernel(r, "Prod", reduce_kernel<ReduceOp::Prod>, is_float_or_host_memory_node);
   add_gpu_kernel(r, "BiasAddGrad", bias_add_grad_kernel, is_float_nhwc_node);
+  const char* arg = "float32 input (the indices are copied to host memory, where integers live), "
+                    "or int32/int64 in host memory";
+  add_gpu_kernel(r, "ArgMax", arg_reduce_kernel<true>, is_float_or_host_memory_node, arg);
+  add_gpu_kernel(r, "ArgMin", arg_reduce_kernel<false>, is_float_or_host_memory_node, arg);
 }
 
 }  // namespace flowlens::cuda

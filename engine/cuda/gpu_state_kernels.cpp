@@ -51,7 +51,7 @@ void assign_update_kernel(KernelContext& ctx) {
   const Tensor old = value_on(gpu, v);
   ops::check_assign_update(ctx, old, delta);
   Tensor out(old.dtype(), old.shape(), ctx.memory());
-  launch_binary(gpu.stream, Op, f32(old), f32(delta), f32(out), out.num_elements(), BroadcastIndex{});
+  launch_binary(gpu.stream, FloatKind::F32, Op, f32(old), f32(delta), f32(out), out.num_elements(), BroadcastIndex{});
   check_launch(ctx);
   v->value = out;
   set_updated_output(ctx, std::move(out));

@@ -10,7 +10,8 @@ namespace flowlens::cuda {
 namespace {
 
 template <typename Word>
-__global__ void index_map_kernel(const Word* in, Word* out, int64_t n, IndexMap m, Word fill) {
+__global__ void index_map_kernel(const Word* in, Word* out, int64_t n, IndexMap m, Word fill, const Word* device_fill) {
+  if (device_fill) fill = *device_fill;
   FLOWLENS_GRID_LOOP(i, n) {
     int64_t rest = i, offset = m.base;
     bool inside = true;
@@ -27,24 +28,26 @@ __global__ void index_map_kernel(const Word* in, Word* out, int64_t n, IndexMap 
 }
 
 template <typename Word>
-void launch(cudaStream_t stream, const void* in, void* out, int64_t n, const IndexMap& m, uint64_t fill_bits) {
+void launch(cudaStream_t stream, const void* in, void* out, int64_t n, const IndexMap& m, uint64_t fill_bits,
+            const void* device_fill) {
   Word fill;
   static_assert(sizeof(Word) <= sizeof(fill_bits));
   __builtin_memcpy(&fill, &fill_bits, sizeof(Word));  // the low bytes: little-endian hosts and devices
   index_map_kernel<Word><<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const Word*>(in),
-                                                                  static_cast<Word*>(out), n, m, fill);
+                                                                  static_cast<Word*>(out), n, m, fill,
+                                                                  static_cast<const Word*>(device_fill));
 }
 
 }  // namespace
 
 void launch_index_map(cudaStream_t stream, int element_bytes, const void* in, void* out, int64_t n,
-                      const IndexMap& map, uint64_t fill_bits) {
+                      const IndexMap& map, uint64_t fill_bits, const void* device_fill) {
   if (n <= 0) return;
   switch (element_bytes) {
-    case 1: return launch<uint8_t>(stream, in, out, n, map, fill_bits);
-    case 2: return launch<uint16_t>(stream, in, out, n, map, fill_bits);
-    case 4: return launch<uint32_t>(stream, in, out, n, map, fill_bits);
-    case 8: return launch<uint64_t>(stream, in, out, n, map, fill_bits);
+    case 1: return launch<uint8_t>(stream, in, out, n, map, fill_bits, device_fill);
+    case 2: return launch<uint16_t>(stream, in, out, n, map, fill_bits, device_fill);
+    case 4: return launch<uint32_t>(stream, in, out, n, map, fill_bits, device_fill);
+    case 8: return launch<uint64_t>(stream, in, out, n, map, fill_bits, device_fill);
     default: break;  // the caller checks the size (IndexMap users move tensor elements)
   }
 }

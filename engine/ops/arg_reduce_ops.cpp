@@ -5,6 +5,7 @@
 // never wins (an all-NaN slice gives 0).
 #include <limits>
 
+#include "ops/arg_reduce_args.h"
 #include "ops/dtype_dispatch.h"
 #include "ops/op_helpers.h"
 
@@ -14,14 +15,11 @@ namespace {
 constexpr int kMaxArgRank = 7;  // TF's HANDLE_DIM cases
 
 template <bool kMax, class T, class Out>
-void arg_compute(const Tensor& x, int axis, Tensor& out) {
-  const std::vector<int64_t>& dims = x.shape().dims();
-  const int64_t outer = product(dims, 0, axis);
-  const int64_t n = dims[static_cast<size_t>(axis)];
-  const int64_t inner = product(dims, axis + 1, x.shape().rank());
+void arg_compute(const ArgReduceArgs& args, const Tensor& x, Tensor& out) {
+  const int64_t n = args.n, inner = args.inner;
   const T* in = x.data<T>();
   Out* o = out.data<Out>();
-  for (int64_t a = 0; a < outer; ++a)
+  for (int64_t a = 0; a < args.outer; ++a)
     for (int64_t c = 0; c < inner; ++c) {
       const T* p = in + a * n * inner + c;
       int64_t best = 0;
@@ -39,32 +37,14 @@ void arg_compute(const Tensor& x, int axis, Tensor& out) {
 
 template <bool kMax>
 void arg_kernel(KernelContext& ctx) {
-  check_num_inputs(ctx, 2);
-  const Tensor& x = input(ctx, 0);
-  const Tensor& dimension = input(ctx, 1);
-  if (dimension.shape().rank() != 0)
-    fail("dim must be a scalar, but received tensor of shape: " + shape_str(dimension.shape()));
-  const int64_t dim = read_scalar_int(ctx.node().op.c_str(), "dimension", dimension);
-  const int rank = x.shape().rank();
-  const int64_t axis = dim < 0 ? dim + rank : dim;
-  if (axis < 0 || axis >= rank)
-    fail("Expected dimension in the range [" + std::to_string(-rank) + ", " + std::to_string(rank) + "), but got " +
-         std::to_string(dim));
-  if (x.shape().dim(static_cast<int>(axis)) == 0)
-    fail("Reduction axis " + std::to_string(dim) + " is empty in shape " + shape_str(x.shape()));
-  const DType out_type = ctx.attrs().type("output_type");
-  if (!is_index_type(out_type)) unsupported_dtype(ctx.node().op.c_str(), out_type);
-  std::vector<int64_t> out_dims = x.shape().dims();
-  out_dims.erase(out_dims.begin() + axis);
+  const ArgReduceArgs args = arg_reduce_args(ctx);
+  const Tensor& x = ctx.input(0);
   dispatch<RealTypes>(x.dtype(), ctx.node().op.c_str(), [&](auto tag) {
     using T = decltype(tag);
-    Tensor& out = ctx.allocate_output(0, out_type, Shape(out_dims));
+    Tensor& out = ctx.allocate_output(0, args.out_type, Shape(args.out_dims));
     if (out.num_elements() == 0) return;
-    if (rank > kMaxArgRank)
-      fail("Argmax and Argmin only support up to 7 input dimensions, but got " + std::to_string(rank) +
-           ". Inputs shape: " + shape_str(x.shape()));
-    if (out_type == DType::Int32) arg_compute<kMax, T, int32_t>(x, static_cast<int>(axis), out);
-    else arg_compute<kMax, T, int64_t>(x, static_cast<int>(axis), out);
+    if (args.out_type == DType::Int32) arg_compute<kMax, T, int32_t>(args, x, out);
+    else arg_compute<kMax, T, int64_t>(args, x, out);
   });
 }
 
@@ -101,6 +81,36 @@ void arg_shape(ShapeContext& ctx) {
 
 }  // namespace
 
+ArgReduceArgs arg_reduce_args(const KernelContext& ctx) {
+  check_num_inputs(ctx, 2);
+  const Tensor& x = input(ctx, 0);
+  const Tensor& dimension = input(ctx, 1);
+  if (dimension.shape().rank() != 0)
+    fail("dim must be a scalar, but received tensor of shape: " + shape_str(dimension.shape()));
+  const int64_t dim = read_scalar_int(ctx.node().op.c_str(), "dimension", dimension);
+  const int rank = x.shape().rank();
+  const int64_t axis = dim < 0 ? dim + rank : dim;
+  if (axis < 0 || axis >= rank)
+    fail("Expected dimension in the range [" + std::to_string(-rank) + ", " + std::to_string(rank) + "), but got " +
+         std::to_string(dim));
+  if (x.shape().dim(static_cast<int>(axis)) == 0)
+    fail("Reduction axis " + std::to_string(dim) + " is empty in shape " + shape_str(x.shape()));
+  ArgReduceArgs args;
+  args.out_type = ctx.attrs().type("output_type");
+  if (!is_index_type(args.out_type)) unsupported_dtype(ctx.node().op.c_str(), args.out_type);
+  const std::vector<int64_t>& dims = x.shape().dims();
+  const int a = static_cast<int>(axis);
+  args.outer = product(dims, 0, a);
+  args.n = dims[static_cast<size_t>(a)];
+  args.inner = product(dims, a + 1, rank);
+  args.out_dims = dims;
+  args.out_dims.erase(args.out_dims.begin() + a);
+  if (rank > kMaxArgRank && args.outer * args.inner > 0)
+    fail("Argmax and Argmin only support up to 7 input dimensions, but got " + std::to_string(rank) +
+         ". Inputs shape: " + shape_str(x.shape()));
+  return args;
+}
+
 void register_arg_reduce_ops(OpRegistry& r) {
   for (bool is_max : {true, false})
     r.add(OpBuilder(is_max ? "ArgMax" : "ArgMin")
@@ -113,7 +123,6 @@ void register_arg_reduce_ops(OpRegistry& r) {
               .shape(arg_shape)
               .cpu(is_max ? arg_kernel<true> : arg_kernel<false>, dtypes_of<RealTypes>())
               .not_differentiable("TensorFlow's gradient is None for both inputs: an index carries no gradient")
-              .no_gpu("no GPU kernel yet; soft placement runs it on the CPU")
               .category("math")
               .doc(is_max ? "Index of the largest value along an axis (first on ties)."
                           : "Index of the smallest value along an axis (first on ties)."));

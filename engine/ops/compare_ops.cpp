@@ -66,7 +66,9 @@ void equality_shape(ShapeContext& ctx) {
 
 void logical_not_shape(ShapeContext& ctx) { ctx.set_output(0, DType::Bool, ctx.input(0).shape); }
 
-constexpr const char* kNoGpu = "no GPU kernel yet; soft placement runs it on the CPU";
+// The logical ops: bools live in host memory (tensor/accelerator_memory.h),
+// so a GPU kernel would only copy its inputs back.
+constexpr const char* kNoGpu = "bools live in host memory; soft placement runs it on the CPU";
 
 }  // namespace
 
@@ -85,7 +87,6 @@ void register_compare_ops(OpRegistry& r) {
               .shape(broadcast_predicate_shape)
               .cpu(fn, dtypes_of<RealTypes>())
               .not_differentiable("a comparison (TensorFlow: ops.NotDifferentiable)")
-              .no_gpu(kNoGpu)
               .category("math")
               .doc("Element-wise comparison with broadcasting -> bool."));
   const std::pair<const char*, KernelFn> equalities[] = {{"Equal", equality_kernel<EqualF, false>},
@@ -101,7 +102,6 @@ void register_compare_ops(OpRegistry& r) {
               .shape(equality_shape)
               .cpu(fn, dtypes_of<EqualityTypes>())
               .not_differentiable("a comparison (TensorFlow: ops.NotDifferentiable)")
-              .no_gpu(kNoGpu)
               .category("math")
               .doc("Element-wise (in)equality with broadcasting -> bool."));
   const std::pair<const char*, KernelFn> logical[] = {{"LogicalAnd", predicate_kernel<LogicalAndF, BoolTypes>},

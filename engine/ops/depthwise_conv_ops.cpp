@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "ops/conv_common.h"
+#include "ops/depthwise_args.h"
 #include "ops/dtype_dispatch.h"
 #include "ops/op_helpers.h"
 
@@ -97,44 +97,21 @@ Shape sizes_of(const Tensor& sizes, const char* what, const char* rank_label) {
 // ---- kernels -------------------------------------------------------------------------------
 
 void depthwise_kernel(KernelContext& ctx) {
-  const Params p = conv::read_params(ctx.attrs());
-  const Tensor& in = input(ctx, 0);
-  const Tensor& filter = input(ctx, 1);
-  if (in.shape().rank() != 4) fail("input must be 4-dimensional" + shape_str(in.shape()));
-  if (filter.shape().rank() != 4) fail("filter must be 4-dimensional: " + shape_str(filter.shape()));
-  check_depthwise_type("DepthwiseConv2dNative", in.dtype(), filter.dtype());
-  const Geometry g = depthwise_geometry("DepthwiseConv2dNative", p, in.shape(), filter.shape(), nullptr);
-  checked_elements("DepthwiseConv2dNative", g.output_shape().dims());
-  Tensor& out = ctx.allocate_output(0, in.dtype(), g.output_shape());
-  conv::forward(g, in, filter, out);
+  const conv::DepthwiseArgs args = conv::depthwise_args(ctx);
+  Tensor& out = ctx.allocate_output(0, args.dtype, args.out_shape);
+  conv::forward(args.geometry, ctx.input(0), ctx.input(1), out);
 }
 
 void depthwise_backprop_input_kernel(KernelContext& ctx) {
-  const Params p = conv::read_params(ctx.attrs());
-  const Tensor& filter = input(ctx, 1);
-  const Tensor& out_backprop = input(ctx, 2);
-  check_depthwise_type("DepthwiseConv2dNativeBackpropInput", filter.dtype(), out_backprop.dtype());
-  const Shape in_shape = sizes_of(input(ctx, 0), "input_sizes", "Conv2DBackpropInput");
-  const std::string label = "DepthwiseConv2DBackpropInput";
-  check_backprop_ranks(label, in_shape, filter.shape(), out_backprop.shape(), p.format);
-  const Shape dy = out_backprop.shape();
-  const Geometry g = depthwise_geometry(label, p, in_shape, filter.shape(), &dy);
-  Tensor& out = ctx.allocate_output(0, filter.dtype(), in_shape);
-  conv::backward_data(g, filter, out_backprop, out);
+  const conv::DepthwiseArgs args = conv::depthwise_backprop_input_args(ctx);
+  Tensor& out = ctx.allocate_output(0, args.dtype, args.out_shape);
+  conv::backward_data(args.geometry, ctx.input(1), ctx.input(2), out);
 }
 
 void depthwise_backprop_filter_kernel(KernelContext& ctx) {
-  const Params p = conv::read_params(ctx.attrs());
-  const Tensor& in = input(ctx, 0);
-  const Tensor& out_backprop = input(ctx, 2);
-  check_depthwise_type("DepthwiseConv2dNativeBackpropFilter", in.dtype(), out_backprop.dtype());
-  const Shape filter_shape = sizes_of(input(ctx, 1), "filter_sizes", "Conv2DBackpropFilter");
-  const std::string label = "DepthwiseConv2DBackpropFilter";
-  check_backprop_ranks(label, in.shape(), filter_shape, out_backprop.shape(), p.format);
-  const Shape dy = out_backprop.shape();
-  const Geometry g = depthwise_geometry(label, p, in.shape(), filter_shape, &dy);
-  Tensor& out = ctx.allocate_output(0, in.dtype(), filter_shape);
-  conv::backward_filter(g, in, out_backprop, out);
+  const conv::DepthwiseArgs args = conv::depthwise_backprop_filter_args(ctx);
+  Tensor& out = ctx.allocate_output(0, args.dtype, args.out_shape);
+  conv::backward_filter(args.geometry, ctx.input(0), ctx.input(2), out);
 }
 
 // ---- shape functions -------------------------------------------------------------------------
@@ -176,11 +153,59 @@ OpBuilder& depthwise_attrs(OpBuilder& b) {
       .attr("explicit_paddings: list(int) = []")
       .attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
       .attr("dilations: list(int) = [1, 1, 1, 1]")
-      .no_gpu("no GPU kernel yet: soft placement runs it on the CPU (oneDNN)")
       .category("nn");
 }
 
 }  // namespace
+
+namespace conv {
+
+DepthwiseArgs depthwise_args(const KernelContext& ctx) {
+  const Params p = read_params(ctx.attrs());
+  const Tensor& in = input(ctx, 0);
+  const Tensor& filter = input(ctx, 1);
+  if (in.shape().rank() != 4) fail("input must be 4-dimensional" + shape_str(in.shape()));
+  if (filter.shape().rank() != 4) fail("filter must be 4-dimensional: " + shape_str(filter.shape()));
+  check_depthwise_type("DepthwiseConv2dNative", in.dtype(), filter.dtype());
+  DepthwiseArgs args;
+  args.geometry = depthwise_geometry("DepthwiseConv2dNative", p, in.shape(), filter.shape(), nullptr);
+  args.out_shape = args.geometry.output_shape();
+  checked_elements("DepthwiseConv2dNative", args.out_shape.dims());
+  args.dtype = in.dtype();
+  return args;
+}
+
+DepthwiseArgs depthwise_backprop_input_args(const KernelContext& ctx) {
+  const Params p = read_params(ctx.attrs());
+  const Tensor& filter = input(ctx, 1);
+  const Tensor& out_backprop = input(ctx, 2);
+  check_depthwise_type("DepthwiseConv2dNativeBackpropInput", filter.dtype(), out_backprop.dtype());
+  DepthwiseArgs args;
+  args.out_shape = sizes_of(input(ctx, 0), "input_sizes", "Conv2DBackpropInput");
+  const std::string label = "DepthwiseConv2DBackpropInput";
+  check_backprop_ranks(label, args.out_shape, filter.shape(), out_backprop.shape(), p.format);
+  const Shape dy = out_backprop.shape();
+  args.geometry = depthwise_geometry(label, p, args.out_shape, filter.shape(), &dy);
+  args.dtype = filter.dtype();
+  return args;
+}
+
+DepthwiseArgs depthwise_backprop_filter_args(const KernelContext& ctx) {
+  const Params p = read_params(ctx.attrs());
+  const Tensor& in = input(ctx, 0);
+  const Tensor& out_backprop = input(ctx, 2);
+  check_depthwise_type("DepthwiseConv2dNativeBackpropFilter", in.dtype(), out_backprop.dtype());
+  DepthwiseArgs args;
+  args.out_shape = sizes_of(input(ctx, 1), "filter_sizes", "Conv2DBackpropFilter");
+  const std::string label = "DepthwiseConv2DBackpropFilter";
+  check_backprop_ranks(label, in.shape(), args.out_shape, out_backprop.shape(), p.format);
+  const Shape dy = out_backprop.shape();
+  args.geometry = depthwise_geometry(label, p, in.shape(), args.out_shape, &dy);
+  args.dtype = in.dtype();
+  return args;
+}
+
+}  // namespace conv
 
 void register_depthwise_conv_ops(OpRegistry& r) {
   const auto types = dtypes_of<DepthwiseTypes>();

@@ -2,78 +2,18 @@
 // batch) and GatherNd (slices addressed by index tuples). Indices are
 // range-checked on the CPU with TensorFlow's messages before anything is read.
 #include "ops/array_util.h"
+#include "ops/gather_plan.h"
 
 namespace flowlens::ops {
 namespace {
 
 // ---- Gather / GatherV2 ---------------------------------------------------------
 
-// params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis+1:].
-void gather_impl(KernelContext& ctx, const Tensor& params, const Tensor& indices, int64_t axis, int64_t batch_dims) {
-  const int prank = params.shape().rank();
-  const int irank = indices.shape().rank();
-  if (prank < 1) fail("params must be at least 1 dimensional");
-  if (axis < -prank || axis >= prank)
-    fail("Expected axis in the range [" + std::to_string(-prank) + ", " + std::to_string(prank) + "), but got " +
-         std::to_string(axis));
-  if (axis < 0) axis += prank;
-  if (batch_dims != 0) {
-    if (batch_dims < 0) batch_dims += irank;
-    if (batch_dims < -irank || batch_dims > irank)
-      fail("Expected batch_dims in the range [" + std::to_string(-irank) + ", " + std::to_string(irank) +
-           "], but got " + std::to_string(batch_dims));
-    if (batch_dims >= prank)
-      fail("batch_dims (" + std::to_string(batch_dims) + ") must be less than rank(params) (" +
-           std::to_string(prank) + ").");
-    if (axis < batch_dims)
-      fail("batch_dims (" + std::to_string(batch_dims) + ") must be less than or equal to axis (" +
-           std::to_string(axis) + ").");
-    for (int i = 0; i < batch_dims; ++i)
-      if (params.shape().dim(i) != indices.shape().dim(i))
-        fail("params.shape[" + std::to_string(i) + "]: " + std::to_string(params.shape().dim(i)) +
-             " should be equal to indices.shape[" + std::to_string(i) + "]: " + std::to_string(indices.shape().dim(i)));
-  }
-  const auto a = static_cast<int>(axis);
-  const auto bd = static_cast<int>(batch_dims);
-  const int64_t gather_size = params.shape().dim(a);
-  if (indices.dtype() == DType::Int32 && gather_size > INT32_MAX)
-    fail("params.shape[" + std::to_string(a) + "] too large for int32 indexing: " + std::to_string(gather_size) +
-         " > " + std::to_string(INT32_MAX));
-  const std::vector<int64_t>& pd = params.shape().dims();
-  std::vector<int64_t> dims(pd.begin(), pd.begin() + a);
-  dims.insert(dims.end(), indices.shape().dims().begin() + bd, indices.shape().dims().end());
-  dims.insert(dims.end(), pd.begin() + a + 1, pd.end());
-  checked_elements(ctx.node().op, dims);
-  Tensor& out = ctx.allocate_output(0, params.dtype(), Shape(std::move(dims)));
-  const std::vector<int64_t> idx = read_ints(ctx.node().op.c_str(), "indices", indices);
-  if (idx.empty()) return;
-  const int64_t batch = product(pd, 0, bd), outer = product(pd, bd, a), inner = product(pd, a + 1, prank);
-  const int64_t n = product(indices.shape().dims(), bd, irank);
-  if (batch * outer > 0)
-    for (size_t i = 0; i < idx.size(); ++i)
-      if (idx[i] < 0 || idx[i] >= gather_size)
-        fail("indices" + index_string(indices.shape(), static_cast<int64_t>(i)) + " = " + std::to_string(idx[i]) +
-             " is not in [0, " + std::to_string(gather_size) + ")");
-  dispatch_element(params.dtype(), ctx.node().op.c_str(), [&](auto tag) {
-    using E = decltype(tag);
-    const E* in = elements<E>(params);
-    E* o = elements<E>(out);
-    for (int64_t b = 0; b < batch; ++b)
-      for (int64_t p = 0; p < outer; ++p)
-        for (int64_t k = 0; k < n; ++k) {
-          const int64_t src = ((b * outer + p) * gather_size + idx[static_cast<size_t>(b * n + k)]) * inner;
-          std::copy_n(in + src, inner, o + ((b * outer + p) * n + k) * inner);
-        }
-  });
-}
-
-void gather_kernel(KernelContext& ctx) { gather_impl(ctx, input(ctx, 0), input(ctx, 1), 0, 0); }
-
-void gather_v2_kernel(KernelContext& ctx) {
-  const Tensor& axis_t = input(ctx, 2);
-  if (axis_t.shape().rank() != 0) fail("axis must be scalar");
-  gather_impl(ctx, input(ctx, 0), input(ctx, 1), read_scalar_int("GatherV2", "axis", axis_t),
-              ctx.attrs().integer("batch_dims"));
+void gather_kernel(KernelContext& ctx) {
+  const GatherPlan plan = gather_plan(ctx);
+  const Tensor& params = ctx.input(0);
+  Tensor& out = ctx.allocate_output(0, params.dtype(), Shape(plan.dims));
+  copy_gathered_rows(plan, params, out);
 }
 
 // Concatenates partial shapes (unknown rank if either is).
@@ -195,6 +135,87 @@ void gather_nd_shape(ShapeContext& ctx) {
 
 }  // namespace
 
+GatherPlan gather_plan(const KernelContext& ctx) {
+  if (ctx.node().op == "Gather") {
+    check_num_inputs(ctx, 2);
+    return gather_plan(ctx, input(ctx, 0), input(ctx, 1), 0, 0);
+  }
+  check_num_inputs(ctx, 3);
+  const Tensor& axis_t = input(ctx, 2);
+  if (axis_t.shape().rank() != 0) fail("axis must be scalar");
+  return gather_plan(ctx, input(ctx, 0), input(ctx, 1), read_scalar_int("GatherV2", "axis", axis_t),
+                     ctx.attrs().integer("batch_dims"));
+}
+
+// params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis+1:].
+GatherPlan gather_plan(const KernelContext& ctx, const Tensor& params, const Tensor& indices, int64_t axis,
+                       int64_t batch_dims) {
+  const int prank = params.shape().rank();
+  const int irank = indices.shape().rank();
+  if (prank < 1) fail("params must be at least 1 dimensional");
+  if (axis < -prank || axis >= prank)
+    fail("Expected axis in the range [" + std::to_string(-prank) + ", " + std::to_string(prank) + "), but got " +
+         std::to_string(axis));
+  if (axis < 0) axis += prank;
+  if (batch_dims != 0) {
+    if (batch_dims < 0) batch_dims += irank;
+    if (batch_dims < -irank || batch_dims > irank)
+      fail("Expected batch_dims in the range [" + std::to_string(-irank) + ", " + std::to_string(irank) +
+           "], but got " + std::to_string(batch_dims));
+    if (batch_dims >= prank)
+      fail("batch_dims (" + std::to_string(batch_dims) + ") must be less than rank(params) (" +
+           std::to_string(prank) + ").");
+    if (axis < batch_dims)
+      fail("batch_dims (" + std::to_string(batch_dims) + ") must be less than or equal to axis (" +
+           std::to_string(axis) + ").");
+    for (int i = 0; i < batch_dims; ++i)
+      if (params.shape().dim(i) != indices.shape().dim(i))
+        fail("params.shape[" + std::to_string(i) + "]: " + std::to_string(params.shape().dim(i)) +
+             " should be equal to indices.shape[" + std::to_string(i) + "]: " + std::to_string(indices.shape().dim(i)));
+  }
+  const auto a = static_cast<int>(axis);
+  const auto bd = static_cast<int>(batch_dims);
+  const int64_t gather_size = params.shape().dim(a);
+  if (indices.dtype() == DType::Int32 && gather_size > INT32_MAX)
+    fail("params.shape[" + std::to_string(a) + "] too large for int32 indexing: " + std::to_string(gather_size) +
+         " > " + std::to_string(INT32_MAX));
+  const std::vector<int64_t>& pd = params.shape().dims();
+  GatherPlan plan;
+  plan.dims.assign(pd.begin(), pd.begin() + a);
+  plan.dims.insert(plan.dims.end(), indices.shape().dims().begin() + bd, indices.shape().dims().end());
+  plan.dims.insert(plan.dims.end(), pd.begin() + a + 1, pd.end());
+  checked_elements(ctx.node().op, plan.dims);
+  const std::vector<int64_t> idx = read_ints(ctx.node().op.c_str(), "indices", indices);
+  const int64_t batch = product(pd, 0, bd), outer = product(pd, bd, a);
+  plan.inner = product(pd, a + 1, prank);
+  if (idx.empty() || batch * outer == 0) return plan;  // indices go unchecked, as in TensorFlow
+  const int64_t n = product(indices.shape().dims(), bd, irank);
+  for (size_t i = 0; i < idx.size(); ++i)
+    if (idx[i] < 0 || idx[i] >= gather_size)
+      fail("indices" + index_string(indices.shape(), static_cast<int64_t>(i)) + " = " + std::to_string(idx[i]) +
+           " is not in [0, " + std::to_string(gather_size) + ")");
+  // Empty rows: nothing to move, and no row list as long as the outer dims.
+  if (plan.inner == 0) return plan;
+  plan.source_rows.reserve(static_cast<size_t>(batch * outer * n));
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t p = 0; p < outer; ++p)
+      for (int64_t k = 0; k < n; ++k)
+        plan.source_rows.push_back((b * outer + p) * gather_size + idx[static_cast<size_t>(b * n + k)]);
+  return plan;
+}
+
+void copy_gathered_rows(const GatherPlan& plan, const Tensor& params, Tensor& out) {
+  const int64_t inner = plan.inner;
+  if (inner == 0) return;
+  dispatch_element(params.dtype(), "Gather", [&](auto tag) {
+    using E = decltype(tag);
+    const E* in = elements<E>(params);
+    E* o = elements<E>(out);
+    for (size_t r = 0; r < plan.source_rows.size(); ++r)
+      std::copy_n(in + plan.source_rows[r] * inner, inner, o + static_cast<int64_t>(r) * inner);
+  });
+}
+
 void register_gather_ops(OpRegistry& r) {
   const std::vector<DType> all = pod_string_dtypes();
   r.add(OpBuilder("Gather")
@@ -206,7 +227,6 @@ void register_gather_ops(OpRegistry& r) {
             .attr("Tindices: {int32,int64}")
             .shape(gather_shape)
             .cpu(gather_kernel, all, "Tparams")
-            .no_gpu("no GPU kernel yet; soft placement runs it on the CPU")
             .category("array")
             .doc("Rows of params at the given indices (axis 0)."));
   r.add(OpBuilder("GatherV2")
@@ -219,8 +239,7 @@ void register_gather_ops(OpRegistry& r) {
             .attr("Tindices: {int32,int64}")
             .attr("Taxis: {int32,int64}")
             .shape(gather_v2_shape)
-            .cpu(gather_v2_kernel, all, "Tparams")
-            .no_gpu("no GPU kernel yet; soft placement runs it on the CPU")
+            .cpu(gather_kernel, all, "Tparams")
             .category("array")
             .doc("Slices of params at the given indices along axis, per batch for the first batch_dims dims."));
   r.add(OpBuilder("GatherNd")

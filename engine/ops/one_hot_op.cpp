@@ -3,44 +3,25 @@
 // elsewhere. An index outside [0, depth) gives an all-off_value slice, not an
 // error (TensorFlow's CPU kernel).
 #include "ops/array_util.h"
+#include "ops/one_hot_args.h"
 
 namespace flowlens::ops {
 namespace {
 
 void one_hot_kernel(KernelContext& ctx) {
-  const Tensor& indices = input(ctx, 0);
-  const Tensor& depth_t = input(ctx, 1);
-  const Tensor& on = input(ctx, 2);
-  const Tensor& off = input(ctx, 3);
-  const int64_t axis_attr = ctx.attrs().integer("axis");
-  const int rank = indices.shape().rank();
-  if (!(axis_attr == -1 || (axis_attr >= 0 && axis_attr < rank + 1)))
-    fail("Expected axis to be -1 or between [0, " + std::to_string(rank + 1) + ").  But received: " +
-         std::to_string(axis_attr));
-  if (depth_t.shape().rank() != 0) fail("depth must be a scalar, but got: " + shape_str(depth_t.shape()));
-  if (on.shape().rank() != 0) fail("on_value must be a scalar, but got: " + shape_str(on.shape()));
-  if (off.shape().rank() != 0) fail("off_value must be a scalar, but got: " + shape_str(off.shape()));
-  if (on.dtype() != off.dtype())
-    fail("OneHot: on_value and off_value must have one dtype, got " + dtype_name(on.dtype()) + " and " +
-         dtype_name(off.dtype()));
-  const int axis = axis_attr == -1 ? rank : static_cast<int>(axis_attr);
-  const int64_t depth = read_scalar_int("OneHot", "depth", depth_t);
-  if (depth < 0) fail("depth must be non-negative, got: " + std::to_string(depth));
-  std::vector<int64_t> dims = indices.shape().dims();
-  dims.insert(dims.begin() + axis, depth);
-  checked_elements("OneHot", dims);
-  Tensor& out = ctx.allocate_output(0, on.dtype(), Shape(dims));
-  const std::vector<int64_t> idx = read_int_values("OneHot", "indices", indices);
-  const int64_t prefix = product(indices.shape().dims(), 0, axis);
-  const int64_t suffix = product(indices.shape().dims(), axis, rank);
+  const OneHotArgs args = one_hot_args(ctx);
+  const Tensor& on = ctx.input(2);
+  const Tensor& off = ctx.input(3);
+  Tensor& out = ctx.allocate_output(0, on.dtype(), Shape(args.dims));
+  const int64_t depth = args.depth, suffix = args.suffix;
   dispatch_element(on.dtype(), "OneHot", [&](auto tag) {
     using E = decltype(tag);
     E* o = elements<E>(out);
     std::fill_n(o, out.num_elements(), elements<E>(off)[0]);
     const E& on_value = elements<E>(on)[0];
-    for (int64_t p = 0; p < prefix; ++p)
+    for (int64_t p = 0; p < args.prefix; ++p)
       for (int64_t s = 0; s < suffix; ++s) {
-        const int64_t d = idx[static_cast<size_t>(p * suffix + s)];
+        const int64_t d = args.indices[static_cast<size_t>(p * suffix + s)];
         if (d >= 0 && d < depth) o[(p * depth + d) * suffix + s] = on_value;
       }
   });
@@ -70,6 +51,35 @@ void one_hot_shape(ShapeContext& ctx) {
 
 }  // namespace
 
+OneHotArgs one_hot_args(const KernelContext& ctx) {
+  const Tensor& indices = input(ctx, 0);
+  const Tensor& depth_t = input(ctx, 1);
+  const Tensor& on = input(ctx, 2);
+  const Tensor& off = input(ctx, 3);
+  const int64_t axis_attr = ctx.attrs().integer("axis");
+  const int rank = indices.shape().rank();
+  if (!(axis_attr == -1 || (axis_attr >= 0 && axis_attr < rank + 1)))
+    fail("Expected axis to be -1 or between [0, " + std::to_string(rank + 1) + ").  But received: " +
+         std::to_string(axis_attr));
+  if (depth_t.shape().rank() != 0) fail("depth must be a scalar, but got: " + shape_str(depth_t.shape()));
+  if (on.shape().rank() != 0) fail("on_value must be a scalar, but got: " + shape_str(on.shape()));
+  if (off.shape().rank() != 0) fail("off_value must be a scalar, but got: " + shape_str(off.shape()));
+  if (on.dtype() != off.dtype())
+    fail("OneHot: on_value and off_value must have one dtype, got " + dtype_name(on.dtype()) + " and " +
+         dtype_name(off.dtype()));
+  const int axis = axis_attr == -1 ? rank : static_cast<int>(axis_attr);
+  OneHotArgs args;
+  args.depth = read_scalar_int("OneHot", "depth", depth_t);
+  if (args.depth < 0) fail("depth must be non-negative, got: " + std::to_string(args.depth));
+  args.dims = indices.shape().dims();
+  args.dims.insert(args.dims.begin() + axis, args.depth);
+  checked_elements("OneHot", args.dims);
+  args.indices = read_int_values("OneHot", "indices", indices);
+  args.prefix = product(indices.shape().dims(), 0, axis);
+  args.suffix = product(indices.shape().dims(), axis, rank);
+  return args;
+}
+
 void register_one_hot_op(OpRegistry& r) {
   r.add(OpBuilder("OneHot")
             .input("indices: TI")
@@ -83,7 +93,6 @@ void register_one_hot_op(OpRegistry& r) {
             .shape(one_hot_shape)
             .cpu(one_hot_kernel, pod_string_dtypes())
             .not_differentiable("TensorFlow registers ops.NotDifferentiable(\"OneHot\")")
-            .no_gpu("no GPU kernel yet; soft placement runs it on the CPU")
             .category("array")
             .doc("One-hot encoding: on_value where a new depth dimension equals the index, off_value elsewhere."));
 }

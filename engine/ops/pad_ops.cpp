@@ -149,40 +149,24 @@ int64_t mirror_source(int64_t p, int64_t before, int64_t n, int64_t offset) {
 }
 
 void mirror_pad_kernel(KernelContext& ctx) {
-  const Tensor& x = input(ctx, 0);
-  const int64_t offset = mirror_offset(ctx.attrs());
-  const std::vector<Padding> pads = read_paddings(x, input(ctx, 1), 5, ", ");
-  const int rank = x.shape().rank();
-  std::vector<int64_t> dims(static_cast<size_t>(rank));
-  for (int d = 0; d < rank; ++d) {
-    const auto [b, a] = pads[static_cast<size_t>(d)];
-    check_mirror(b, a, x.shape().dim(d), offset, false);
-    dims[static_cast<size_t>(d)] = b + x.shape().dim(d) + a;
-  }
-  if (rank == 0) {
+  const MirrorPadPlan plan = mirror_pad_plan(ctx);
+  const Tensor& x = ctx.input(0);
+  if (plan.dims.empty()) {
     ctx.set_output(0, x);
     return;
   }
-  checked_elements("MirrorPad", dims);
-  Tensor& out = ctx.allocate_output(0, x.dtype(), Shape(dims));
-  const std::vector<int64_t> in_strides = strides_of(x.shape().dims());
-  // Per dim: the input offset of each padded index.
-  std::vector<std::vector<int64_t>> source(static_cast<size_t>(rank));
-  for (int d = 0; d < rank; ++d)
-    for (int64_t p = 0; p < dims[static_cast<size_t>(d)]; ++p)
-      source[static_cast<size_t>(d)].push_back(
-          mirror_source(p, pads[static_cast<size_t>(d)].before, x.shape().dim(d), offset) * in_strides[static_cast<size_t>(d)]);
+  Tensor& out = ctx.allocate_output(0, x.dtype(), Shape(plan.dims));
+  const auto rank = plan.dims.size();
   dispatch_element(x.dtype(), "MirrorPad", [&](auto tag) {
     using E = decltype(tag);
     const E* in = elements<E>(x);
     E* o = elements<E>(out);
-    std::vector<int64_t> idx(static_cast<size_t>(rank), 0);
+    std::vector<int64_t> idx(rank, 0);
     for (int64_t k = 0, n = out.num_elements(); k < n; ++k) {
       int64_t at = 0;
-      for (int d = 0; d < rank; ++d) at += source[static_cast<size_t>(d)][static_cast<size_t>(idx[static_cast<size_t>(d)])];
+      for (size_t d = 0; d < rank; ++d) at += plan.source[d][static_cast<size_t>(idx[d])];
       o[k] = in[at];
-      for (int d = rank - 1; d >= 0 && ++idx[static_cast<size_t>(d)] == dims[static_cast<size_t>(d)]; --d)
-        idx[static_cast<size_t>(d)] = 0;
+      for (size_t d = rank; d-- > 0 && ++idx[d] == plan.dims[d];) idx[d] = 0;
     }
   });
 }
@@ -263,6 +247,29 @@ void mirror_pad_grad_shape(ShapeContext& ctx) {
 
 }  // namespace
 
+MirrorPadPlan mirror_pad_plan(const KernelContext& ctx) {
+  const Tensor& x = input(ctx, 0);
+  const int64_t offset = mirror_offset(ctx.attrs());
+  const std::vector<Padding> pads = read_paddings(x, input(ctx, 1), 5, ", ");
+  const int rank = x.shape().rank();
+  MirrorPadPlan plan;
+  for (int d = 0; d < rank; ++d) {
+    const auto [b, a] = pads[static_cast<size_t>(d)];
+    check_mirror(b, a, x.shape().dim(d), offset, false);
+    plan.dims.push_back(b + x.shape().dim(d) + a);
+  }
+  if (rank == 0) return plan;
+  checked_elements("MirrorPad", plan.dims);
+  const std::vector<int64_t> in_strides = strides_of(x.shape().dims());
+  plan.source.resize(static_cast<size_t>(rank));
+  for (int d = 0; d < rank; ++d) {
+    const auto du = static_cast<size_t>(d);
+    for (int64_t p = 0; p < plan.dims[du]; ++p)
+      plan.source[du].push_back(mirror_source(p, pads[du].before, x.shape().dim(d), offset) * in_strides[du]);
+  }
+  return plan;
+}
+
 void register_pad_ops(OpRegistry& r) {
   const std::vector<DType> all = pod_string_dtypes();
   for (bool v2 : {false, true}) {
@@ -274,7 +281,6 @@ void register_pad_ops(OpRegistry& r) {
               .attr("Tpaddings: {int32, int64} = DT_INT32")
               .shape(pad_shape)
               .cpu(pad_kernel, all)
-              .no_gpu("no GPU kernel yet for PadV2; soft placement runs it on the CPU")
               .category("array")
               .doc(v2 ? "Pads with constant_values: paddings[d] = [before, after] for each dimension d."
                       : "Pads with zeros: paddings[d] = [before, after] for each dimension d."));
@@ -288,7 +294,6 @@ void register_pad_ops(OpRegistry& r) {
             .attr("mode: {'REFLECT', 'SYMMETRIC'}")
             .shape(pad_shape)
             .cpu(mirror_pad_kernel, pod_dtypes())
-            .no_gpu("no GPU kernel yet; soft placement runs it on the CPU")
             .category("array")
             .doc("Pads with a mirror of the input (REFLECT without the edge, SYMMETRIC with it)."));
   r.add(OpBuilder("MirrorPadGrad")

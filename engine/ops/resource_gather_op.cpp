@@ -6,9 +6,9 @@
 // indices; with batch_dims > 0 it checks them against the flattened batch
 // (TensorFlow adds each batch's offset first), so an index past its own
 // batch's rows can read the next batch's, as in TensorFlow.
-#include <cstring>
 #include <limits>
 
+#include "ops/gather_plan.h"
 #include "ops/resource_variable.h"
 #include "ops/training_kernel.h"
 #include "ops/variable_shapes.h"
@@ -52,8 +52,15 @@ void resource_gather_kernel(KernelContext& ctx) {
   check_num_inputs(ctx, 2);
   const ResourceHandle& h = handle_input(ctx, 0);
   const Tensor params = existing_value(h, ReadFailure::NotFound).to_host();
-  const Tensor& indices = input(ctx, 1);
-  const int64_t batch_dims = ctx.attrs().integer("batch_dims");
+  const GatherPlan plan = resource_gather_plan(ctx, params, input(ctx, 1), ctx.attrs().integer("batch_dims"));
+  Tensor& out = ctx.allocate_output(0, params.dtype(), Shape(plan.dims));
+  copy_gathered_rows(plan, params, out);
+}
+
+}  // namespace
+
+GatherPlan resource_gather_plan(const KernelContext& ctx, const Tensor& params, const Tensor& indices,
+                                int64_t batch_dims) {
   if (params.shape().rank() < 1) fail("params must be at least 1 dimensional");
   if (batch_dims < 0) fail("batch_dims is negative (" + std::to_string(batch_dims) + ")");
   if (params.shape().rank() < batch_dims)
@@ -77,20 +84,20 @@ void resource_gather_kernel(KernelContext& ctx) {
       fail("ResourceGather: indices.shape[" + std::to_string(d) + "] = " + std::to_string(is.dim(d)) +
            " does not match params.shape[" + std::to_string(d) + "] = " + std::to_string(ps.dim(d)));
 
-  std::vector<int64_t> dims(ps.dims().begin(), ps.dims().begin() + bd);
-  dims.insert(dims.end(), is.dims().begin() + bd, is.dims().end());
-  dims.insert(dims.end(), ps.dims().begin() + bd + 1, ps.dims().end());
-  checked_elements(ctx.node().op, dims);
+  GatherPlan plan;
+  plan.dims.assign(ps.dims().begin(), ps.dims().begin() + bd);
+  plan.dims.insert(plan.dims.end(), is.dims().begin() + bd, is.dims().end());
+  plan.dims.insert(plan.dims.end(), ps.dims().begin() + bd + 1, ps.dims().end());
+  checked_elements(ctx.node().op, plan.dims);
   if (params.dtype() != DType::String) check_copyable("ResourceGather", params.dtype());
-  Tensor& out = ctx.allocate_output(0, params.dtype(), Shape(dims));
   std::vector<int64_t> idx = read_ints("ResourceGather", "indices", indices);
   const int64_t n = static_cast<int64_t>(idx.size());
-  if (n == 0) return;
+  if (n == 0) return plan;
 
-  int64_t batch_size = 1, gather_dim = 1, inner = 1;
+  int64_t batch_size = 1, gather_dim = 1;
   for (int d = 0; d < bd; ++d) batch_size *= ps.dim(d);
   for (int d = 0; d <= bd; ++d) gather_dim *= ps.dim(d);
-  for (int d = bd + 1; d < ps.rank(); ++d) inner *= ps.dim(d);
+  for (int d = bd + 1; d < ps.rank(); ++d) plan.inner *= ps.dim(d);
   if (bd > 0) {  // AddBatchOffsets
     const int64_t per_batch = n / batch_size;
     for (int64_t i = 0; i < n; ++i) idx[static_cast<size_t>(i)] += ps.dim(bd) * (i / per_batch);
@@ -99,21 +106,9 @@ void resource_gather_kernel(KernelContext& ctx) {
     if (idx[static_cast<size_t>(i)] < 0 || idx[static_cast<size_t>(i)] >= gather_dim)
       fail("indices" + multi_index(is, i) + " = " + std::to_string(idx[static_cast<size_t>(i)]) + " is not in [0, " +
            std::to_string(ps.dim(0)) + ")");
-  if (params.dtype() == DType::String) {
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t k = 0; k < inner; ++k)
-        out.strings()[static_cast<size_t>(i * inner + k)] =
-            params.strings()[static_cast<size_t>(idx[static_cast<size_t>(i)] * inner + k)];
-    return;
-  }
-  const size_t row = static_cast<size_t>(inner) * dtype_size(params.dtype());
-  const auto* src = static_cast<const char*>(params.raw_data());
-  auto* dst = static_cast<char*>(out.raw_data());
-  for (int64_t i = 0; i < n; ++i)
-    if (row) std::memcpy(dst + static_cast<size_t>(i) * row, src + static_cast<size_t>(idx[static_cast<size_t>(i)]) * row, row);
+  if (plan.inner > 0) plan.source_rows = std::move(idx);
+  return plan;
 }
-
-}  // namespace
 
 void register_resource_gather_op(OpRegistry& r) {
   r.add(OpBuilder("ResourceGather")
@@ -126,7 +121,6 @@ void register_resource_gather_op(OpRegistry& r) {
             .attr("Tindices: {int32,int64}")
             .shape(resource_gather_shape)
             .cpu(resource_gather_kernel)
-            .no_gpu("a resource variable's value lives in host memory; soft placement runs it on the CPU")
             .category("state")
             .doc("Rows of a resource variable picked by indices (batch_dims as GatherV2)."));
 }

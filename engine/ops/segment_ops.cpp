@@ -12,6 +12,7 @@
 
 #include "ops/dtype_dispatch.h"
 #include "ops/element_sum.h"
+#include "ops/segment_args.h"
 
 namespace flowlens::ops {
 namespace {
@@ -88,33 +89,19 @@ bool starts_with(const Shape& s, const Shape& prefix) {
 template <bool kMax>
 void unsorted_segment_kernel(KernelContext& ctx) {
   const char* op = kMax ? "UnsortedSegmentMax" : "UnsortedSegmentSum";
-  check_num_inputs(ctx, 3);
-  const Tensor& data = input(ctx, 0);
-  const Tensor& ids = input(ctx, 1);
-  const Tensor& num = input(ctx, 2);
-  if (num.shape().rank() != 0) fail("num_segments should be a scalar, not shape " + shape_str(num.shape()));
-  if (!starts_with(data.shape(), ids.shape()))
-    fail("data.shape = " + shape_str(data.shape()) + " does not start with segment_ids.shape = " +
-         shape_str(ids.shape()));
-  const int64_t rows = read_scalar_int(op, "num_segments", num);
-  if (rows < 0) fail("Input num_segments == " + std::to_string(rows) + " must not be negative.");
-  const Shape out_shape = with_leading(rows, data.shape(), ids.shape().rank());
-  checked_elements(op, out_shape.dims());
-  const std::vector<int64_t> segment = read_ints(op, "segment_ids", ids);
-  const int64_t width = product(data.shape().dims(), ids.shape().rank(), data.shape().rank());
-  Tensor& out = ctx.allocate_output(0, data.dtype(), out_shape);
+  const UnsortedSegmentArgs args = unsorted_segment_args(ctx);
+  const Tensor& data = ctx.input(0);
+  const int64_t width = args.width;
+  Tensor& out = ctx.allocate_output(0, data.dtype(), args.out_shape);
   dispatch<RealTypes>(data.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     T* o = out.data<T>();
     std::fill(o, o + out.num_elements(), kMax ? std::numeric_limits<T>::lowest() : T(0));
     if (data.num_elements() == 0) return;
     const T* in = data.data<T>();
-    for (size_t i = 0; i < segment.size(); ++i) {
-      const int64_t j = segment[i];
+    for (size_t i = 0; i < args.segment_ids.size(); ++i) {
+      const int64_t j = args.segment_ids[i];
       if (j < 0) continue;
-      if (j >= rows)
-        fail("segment_ids" + slice_debug_string(ids.shape(), static_cast<int64_t>(i)) + " = " + std::to_string(j) +
-             " is out of range [0, " + std::to_string(rows) + ")");
       const T* src = in + static_cast<int64_t>(i) * width;
       T* dst = o + j * width;
       for (int64_t k = 0; k < width; ++k) {
@@ -286,6 +273,33 @@ void sparse_segment_mean_grad_kernel(KernelContext& ctx) {
 
 }  // namespace
 
+UnsortedSegmentArgs unsorted_segment_args(const KernelContext& ctx) {
+  const char* op = ctx.node().op.c_str();
+  check_num_inputs(ctx, 3);
+  const Tensor& data = input(ctx, 0);
+  const Tensor& ids = input(ctx, 1);
+  const Tensor& num = input(ctx, 2);
+  if (num.shape().rank() != 0) fail("num_segments should be a scalar, not shape " + shape_str(num.shape()));
+  if (!starts_with(data.shape(), ids.shape()))
+    fail("data.shape = " + shape_str(data.shape()) + " does not start with segment_ids.shape = " +
+         shape_str(ids.shape()));
+  UnsortedSegmentArgs args;
+  args.segments = read_scalar_int(op, "num_segments", num);
+  if (args.segments < 0) fail("Input num_segments == " + std::to_string(args.segments) + " must not be negative.");
+  args.out_shape = with_leading(args.segments, data.shape(), ids.shape().rank());
+  checked_elements(op, args.out_shape.dims());
+  args.segment_ids = read_ints(op, "segment_ids", ids);
+  args.width = product(data.shape().dims(), ids.shape().rank(), data.shape().rank());
+  if (data.num_elements() == 0) return args;  // nothing is read, so no id is checked (TensorFlow's order)
+  for (size_t i = 0; i < args.segment_ids.size(); ++i) {
+    const int64_t j = args.segment_ids[i];
+    if (j >= args.segments)
+      fail("segment_ids" + slice_debug_string(ids.shape(), static_cast<int64_t>(i)) + " = " + std::to_string(j) +
+           " is out of range [0, " + std::to_string(args.segments) + ")");
+  }
+  return args;
+}
+
 void register_segment_ops(OpRegistry& r) {
   for (bool max : {false, true})
     r.add(OpBuilder(max ? "UnsortedSegmentMax" : "UnsortedSegmentSum")
@@ -298,7 +312,7 @@ void register_segment_ops(OpRegistry& r) {
               .attr("Tnumsegments: {int32,int64} = DT_INT32")
               .shape(unsorted_segment_shape)
               .cpu(max ? unsorted_segment_kernel<true> : unsorted_segment_kernel<false>, dtypes_of<RealTypes>())
-              .no_gpu(kNoGpu)
+              .no_gpu(max ? kNoGpu : "")  // UnsortedSegmentSum: engine/cuda/gpu_index_kernels.cpp
               .category("math")
               .doc(max ? "Per-segment max of data's rows by segment id (any order; negative ids dropped)."
                        : "Per-segment sum of data's rows by segment id (any order; negative ids dropped)."));

@@ -4,6 +4,8 @@
 // the reason) on machines without a GPU; built only with CUDA.
 #include <QtTest/QtTest>
 
+#include <map>
+
 #include "cuda/logical_gpu.h"
 #include "gpu_parity_util.h"
 #include "io/graph_io.h"
@@ -55,6 +57,39 @@ Graph training_graph(const std::string& device, const std::string& kind, bool re
   if (kind == "momentum") opt.kind = OptimizerOptions::Kind::Momentum;
   if (kind == "adam") opt.kind = OptimizerOptions::Kind::Adam;
   add_optimizer(g, {{"w", grads[0]}}, opt, "train");
+  for (Node& n : g.mutable_nodes())
+    if (n.device.empty()) n.device = device;
+  return g;
+}
+
+// An embedding table `emb` [10, 4] (a resource variable) looked up by ids
+// with repeats, loss = sum of the rows squared. With `train`, SGD through
+// the lookup's gradient (UnsortedSegmentSum of the rows' gradients); the
+// lookup is GatherV2 of the read value, or ResourceGather of the handle.
+Graph embedding_graph(const std::string& device, bool resource_gather) {
+  Graph g;
+  GraphBuilder b(g, "", device);
+  const AttrValue f(DType::Float);
+  b.add("VarHandleOp", "emb", {},
+        {{"dtype", f}, {"shape", AttrValue(Shape{10, 4})}, {"shared_name", AttrValue(std::string("emb"))}});
+  b.add("AssignVariableOp", "emb/Assign", {"emb", b.constant("emb_init", random_floats(Shape{10, 4}, 70))},
+        {{"dtype", f}});
+  const std::string read = b.add("ReadVariableOp", "emb/read", {"emb"}, {{"dtype", f}});
+  const std::string ids = b.constant("ids", Tensor::from_vector<int32_t>(Shape{2, 3}, {1, 4, 1, 9, 0, 4}));
+  const std::string rows =
+      resource_gather
+          ? b.add("ResourceGather", "lookup", {"emb", ids}, {{"dtype", f}, {"Tindices", AttrValue(DType::Int32)}})
+          : b.add("GatherV2", "lookup", {read, ids, b.int32_vector("axis", {0})},
+                  {{"Tparams", f}, {"Tindices", AttrValue(DType::Int32)}, {"Taxis", AttrValue(DType::Int32)}});
+  b.add("Sum", "loss", {b.unary("Square", rows, DType::Float), b.int32_vector("axes", {0, 1, 2})},
+        T_with({{"Tidx", AttrValue(DType::Int32)}}));
+  if (!resource_gather) {
+    const std::vector<std::string> grads =
+        add_gradients(g, {"loss"}, {read}, OpRegistry::global(), GradientOptions{"gradients", {}, device, false});
+    OptimizerOptions opt;
+    opt.learning_rate = 0.05f;
+    add_optimizer(g, {{"emb", grads[0]}}, opt, "train");
+  }
   for (Node& n : g.mutable_nodes())
     if (n.device.empty()) n.device = device;
   return g;
@@ -208,6 +243,35 @@ class TestGpuParity : public QObject {
       QCOMPARE(gpu_apply, std::string("/gpu:0"));
       const double diff = max_relative_diff(gpu, cpu);
       QVERIFY2(diff < 1e-4, (std::string(kind) + ": max relative difference " + std::to_string(diff)).c_str());
+    }
+  }
+
+  // Embedding lookups on the GPU: GatherV2 forward and UnsortedSegmentSum
+  // (its gradient, repeated ids summing their rows) train the table as the
+  // CPU does; ResourceGather reads rows of the device-resident table.
+  void embeddings_train_on_the_gpu() {
+    auto run = [](bool gpu, bool resource_gather, std::map<std::string, std::string>* placed) {
+      SessionOptions options;  // soft placement: the gradient's shape math may take the CPU
+      options.use_gpus = gpu;
+      Session s(embedding_graph(gpu ? "/gpu:0" : "/cpu:0", resource_gather), options);
+      s.run({}, {}, variable_initializers(s.graph()));
+      if (!resource_gather)
+        for (int i = 0; i < 4; ++i) s.run({}, {}, {"train"});
+      for (const Node& n : s.graph().nodes()) (*placed)[n.op] = s.device_of(n.name);
+      return s.run({}, {resource_gather ? "lookup" : "emb/read"})[0];
+    };
+    for (bool resource_gather : {false, true}) {
+      std::map<std::string, std::string> cpu_placed, gpu_placed;
+      const Tensor cpu = run(false, resource_gather, &cpu_placed);
+      const Tensor gpu = run(true, resource_gather, &gpu_placed);
+      if (resource_gather) {
+        QCOMPARE(gpu_placed["ResourceGather"], std::string("/gpu:0"));
+      } else {
+        QCOMPARE(gpu_placed["GatherV2"], std::string("/gpu:0"));
+        QCOMPARE(gpu_placed["UnsortedSegmentSum"], std::string("/gpu:0"));
+      }
+      const double diff = max_relative_diff(gpu, cpu);
+      QVERIFY2(diff < 1e-5, ("max relative difference " + std::to_string(diff)).c_str());
     }
   }
 

@@ -52,6 +52,8 @@ inline void add_array_cases(OpCases& c) {
   c.add({"Gather", {{"Tparams", bf}, {"Tindices", i32}}, {gen(bf, {5, 3}), I32({2, 2}, {4, 0, 2, 2})}});
   c.add({"GatherV2", {{"Tparams", f}, {"Tindices", i64}, {"Taxis", i32}},
          {gen(f, {2, 3, 4}), I64({2}, {2, 0}), I32({}, {1})}});
+  c.add({"GatherV2", {{"Tparams", f}, {"Tindices", i32}, {"Taxis", i32}, {"batch_dims", 1}},
+         {gen(f, {2, 3, 4}), I32({2, 2}, {3, 0, 1, 1}), I32({}, {2})}});  // rows per batch and outer index
   c.add({"GatherV2", {{"Tparams", i16}, {"Tindices", i32}, {"Taxis", i64}, {"batch_dims", 1}},
          {gen(i16, {2, 3, 4}), I32({2, 2}, {0, 2, 1, 1}), I64({}, {-2})}});
   c.add({"GatherV2", {{"Tparams", DType::String}, {"Tindices", i32}, {"Taxis", i32}}, {words, I32({1}, {1}), I32({}, {0})}});
@@ -66,7 +68,10 @@ inline void add_array_cases(OpCases& c) {
   c.add({"Pad", {{"T", h}}, {gen(h, {2, 3}), I32({2, 2}, {1, 0, 2, 1})}});
   c.add({"Pad", {{"T", DType::String}, {"Tpaddings", i64}}, {words, I64({2, 2}, {0, 1, 1, 0})}});
   c.add({"PadV2", {{"T", i16}}, {gen(i16, {2, 2}), I32({2, 2}, {1, 1, 0, 2}), T(i16, {}, {7})}});
+  c.add({"PadV2", {{"T", f}}, {gen(f, {2, 3}), I32({2, 2}, {0, 1, 2, 1}), F({}, {-1.5f})}});
   c.add({"MirrorPad", {{"T", f}, {"mode", "REFLECT"}}, {gen(f, {3, 4}), I32({2, 2}, {1, 1, 2, 0})}});
+  c.add({"MirrorPad", {{"T", f}, {"mode", "SYMMETRIC"}},  // an image's rows and columns; channels unpadded
+         {gen(f, {1, 3, 4, 2}), I32({4, 2}, {0, 0, 2, 1, 1, 3, 0, 0})}});
   c.add({"MirrorPad", {{"T", DType::Bool}, {"mode", "SYMMETRIC"}, {"Tpaddings", i64}},
          {gen(DType::Bool, {2, 2}, 0, 1), I64({2, 2}, {2, 0, 1, 2})}});
   c.add({"MirrorPadGrad", {{"T", f}, {"mode", "REFLECT"}}, {gen(f, {5, 6}), I32({2, 2}, {1, 1, 2, 0})}});

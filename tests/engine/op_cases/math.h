@@ -2,6 +2,8 @@
 // Registry-walk cases for the element-wise math family: every op, on the
 // 16-bit floats and integer types where TensorFlow's CPU kernels take them,
 // with broadcasting both ways.
+#include <cmath>
+
 #include "engine/op_cases/op_case.h"
 
 namespace flowlens::testing {
@@ -76,6 +78,8 @@ inline void add_math_cases(OpCases& c) {
     both_ways(op, DType::Bool, 0, 1, 0, 1);
     both_ways(op, bf, -1, 1, -1, 1);
     c.add({op, {{"T", AttrValue(f)}, {"incompatible_shape_error", AttrValue(false)}}, {gen(f, {2, 3}), gen(f, {4})}});
+    // Equal values and NaN (unequal to itself), broadcast.
+    c.add({op, t(f), {F({2, 3}, {1, NAN, -0.f, 2, 3, NAN}), F({3}, {1, NAN, 0})}});
   }
   for (const char* op : {"LogicalAnd", "LogicalOr"})
     c.add({op, {}, {gen(DType::Bool, {2, 3}, 0, 1), gen(DType::Bool, {3}, 0, 1, 2)}});
@@ -87,7 +91,11 @@ inline void add_math_cases(OpCases& c) {
   c.add({"Select", t(h), {gen(DType::Bool, {4}, 0, 1), gen(h, {4}), gen(h, {4}, -1, 1, 2)}});
   c.add({"SelectV2", t(bf), {gen(DType::Bool, {2, 1}, 0, 1), gen(bf, {3}), gen(bf, {}, -1, 1, 2)}});
   c.add({"SelectV2", t(DType::Bool), {gen(DType::Bool, {3}, 0, 1), gen(DType::Bool, {2, 3}, 0, 1, 2), gen(DType::Bool, {2, 1}, 0, 1, 3)}});
+  c.add({"Select", t(f), {gen(DType::Bool, {3}, 0, 1), gen(f, {3, 2, 2}), gen(f, {3, 2, 2}, -1, 1, 2)}});  // rows
+  c.add({"Select", t(f), {gen(DType::Bool, {2, 3}, 0, 1, 4), gen(f, {2, 3}), gen(f, {2, 3}, -1, 1, 2)}});
+  c.add({"SelectV2", t(f), {gen(DType::Bool, {2, 1, 3}, 0, 1), gen(f, {4, 1}), gen(f, {}, -1, 1, 2)}});
   c.add({"ClipByValue", t(f), {gen(f, {2, 3}), F({}, {-0.5f}), F({}, {0.5f})}});
+  c.add({"ClipByValue", t(f), {F({4}, {NAN, -3, 0.25f, 9}), gen(f, {4}, -1, 0, 2), F({}, {1})}});
   c.add({"ClipByValue", t(DType::Int16), {gen(DType::Int16, {4}, -9, 9), gen(DType::Int16, {4}, -9, 0, 2), T(DType::Int16, {}, {3})}});
   c.add({"ClipByValue", t(h), {gen(h, {2, 2}), gen(h, {2, 2}, -1, 0, 2), gen(h, {}, 0, 1, 3)}});
 

@@ -3,6 +3,8 @@
 // scans, sequences, Where, InvertPermutation, Tile, BroadcastTo,
 // DynamicStitch, L2Loss and MatMul, on float32, the 16-bit floats and
 // integer types.
+#include <cmath>
+
 #include "engine/op_cases/op_case.h"
 
 namespace flowlens::testing {
@@ -25,6 +27,12 @@ inline void add_reduce_cases(OpCases& c) {
   for (DType t : {f, h, bf, DType::Double}) c.add({"L2Loss", {{"T", t}}, {gen(t, {2, 3})}});
   for (const char* op : {"ArgMax", "ArgMin"}) {
     c.add({op, {{"T", f}}, {gen(f, {2, 3, 4}), I32({}, {1})}});
+    // Ties (first index wins), NaN (never wins), and a slice no value of
+    // which beats the scan's start (-inf for ArgMax, +inf for ArgMin: 0).
+    c.add({op, {{"T", f}, {"output_type", DType::Int32}},
+           {F({3, 4}, {1, 3, NAN, 3, -INFINITY, -INFINITY, -INFINITY, -INFINITY, INFINITY, INFINITY, NAN, -2}),
+            I32({}, {-1})}});
+    c.add({op, {{"T", f}}, {gen(f, {2, 1500}, -3, 3, 5), I64({}, {1})}});  // long rows: a block per output
     c.add({op, {{"T", h}, {"output_type", DType::Int32}}, {gen(h, {5}), I64({}, {-1})}});
     c.add({op, {{"T", DType::Int16}}, {gen(DType::Int16, {3, 2}, -5, 5), I32({}, {0})}});
   }
