@@ -25,6 +25,21 @@ void check_launch(const KernelContext& ctx) {
                 cudaGetErrorString(status) + ")");
 }
 
+bool float_kind(DType t, FloatKind& kind) {
+  switch (t) {
+    case DType::Float: kind = FloatKind::F32; return true;
+    case DType::Half: kind = FloatKind::F16; return true;
+    case DType::BFloat16: kind = FloatKind::BF16; return true;
+    default: return false;
+  }
+}
+
+FloatKind kind_of(const KernelContext& ctx, const Tensor& t) {
+  FloatKind kind;
+  if (!float_kind(t.dtype(), kind)) ops::unsupported_dtype(ctx.node().op.c_str(), t.dtype());
+  return kind;
+}
+
 namespace {
 
 bool type_attr_is(const Node& n, bool (*accept)(DType), bool* any) {

@@ -39,6 +39,12 @@ class DeviceBuffer {
 // for this GPU); asynchronous faults surface at the next synchronization.
 void check_launch(const KernelContext& ctx);
 
+// The FloatKind of a dtype that elementwise.cu and reduce.cu store:
+// float32, float16 or bfloat16 (false for any other).
+bool float_kind(DType t, FloatKind& kind);
+// The tensor's FloatKind; an unsupported-dtype error naming the op otherwise.
+FloatKind kind_of(const KernelContext& ctx, const Tensor& t);
+
 inline const float* f32(const Tensor& t) { return t.device_data<float>(); }
 inline float* f32(Tensor& t) { return t.device_data<float>(); }
 

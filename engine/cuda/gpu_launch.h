@@ -79,7 +79,9 @@ struct ReduceGeometry {
   int64_t reduce_count = 1;  // product of reduced sizes
 };
 
-void launch_reduce(cudaStream_t stream, ReduceOp op, const float* in, float* out, const ReduceGeometry& g);
+// in and out of `kind`.
+void launch_reduce(cudaStream_t stream, FloatKind kind, ReduceOp op, const void* in, void* out,
+                   const ReduceGeometry& g);
 
 // ---- softmax.cu ----------------------------------------------------------------
 void launch_softmax(cudaStream_t stream, const float* logits, float* out, int64_t rows, int64_t cols);

@@ -15,22 +15,6 @@ using ops::fail;
 using ops::input;
 using ops::shape_str;
 
-// The floating types that live in device memory.
-bool float_kind(DType t, FloatKind& kind) {
-  switch (t) {
-    case DType::Float: kind = FloatKind::F32; return true;
-    case DType::Half: kind = FloatKind::F16; return true;
-    case DType::BFloat16: kind = FloatKind::BF16; return true;
-    default: return false;
-  }
-}
-
-FloatKind kind_of(const KernelContext& ctx, const Tensor& t) {
-  FloatKind kind;
-  if (!float_kind(t.dtype(), kind)) ops::unsupported_dtype(ctx.node().op.c_str(), t.dtype());
-  return kind;
-}
-
 template <UnaryOp Op>
 void unary_kernel(KernelContext& ctx) {
   if (ran_on_host(ctx)) return;

@@ -1,4 +1,5 @@
-// GPU kernels of Sum, Mean, Max, Min, Prod, BiasAddGrad, ArgMax and ArgMin.
+// GPU kernels of Sum, Mean, Max, Min, Prod and BiasAddGrad (float32,
+// float16 and bfloat16), ArgMax and ArgMin (float32).
 // The host side parses the axes (host memory, int32/int64) exactly as
 // reduction_ops.cpp does and describes the input as kept/reduced groups for
 // reduce.cu; ArgMax/ArgMin take ops/arg_reduce_args.h's checks and
@@ -40,7 +41,7 @@ void reduce_kernel(KernelContext& ctx) {
   const Tensor& x = input(ctx, 0);
   const Tensor& axes = input(ctx, 1);
   const char* op = ctx.node().op.c_str();
-  if (x.dtype() != DType::Float) ops::unsupported_dtype(op, x.dtype());
+  const FloatKind kind = kind_of(ctx, x);
   const int rank = x.shape().rank();
   if (rank > 64) fail(std::string(op) + ": rank above 64 is not supported");
   if (axes.shape().rank() > 1)
@@ -70,7 +71,7 @@ void reduce_kernel(KernelContext& ctx) {
   GpuLaunch gpu(ctx);
   Tensor& out = ctx.allocate_output(0, x.dtype(), Shape(std::move(dims)));
   if (g.groups == 0) g.out_count = out.num_elements();  // all dims size 1
-  launch_reduce(gpu.stream, Op, f32(x), f32(out), g);
+  launch_reduce(gpu.stream, kind, Op, x.device_data(), out.device_data(), g);
   check_launch(ctx);
 }
 
@@ -78,7 +79,7 @@ void bias_add_grad_kernel(KernelContext& ctx) {
   ops::check_num_inputs(ctx, 1);
   const Tensor& g = input(ctx, 0);
   if (g.shape().rank() < 2) fail("BiasAddGrad: input must be at least 2D: " + shape_str(g.shape()));
-  if (g.dtype() != DType::Float) ops::unsupported_dtype("BiasAddGrad", g.dtype());
+  const FloatKind kind = kind_of(ctx, g);
   const int64_t c = g.shape().dim(g.shape().rank() - 1);
   GpuLaunch gpu(ctx);
   Tensor& out = ctx.allocate_output(0, g.dtype(), Shape{c});
@@ -91,7 +92,7 @@ void bias_add_grad_kernel(KernelContext& ctx) {
   geo.reduced[1] = false;
   geo.reduce_count = geo.sizes[0];
   geo.out_count = c;
-  launch_reduce(gpu.stream, ReduceOp::Sum, f32(g), f32(out), geo);
+  launch_reduce(gpu.stream, kind, ReduceOp::Sum, g.device_data(), out.device_data(), geo);
   check_launch(ctx);
 }
 
@@ -123,12 +124,12 @@ void arg_reduce_kernel(KernelContext& ctx) {
 }  // namespace
 
 void register_gpu_reduction_kernels(OpRegistry& r) {
-  add_gpu_kernel(r, "Sum", reduce_kernel<ReduceOp::Sum>, is_float_or_host_memory_node);
-  add_gpu_kernel(r, "Mean", reduce_kernel<ReduceOp::Mean>, is_float_or_host_memory_node);
-  add_gpu_kernel(r, "Max", reduce_kernel<ReduceOp::Max>, is_float_or_host_memory_node);
-  add_gpu_kernel(r, "Min", reduce_kernel<ReduceOp::Min>, is_float_or_host_memory_node);
-  add_gpu_kernel(r, "Prod", reduce_kernel<ReduceOp::Prod>, is_float_or_host_memory_node);
-  add_gpu_kernel(r, "BiasAddGrad", bias_add_grad_kernel, is_float_nhwc_node);
+  add_gpu_kernel(r, "Sum", reduce_kernel<ReduceOp::Sum>, is_floating_or_host_memory_node);
+  add_gpu_kernel(r, "Mean", reduce_kernel<ReduceOp::Mean>, is_floating_or_host_memory_node);
+  add_gpu_kernel(r, "Max", reduce_kernel<ReduceOp::Max>, is_floating_or_host_memory_node);
+  add_gpu_kernel(r, "Min", reduce_kernel<ReduceOp::Min>, is_floating_or_host_memory_node);
+  add_gpu_kernel(r, "Prod", reduce_kernel<ReduceOp::Prod>, is_floating_or_host_memory_node);
+  add_gpu_kernel(r, "BiasAddGrad", bias_add_grad_kernel, is_floating_nhwc_node);
   const char* arg = "float32 input (the indices are copied to host memory, where integers live), "
                     "or int32/int64 in host memory";
   add_gpu_kernel(r, "ArgMax", arg_reduce_kernel<true>, is_float_or_host_memory_node, arg);

@@ -5,10 +5,12 @@
 //    per output, neighbouring threads read neighbouring addresses;
 //  - innermost group reduced (row sums, a loss mean): one block per output,
 //    threads stride the contiguous run and combine in shared memory.
-// Float sums accumulate in double, as the CPU reference does.
+// Sums accumulate in double (the CPU's accumulator for float32; its float
+// one for the 16-bit types rounds no differently at the end), loading
+// float32, float16 or bfloat16 storage and rounding once to it.
 #include <cfloat>
 
-#include "cuda/gpu_launch.h"
+#include "cuda/float_kind.cuh"
 
 namespace flowlens::cuda {
 namespace {
@@ -63,36 +65,40 @@ __device__ double identity(ReduceOp op) {
   return 0.0;
 }
 
-__global__ void reduce_per_thread(ReduceOp op, const float* in, float* out, Strides s, int64_t out_count,
+template <typename S>
+__global__ void reduce_per_thread(ReduceOp op, const S* in, S* out, Strides s, int64_t out_count,
                                   int64_t reduce_count) {
   for (int64_t o = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; o < out_count;
        o += int64_t(blockDim.x) * gridDim.x) {
     double acc = identity(op);
-    for (int64_t r = 0; r < reduce_count; ++r) acc = combine(op, acc, in[input_offset(s, o, r)]);
-    out[o] = finish(op, acc, reduce_count);
+    for (int64_t r = 0; r < reduce_count; ++r) acc = combine(op, acc, to_float(in[input_offset(s, o, r)]));
+    out[o] = from_float<S>(finish(op, acc, reduce_count));
   }
 }
 
-__global__ void reduce_per_block(ReduceOp op, const float* in, float* out, Strides s, int64_t out_count,
+template <typename S>
+__global__ void reduce_per_block(ReduceOp op, const S* in, S* out, Strides s, int64_t out_count,
                                  int64_t reduce_count) {
   __shared__ double partial[kThreads];
   for (int64_t o = blockIdx.x; o < out_count; o += gridDim.x) {
     double acc = identity(op);
-    for (int64_t r = threadIdx.x; r < reduce_count; r += blockDim.x) acc = combine(op, acc, in[input_offset(s, o, r)]);
+    for (int64_t r = threadIdx.x; r < reduce_count; r += blockDim.x)
+      acc = combine(op, acc, to_float(in[input_offset(s, o, r)]));
     partial[threadIdx.x] = acc;
     __syncthreads();
     for (int step = blockDim.x / 2; step > 0; step /= 2) {
       if (threadIdx.x < step) partial[threadIdx.x] = combine(op, partial[threadIdx.x], partial[threadIdx.x + step]);
       __syncthreads();
     }
-    if (threadIdx.x == 0) out[o] = finish(op, partial[0], reduce_count);
+    if (threadIdx.x == 0) out[o] = from_float<S>(finish(op, partial[0], reduce_count));
     __syncthreads();
   }
 }
 
 }  // namespace
 
-void launch_reduce(cudaStream_t stream, ReduceOp op, const float* in, float* out, const ReduceGeometry& g) {
+void launch_reduce(cudaStream_t stream, FloatKind kind, ReduceOp op, const void* in, void* out,
+                   const ReduceGeometry& g) {
   if (g.out_count <= 0) return;
   Strides s{};
   s.groups = g.groups;
@@ -104,14 +110,19 @@ void launch_reduce(cudaStream_t stream, ReduceOp op, const float* in, float* out
     stride *= g.sizes[k];
   }
   const bool inner_reduced = g.groups > 0 && g.reduced[g.groups - 1];
-  if (inner_reduced && g.reduce_count >= 64) {
-    const int64_t blocks = g.out_count < 65535 * 8 ? g.out_count : 65535 * 8;
-    reduce_per_block<<<static_cast<int>(blocks), kThreads, 0, stream>>>(op, in, out, s, g.out_count, g.reduce_count);
-  } else {
-    int64_t blocks = (g.out_count + kThreads - 1) / kThreads;
-    if (blocks > 65535 * 8) blocks = 65535 * 8;
-    reduce_per_thread<<<static_cast<int>(blocks), kThreads, 0, stream>>>(op, in, out, s, g.out_count, g.reduce_count);
-  }
+  with_storage(kind, [&](auto storage) {
+    using S = decltype(storage);
+    const S* x = static_cast<const S*>(in);
+    S* y = static_cast<S*>(out);
+    if (inner_reduced && g.reduce_count >= 64) {
+      const int64_t blocks = g.out_count < 65535 * 8 ? g.out_count : 65535 * 8;
+      reduce_per_block<<<static_cast<int>(blocks), kThreads, 0, stream>>>(op, x, y, s, g.out_count, g.reduce_count);
+    } else {
+      int64_t blocks = (g.out_count + kThreads - 1) / kThreads;
+      if (blocks > 65535 * 8) blocks = 65535 * 8;
+      reduce_per_thread<<<static_cast<int>(blocks), kThreads, 0, stream>>>(op, x, y, s, g.out_count, g.reduce_count);
+    }
+  });
 }
 
 }  // namespace flowlens::cuda

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "graph/edge_index.h"
+#include "graph/subgraph.h"
 
 namespace flowlens::dist {
 namespace {
@@ -92,11 +93,7 @@ Graph feedable_partition(const Graph& partition) {
   for (const Node& n : partition.nodes())
     if (n.op == "_Recv") recvs.insert(n.name);
   Graph out;
-  out.versions = partition.versions;
-  out.source_path = partition.source_path;
-  out.legacy_version = partition.legacy_version;
-  out.library_bytes = partition.library_bytes;
-  out.function_names = partition.function_names;
+  copy_graph_metadata(partition, out);
   for (const Node& n : partition.nodes()) {
     if (n.op == "_Send") continue;
     if (n.op != "_Recv") {

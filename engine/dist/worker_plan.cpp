@@ -8,6 +8,7 @@
 #include "dist/partition_exchange.h"
 #include "graph/device_spec.h"
 #include "graph/edge_index.h"
+#include "graph/subgraph.h"
 #include "io/graph_io.h"
 #include "ops/op_registry.h"
 #include "transform/partition.h"
@@ -66,36 +67,17 @@ void colocate_with_state(Graph& graph, const OpRegistry& registry) {
 
 // The nodes `roots` need (data and control inputs, transitively), in graph order.
 Graph keep_ancestors(const Graph& graph, const std::vector<std::string>& roots) {
-  std::vector<bool> keep(graph.size(), false);
-  std::deque<int> queue;
+  std::vector<int> start;
   for (const std::string& r : roots) {
     const auto id = TensorIdView::parse(r);
     const std::string name(id ? id->node : std::string_view(r));
     const int i = graph.index_of(name);
     if (i < 0) throw Error("no node '" + name + "' in the training graph");
-    if (!keep[static_cast<std::size_t>(i)]) {
-      keep[static_cast<std::size_t>(i)] = true;
-      queue.push_back(i);
-    }
+    start.push_back(i);
   }
-  while (!queue.empty()) {
-    const int n = queue.front();
-    queue.pop_front();
-    for (const InputEdge& e : graph.edges().inputs(n))
-      if (e.resolved() && !keep[static_cast<std::size_t>(e.producer)]) {
-        keep[static_cast<std::size_t>(e.producer)] = true;
-        queue.push_back(e.producer);
-      }
-  }
-  Graph out;
-  out.versions = graph.versions;
-  out.legacy_version = graph.legacy_version;
-  out.library_bytes = graph.library_bytes;
-  out.function_names = graph.function_names;
-  out.source_path = graph.source_path;
-  for (std::size_t i = 0; i < graph.size(); ++i)
-    if (keep[i]) out.add_node(graph.nodes()[i]);
-  return out;
+  std::vector<char> keep;
+  mark_ancestors(graph, std::move(start), keep);
+  return subgraph_of(graph, keep);
 }
 
 std::vector<std::string> default_targets(const Graph& graph) {

@@ -1,5 +1,7 @@
 #include "exec/executor.h"
 
+#include "exec/device_outputs.h"
+
 #include "common/error.h"
 
 #include <chrono>
@@ -151,39 +153,6 @@ std::string missing_value_message(const ExecutionPlan& plan, int slot) {
              std::to_string(slot - p.first_slot);
     }
   return "no value";
-}
-
-// A Const on a device with its own memory whose upload an earlier run kept:
-// its outputs, without running the kernel.
-bool reuse_device_constant(const PlanNode& pn, std::span<Tensor> outputs) {
-  if (!pn.device_constant) return false;
-  std::lock_guard<std::mutex> lock(pn.device_constant->mu);
-  const std::vector<Tensor>& kept = pn.device_constant->outputs;
-  if (kept.size() != outputs.size()) return false;
-  std::copy(kept.begin(), kept.end(), outputs.begin());
-  return true;
-}
-
-// Memory-agnostic kernels shared with the CPU (Const, a Variable restored on
-// the host) may leave a float output on the host; on a device, outputs live
-// in its memory like TensorFlow's, so consumers never re-copy them. What
-// will not change is uploaded once: a Const's outputs are kept by the plan,
-// and a variable holding a host value (a restore, a host-side assign) is
-// given the device copy, so later steps read it in place.
-void adopt_outputs(const PlanNode& pn, Device& device, std::span<Tensor> outputs) {
-  for (Tensor& t : outputs) {
-    if (!t.valid() || !t.on_host() || !lives_in_device_memory(t.dtype())) continue;
-    const void* host_data = t.device_data();
-    t = device.accept_input(t);
-    if (Variable* v = pn.own_variable) {
-      std::lock_guard<std::mutex> lock(v->mu);
-      if (v->value.valid() && v->value.on_host() && v->value.device_data() == host_data) v->value = t;
-    }
-  }
-  if (pn.device_constant) {
-    std::lock_guard<std::mutex> lock(pn.device_constant->mu);
-    pn.device_constant->outputs.assign(outputs.begin(), outputs.end());
-  }
 }
 
 // Runs one node's kernel: inputs gathered from `source` (values, and which

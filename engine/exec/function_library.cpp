@@ -5,6 +5,7 @@
 #include <set>
 
 #include "analysis/validate.h"
+#include "exec/device_outputs.h"
 #include "io/function_library.h"
 
 namespace flowlens {
@@ -465,10 +466,12 @@ std::vector<Tensor> FunctionCallFrame::run_body(const FunctionInstance& inst, co
         for (auto* o : observers_) o->on_node_start(run_id_, ev);
         start = now_ns();
       }
-      pn.kernel(ctx);
-      if (device.memory())
-        for (Tensor& t : outputs)
-          if (t.valid() && t.on_host() && lives_in_device_memory(t.dtype())) t = device.accept_input(t);
+      // As in the executor: a body's Const on a device is uploaded once per
+      // instance, not once per call.
+      if (!reuse_device_constant(pn, outputs)) {
+        pn.kernel(ctx);
+        if (device.memory()) adopt_outputs(pn, device, outputs);
+      }
       if (observed && device.memory()) device.synchronize();
     } catch (const std::exception& e) {
       failure = at + e.what();

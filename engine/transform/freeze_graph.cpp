@@ -3,6 +3,7 @@
 #include <deque>
 
 #include "graph/edge_index.h"
+#include "graph/subgraph.h"
 #include "ops/kernel_context.h"
 
 namespace flowlens {
@@ -44,10 +45,7 @@ FrozenGraph freeze_graph(const Graph& graph, const std::vector<std::string>& out
     }
   }
   FrozenGraph result;
-  result.graph.versions = graph.versions;
-  result.graph.legacy_version = graph.legacy_version;
-  result.graph.library_bytes = graph.library_bytes;
-  result.graph.function_names = graph.function_names;
+  copy_graph_metadata(graph, result.graph);
   for (std::size_t k = 0; k < graph.size(); ++k) {
     if (!keep[k]) continue;
     Node node = graph.nodes()[k];

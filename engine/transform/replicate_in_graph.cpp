@@ -17,6 +17,7 @@
 #include "graph/control_flow_frames.h"
 #include "graph/device_spec.h"
 #include "graph/edge_index.h"
+#include "graph/subgraph.h"
 #include "ops/op_registry.h"
 #include "transform/gradients.h"
 
@@ -408,11 +409,7 @@ class Replicator {
   }
 
   void emit_graph() {
-    out_.versions = in_.versions;
-    out_.legacy_version = in_.legacy_version;
-    out_.library_bytes = in_.library_bytes;
-    out_.function_names = in_.function_names;
-    out_.source_path = in_.source_path;
+    copy_graph_metadata(in_, out_);
     for (int i = 0; i < static_cast<int>(count()); ++i) {
       if (old_training_[i]) continue;
       if (!in_subgraph_[i]) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/backend_parity.h"
 #include "exec/session.h"
 #include "graph/variable_initializers.h"
 #include "transform/graph_builder.h"
@@ -70,29 +71,6 @@ inline Graph single_op_graph(const std::string& device, const std::string& op, c
   return g;
 }
 
-// Largest |a - b| / max(1, |b|) over all elements, or +inf on a shape or
-// dtype mismatch.
-inline double max_relative_diff(const Tensor& gpu, const Tensor& cpu) {
-  if (gpu.dtype() != cpu.dtype() || !(gpu.shape() == cpu.shape())) return INFINITY;
-  double worst = 0;
-  const int64_t n = cpu.num_elements();
-  auto at = [](const Tensor& t, int64_t i) -> double {
-    switch (t.dtype()) {
-      case DType::Float: return t.data<float>()[i];
-      case DType::Int32: return t.data<int32_t>()[i];
-      case DType::Int64: return static_cast<double>(t.data<int64_t>()[i]);
-      default: return NAN;
-    }
-  };
-  for (int64_t i = 0; i < n; ++i) {
-    const double a = at(gpu, i), b = at(cpu, i);
-    if (std::isnan(a) != std::isnan(b)) return INFINITY;
-    if (std::isnan(a) || a == b) continue;  // equal infinities too
-    worst = std::max(worst, std::abs(a - b) / std::max(1.0, std::abs(b)));
-  }
-  return worst;
-}
-
 // Runs op on /cpu:0 and /gpu:0 and compares every output; returns what
 // differs ("" when all match within `tolerance`).
 inline std::string op_parity_problem(const std::string& op, const std::vector<Tensor>& inputs, AttrMap attrs = {},
@@ -108,7 +86,7 @@ inline std::string op_parity_problem(const std::string& op, const std::vector<Te
   }
   for (int i = 0; i < num_outputs; ++i) {
     const Tensor& c = cpu[static_cast<size_t>(i)];
-    const double diff = max_relative_diff(gpu[static_cast<size_t>(i)], c);
+    const double diff = parity_difference(gpu[static_cast<size_t>(i)], c);
     if (!(diff <= tolerance))
       return op + " output " + std::to_string(i) + " (shape " + c.shape().to_string() +
              "): max relative difference " + std::to_string(diff) + " > " + std::to_string(tolerance);

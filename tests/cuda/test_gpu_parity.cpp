@@ -216,7 +216,7 @@ class TestGpuParity : public QObject {
     for (const char* kind : {"sgd", "momentum", "adam"}) {
       const Tensor cpu = run_graph(training_graph("/cpu:0", kind, false), {"w"}, {false}, {"train"}, 4)[0];
       const Tensor gpu = run_graph(training_graph("/gpu:0", kind, false), {"w"}, {true}, {"train"}, 4)[0];
-      const double diff = max_relative_diff(gpu, cpu);
+      const double diff = parity_difference(gpu, cpu);
       QVERIFY2(diff < 1e-4, (std::string(kind) + ": max relative difference " + std::to_string(diff)).c_str());
     }
   }
@@ -241,7 +241,7 @@ class TestGpuParity : public QObject {
       const Tensor cpu = train("/cpu:0", false, &cpu_apply);
       const Tensor gpu = train("/gpu:0", true, &gpu_apply);
       QCOMPARE(gpu_apply, std::string("/gpu:0"));
-      const double diff = max_relative_diff(gpu, cpu);
+      const double diff = parity_difference(gpu, cpu);
       QVERIFY2(diff < 1e-4, (std::string(kind) + ": max relative difference " + std::to_string(diff)).c_str());
     }
   }
@@ -270,7 +270,7 @@ class TestGpuParity : public QObject {
         QCOMPARE(gpu_placed["GatherV2"], std::string("/gpu:0"));
         QCOMPARE(gpu_placed["UnsortedSegmentSum"], std::string("/gpu:0"));
       }
-      const double diff = max_relative_diff(gpu, cpu);
+      const double diff = parity_difference(gpu, cpu);
       QVERIFY2(diff < 1e-5, ("max relative difference " + std::to_string(diff)).c_str());
     }
   }
@@ -348,7 +348,7 @@ class TestGpuParity : public QObject {
     };
     const std::vector<Tensor> cpu = train(false), gpu = train(true);
     for (size_t i = 0; i < cpu.size(); ++i) {
-      const double diff = max_relative_diff(gpu[i], cpu[i]);
+      const double diff = parity_difference(gpu[i], cpu[i]);
       QVERIFY2(diff < 1e-4, qPrintable(QString("variable %1: max relative difference %2").arg(i).arg(diff)));
     }
   }
