@@ -13,7 +13,9 @@
 
 #include "engine/backend_parity.h"
 #include "exec/executor.h"
+#include "exec/function_library.h"
 #include "exec/placement.h"
+#include "io/graph_io.h"
 #include "observe/profiler.h"
 #include "ops/op_helpers.h"
 #include "tensor/copy_rows.h"
@@ -256,6 +258,52 @@ class TestAcceleratorMemory : public QObject {
     }
     QCOMPARE(x->uploads - before, 2);  // c and v, each once in three steps
     QCOMPARE(restored.value.memory(), static_cast<AcceleratorMemory*>(&xpu_memory()));
+  }
+
+  // A function body runs its Const on the device once per instance, as the
+  // executor does (exec/device_outputs.h): three calls upload the argument
+  // three times and the constant once.
+  void function_bodies_upload_constants_once() {
+    OpRegistry registry = xpu_registry();
+    const Graph g = parse_graph_text(R"(
+library {
+  function {
+    signature { name: "times_ten" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT } }
+    node_def {
+      name: "c" op: "Const" device: "/device:XPU:0"
+      attr { key: "dtype" value { type: DT_FLOAT } }
+      attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 10 } } }
+    }
+    node_def {
+      name: "m" op: "Mul" device: "/device:XPU:0" input: "x" input: "c:output:0"
+      attr { key: "T" value { type: DT_FLOAT } }
+    }
+    ret { key: "y" value: "m:z:0" }
+  }
+}
+)",
+                                     "function_bodies_upload_constants_once");
+    auto set = std::make_unique<DeviceSet>();
+    set->add(std::make_unique<Device>("CPU", 0, 2));
+    auto xpu_device = std::make_unique<XpuDevice>();
+    XpuDevice* x = xpu_device.get();
+    set->add(std::move(xpu_device));
+    FunctionLibraryRuntime runtime(g, *set, registry, true, [](const std::string&, const Node&) -> Variable* {
+      return nullptr;
+    });
+    RunContext run;
+    FunctionCallFrame frame(runtime, {}, 1, run);
+    Node caller;
+    caller.name = "call";
+    caller.op = "PartitionedCall";
+    const int before = x->uploads;
+    for (int i = 0; i < 3; ++i) {
+      const Tensor arg = Tensor::from_vector<float>(Shape{2}, {1.f, 2.f + static_cast<float>(i)});
+      const std::vector<Tensor> out = frame.call(caller, "times_ten", {}, std::span<const Tensor>(&arg, 1));
+      QCOMPARE(out.size(), std::size_t{1});
+      QCOMPARE(out[0].values<float>()[1], 10.f * (2.f + static_cast<float>(i)));
+    }
+    QCOMPARE(x->uploads - before, 4);
   }
 
   // Transpose, ReverseV2 and StridedSlice run their CPU kernels on device
