@@ -62,7 +62,7 @@ void add_ckpt_command(CLI::App& app, int& exit_code) {
       "ckpt", "List or print the tensors of a TensorFlow checkpoint (V2 or V1) (like inspect_checkpoint), or save them as .npy");
   cmd->add_option("checkpoint", o->checkpoint,
                   "Checkpoint prefix (model.ckpt-100), its .index or .data file, a directory with a 'checkpoint' "
-                  "file, or a V1 checkpoint file or pattern (export-?????-of-00001)")
+                  "file, or a V1 checkpoint file or pattern (export-?????" "-of-00001)")
       ->required();
   cmd->add_option("--tensor", o->tensors, "Print (or with --save, save) these tensors (comma-separated, repeatable)");
   cmd->add_flag("--all", o->all, "Every tensor in the checkpoint");

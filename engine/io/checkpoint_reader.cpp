@@ -38,7 +38,7 @@ std::string checkpoint_for_meta_graph(const std::string& meta_file) {
   namespace fs = std::filesystem;
   const fs::path meta_path(meta_file);
   const std::string sibling = (meta_path.parent_path() / meta_path.stem()).string();
-  const std::string shards = sibling + "-?????-of-?????";
+  const std::string shards = sibling + "-?????" "-of-?????";  // split: "??-" would be a trigraph
   std::error_code ec;
   if (is_bundle_prefix(sibling) || fs::is_regular_file(sibling, ec)) return sibling;
   if (!match_checkpoint_files(shards).empty()) return shards;

@@ -52,7 +52,7 @@ int Profiler::intern_node(const Node& node, std::span<const CallSite> call_stack
   auto it = node_index_.find(&node);
   // Same address but another name: a node of a newer graph reusing memory.
   if (it != node_index_.end() && nodes_[static_cast<size_t>(it->second)].name == node.name) return it->second;
-  NodeInfo info{node.name, node.op, {}};
+  NodeInfo info{node.name, node.op, {}, {}};
   for (const std::string& in : node.inputs)
     if (!in.starts_with("^")) info.producers.push_back(producer_of(in));
   nodes_.push_back(std::move(info));
@@ -100,7 +100,7 @@ void Profiler::add_recorded(const RecordedNode& node) {
   rec.shapes = node.shapes;
   std::lock_guard lock(mu_);
   auto [it, inserted] = recorded_nodes_.try_emplace({node.node, node.op}, static_cast<int>(nodes_.size()));
-  if (inserted) nodes_.push_back({node.node, node.op, node.producers});
+  if (inserted) nodes_.push_back({node.node, node.op, node.producers, {}});
   rec.node = it->second;
   rec.device = intern_device_name(node.device);
   rec.thread = recorded_thread_index(node.thread);

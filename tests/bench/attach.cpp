@@ -147,7 +147,7 @@ ClusterRun run_cluster(const QString& node, const QString& graph, int steps, boo
     session.attach(load_cluster_spec(file.toStdString()), 10);
   }
   loop.exec();
-  ClusterRun run{static_cast<double>(clock.nsecsElapsed()) / 1e9, session.updates(), charts.redraws()};
+  ClusterRun run{static_cast<double>(clock.nsecsElapsed()) / 1e9, session.updates(), charts.redraws(), 0, 0, {}};
   for (const ui::ClusterNodeState& n : session.nodes())
     if (n.status) run.statuses.push_back(*n.status);
   session.detach();

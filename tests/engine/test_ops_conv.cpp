@@ -217,12 +217,6 @@ ops::conv::Geometry geometry(const Case& k) {
   return ops::conv::make_geometry(p, {k.n, k.h, k.w, k.c}, {k.kh, k.kw, k.ki, k.ko});
 }
 
-std::vector<float> floats(const Tensor& t) {
-  std::vector<float> v(static_cast<size_t>(t.num_elements()));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = t.data<float>()[i];
-  return v;
-}
-
 bool close(const std::vector<float>& got, const std::vector<float>& want, double tol, const std::string& what) {
   for (size_t i = 0; i < got.size(); ++i)
     if (!(std::fabs(got[i] - want[i]) <= tol * (1.0 + std::fabs(want[i])))) {

@@ -339,7 +339,7 @@ class TestSavedModel : public QObject {
     const std::string file = fixture("session_bundle/00000123/export-00000-of-00001");
     QVERIFY(is_tensor_slice_file(file));
     QCOMPARE(detect_file_format(file), FileFormat::Checkpoint);
-    const auto reader = open_checkpoint(fixture("session_bundle/00000123/export-?????-of-00001"));
+    const auto reader = open_checkpoint(fixture("session_bundle/00000123/export-?????" "-of-00001"));
     QCOMPARE(reader->format_name(), std::string("V1 checkpoint"));
     QCOMPARE(reader->entries().size(), std::size_t{3});
     QCOMPARE(reader->entries()[1].name, std::string("b"));
@@ -369,7 +369,7 @@ class TestSavedModel : public QObject {
     const std::string meta = fixture("session_bundle/00000123/export.meta");
     QCOMPARE(detect_file_format(meta), FileFormat::MetaGraph);
     LoadedModel loaded = LoadedModel::load(meta);
-    QVERIFY2(loaded.restored_from().ends_with("export-?????-of-?????"), loaded.restored_from().c_str());
+    QVERIFY2(loaded.restored_from().ends_with("export-?????" "-of-?????"), loaded.restored_from().c_str());
     // The bundle's default regression signature and its generic pair.
     const auto y = loaded.run_signature("serving_default", {{"inputs", column({2})}});
     QCOMPARE(floats(y.at("outputs")), std::vector<float>{3.0f});
@@ -379,7 +379,7 @@ class TestSavedModel : public QObject {
     QTemporaryDir dir;
     const std::string prefix = dir.filePath("again").toStdString();
     loaded.session().run({{"save/Const:0", Tensor::from_strings(Shape{}, {prefix})}}, {"save/control_dependency:0"});
-    const auto reader = open_checkpoint(prefix + "-?????-of-00001");
+    const auto reader = open_checkpoint(prefix + "-?????" "-of-00001");
     QCOMPARE(reader->read("a").data<float>()[0], 0.5f);
   }
 

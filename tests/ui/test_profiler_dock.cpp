@@ -96,7 +96,7 @@ class ProfilerDockTest : public QObject {
     TimelineView view;
     view.resize(600, 200);
     view.show();
-    view.set_events({QStringLiteral("/cpu:0")}, {{0, 0, 0, 1'000'000, QStringLiteral("a"), QStringLiteral("Op"), {}}});
+    view.set_events({QStringLiteral("/cpu:0")}, {{0, 0, 0, 1'000'000, QStringLiteral("a"), QStringLiteral("Op"), {}, {}, 0}});
     const double fitted = view.ns_per_pixel();
     const QPointF at(300, 40);
     QWheelEvent wheel(at, view.viewport()->mapToGlobal(at), QPoint(), QPoint(0, 240), Qt::NoButton, Qt::NoModifier,

@@ -23,7 +23,7 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 template <class Emit>
 void emit_to_gui(Emit&& emit_signal) {
   handoff::release(&NodePoller::kSignalChannel);
-  handoff::IgnoreAccesses ignore;
+  [[maybe_unused]] handoff::IgnoreAccesses ignore;
   emit_signal();
 }
 

@@ -42,7 +42,7 @@ void BreakpointStore::add(const QString& node, Breakpoint::Condition condition, 
     set_enabled(existing, true);
     return;
   }
-  BreakpointEntry entry{node, condition, threshold};
+  BreakpointEntry entry{node, condition, threshold, {}};
   arm(entry);
   entries_.push_back(entry);
   emit changed();
