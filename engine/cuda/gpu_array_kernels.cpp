@@ -19,9 +19,7 @@ void pad_kernel(KernelContext& ctx) {
     ctx.set_output(0, x.reshaped(Shape(args.dims)));
     return;
   }
-  const std::size_t bytes = dtype_size(x.dtype());
-  if (!lives_in_device_memory(x.dtype()) || (bytes != 2 && bytes != 4 && bytes != 8))
-    ops::unsupported_dtype(ctx.node().op.c_str(), x.dtype());
+  const int bytes = word_bytes(ctx, x);
   GpuLaunch gpu(ctx);
   Tensor& out = ctx.allocate_output(0, x.dtype(), Shape(args.dims));
   const std::vector<int64_t>& in_dims = x.shape().dims();
@@ -29,7 +27,7 @@ void pad_kernel(KernelContext& ctx) {
   for (std::size_t d = 0; d < in_dims.size(); ++d) after[d] = args.dims[d] - in_dims[d] - args.before[d];
   // Pad: zero is all-zero bits in every float type.
   const void* constant = args.constant ? args.constant->device_data() : nullptr;
-  pad(gpu.stream, static_cast<int>(bytes), x.device_data(), in_dims, args.before, after, out.device_data(), 0,
+  pad(gpu.stream, bytes, x.device_data(), in_dims, args.before, after, out.device_data(), 0,
       constant);
   check_launch(ctx);
 }

@@ -65,9 +65,7 @@ void select_kernel(KernelContext& ctx) {
   }
   const Tensor& cond = ctx.input(0);
   const Tensor& then = ctx.input(1);
-  const std::size_t bytes = dtype_size(then.dtype());
-  if (!lives_in_device_memory(then.dtype()) || (bytes != 2 && bytes != 4 && bytes != 8))
-    ops::unsupported_dtype(ctx.node().op.c_str(), then.dtype());
+  const int bytes = word_bytes(ctx, then);
   if (plan.dims.size() > static_cast<std::size_t>(kMaxDims))
     ops::fail(ctx.node().op + " on a GPU: the selection needs " + std::to_string(plan.dims.size()) +
               " dimensions after merging, more than " + std::to_string(kMaxDims));
@@ -86,11 +84,8 @@ void select_kernel(KernelContext& ctx) {
   }
   // The condition's bytes go up for the kernel queued next; the block is
   // reused only by work queued after it.
-  DeviceBuffer device_cond(gpu, static_cast<std::size_t>(cond.num_elements()));
-  if (cond.num_elements() > 0)
-    gpu.device.gpu().staging().copy_to_device(cond.data<bool>(), device_cond.as<void>(), device_cond.bytes(),
-                                              gpu.stream);
-  launch_select(gpu.stream, static_cast<int>(bytes), device_cond.as<bool>(), then.device_data(),
+  const DeviceBuffer device_cond(gpu, cond.data<bool>(), static_cast<std::size_t>(cond.num_elements()));
+  launch_select(gpu.stream, bytes, device_cond.as<bool>(), then.device_data(),
                 ctx.input(2).device_data(), out.device_data(), n, index);
   check_launch(ctx);
 }

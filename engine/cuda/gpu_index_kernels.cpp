@@ -20,45 +20,25 @@
 namespace flowlens::cuda {
 namespace {
 
-// A host vector of offsets in device memory for the kernels queued next;
-// the block returns to the allocator when this goes out of scope (reuse is
-// ordered after those kernels on the stream).
-class DeviceOffsets {
- public:
-  DeviceOffsets(GpuLaunch& gpu, const std::vector<int64_t>& values)
-      : buffer_(gpu, values.size() * sizeof(int64_t)) {
-    if (!values.empty())
-      gpu.device.gpu().staging().copy_to_device(values.data(), buffer_.as<void>(), buffer_.bytes(), gpu.stream);
-  }
-  const int64_t* get() const { return buffer_.as<int64_t>(); }
-
- private:
-  DeviceBuffer buffer_;
-};
-
-// The dtype of a tensor the kernels move as raw words: one that lives in
-// device memory, 2, 4 or 8 bytes wide.
-int element_bytes(const KernelContext& ctx, const Tensor& t) {
-  const std::size_t bytes = dtype_size(t.dtype());
-  if (!lives_in_device_memory(t.dtype()) || (bytes != 2 && bytes != 4 && bytes != 8))
-    ops::unsupported_dtype(ctx.node().op.c_str(), t.dtype());
-  return static_cast<int>(bytes);
+// A host vector of offsets in device memory for the kernels queued next.
+DeviceBuffer upload(GpuLaunch& gpu, const std::vector<int64_t>& values) {
+  return DeviceBuffer(gpu, values.data(), values.size() * sizeof(int64_t));
 }
 
 // Rows of params, one table of row offsets (in elements).
 void gather_rows(KernelContext& ctx, const ops::GatherPlan& plan, const Tensor& params) {
-  const int bytes = element_bytes(ctx, params);
+  const int bytes = word_bytes(ctx, params);
   GpuLaunch gpu(ctx);
   Tensor& out = ctx.allocate_output(0, params.dtype(), Shape(plan.dims));
   if (out.num_elements() == 0 || plan.source_rows.empty()) return;
   std::vector<int64_t> offsets(plan.source_rows.size());
   for (std::size_t r = 0; r < offsets.size(); ++r) offsets[r] = plan.source_rows[r] * plan.inner;
-  const DeviceOffsets table(gpu, offsets);
+  const DeviceBuffer table = upload(gpu, offsets);
   TableGather g;
   g.rank = 1;
   g.dims[0] = static_cast<int64_t>(offsets.size());
   g.inner = plan.inner;
-  launch_table_gather(gpu.stream, bytes, params.device_data(), table.get(), g, out.device_data());
+  launch_table_gather(gpu.stream, bytes, params.device_data(), table.as<int64_t>(), g, out.device_data());
   check_launch(ctx);
 }
 
@@ -100,7 +80,7 @@ void mirror_pad_kernel(KernelContext& ctx) {
     ctx.set_output(0, x);
     return;
   }
-  const int bytes = element_bytes(ctx, x);
+  const int bytes = word_bytes(ctx, x);
   GpuLaunch gpu(ctx);
   Tensor& out = ctx.allocate_output(0, x.dtype(), Shape(plan.dims));
   if (out.num_elements() == 0) return;
@@ -117,8 +97,8 @@ void mirror_pad_kernel(KernelContext& ctx) {
     g.dims[d] = plan.dims[static_cast<std::size_t>(d)];
   }
   g.rank = rank;
-  const DeviceOffsets device_tables(gpu, tables);
-  launch_table_gather(gpu.stream, bytes, x.device_data(), device_tables.get(), g, out.device_data());
+  const DeviceBuffer device_tables = upload(gpu, tables);
+  launch_table_gather(gpu.stream, bytes, x.device_data(), device_tables.as<int64_t>(), g, out.device_data());
   check_launch(ctx);
 }
 
@@ -126,12 +106,12 @@ void one_hot_kernel(KernelContext& ctx) {
   const ops::OneHotArgs args = ops::one_hot_args(ctx);
   const Tensor& on = ctx.input(2);
   const Tensor& off = ctx.input(3);
-  const int bytes = element_bytes(ctx, on);
+  const int bytes = word_bytes(ctx, on);
   GpuLaunch gpu(ctx);
   Tensor& out = ctx.allocate_output(0, on.dtype(), Shape(args.dims));
   if (out.num_elements() == 0) return;
-  const DeviceOffsets indices(gpu, args.indices);
-  launch_one_hot(gpu.stream, bytes, indices.get(), on.device_data(), off.device_data(), out.device_data(),
+  const DeviceBuffer indices = upload(gpu, args.indices);
+  launch_one_hot(gpu.stream, bytes, indices.as<int64_t>(), on.device_data(), off.device_data(), out.device_data(),
                  args.prefix, args.depth, args.suffix);
   check_launch(ctx);
 }
@@ -158,9 +138,9 @@ void unsorted_segment_sum_kernel(KernelContext& ctx) {
     for (std::size_t i = 0; i < args.segment_ids.size(); ++i)
       if (const int64_t id = args.segment_ids[i]; id >= 0)
         rows[static_cast<std::size_t>(next[static_cast<std::size_t>(id)]++)] = static_cast<int64_t>(i);
-  const DeviceOffsets device_starts(gpu, starts);
-  const DeviceOffsets device_rows(gpu, rows);
-  launch_segment_sum(gpu.stream, f32(data), device_starts.get(), device_rows.get(), f32(out), args.segments,
+  const DeviceBuffer device_starts = upload(gpu, starts);
+  const DeviceBuffer device_rows = upload(gpu, rows);
+  launch_segment_sum(gpu.stream, f32(data), device_starts.as<int64_t>(), device_rows.as<int64_t>(), f32(out), args.segments,
                      args.width);
   check_launch(ctx);
 }

@@ -14,8 +14,19 @@ DeviceBuffer::DeviceBuffer(GpuLaunch& gpu, std::size_t bytes) : memory_(gpu.devi
   if (bytes_ > 0) block_ = memory_.allocate(bytes_);
 }
 
+DeviceBuffer::DeviceBuffer(GpuLaunch& gpu, const void* host, std::size_t bytes) : DeviceBuffer(gpu, bytes) {
+  if (bytes_ > 0) gpu.device.gpu().staging().copy_to_device(host, block_, bytes_, gpu.stream);
+}
+
 DeviceBuffer::~DeviceBuffer() {
   if (block_) memory_.deallocate(block_, bytes_);
+}
+
+int word_bytes(const KernelContext& ctx, const Tensor& t) {
+  const std::size_t bytes = dtype_size(t.dtype());
+  if (!lives_in_device_memory(t.dtype()) || (bytes != 2 && bytes != 4 && bytes != 8))
+    ops::unsupported_dtype(ctx.node().op.c_str(), t.dtype());
+  return static_cast<int>(bytes);
 }
 
 void check_launch(const KernelContext& ctx) {

@@ -22,6 +22,9 @@ struct GpuLaunch {
 class DeviceBuffer {
  public:
   DeviceBuffer(GpuLaunch& gpu, std::size_t bytes);
+  // Holding a copy of `bytes` of host memory, sent up through pinned staging
+  // on the launch's stream (ordered before the kernels queued next).
+  DeviceBuffer(GpuLaunch& gpu, const void* host, std::size_t bytes);
   ~DeviceBuffer();
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -34,6 +37,11 @@ class DeviceBuffer {
   void* block_ = nullptr;
   std::size_t bytes_ = 0;
 };
+
+// The width of a tensor that kernels move as raw words (layout.cu, gather.cu,
+// select.cu): its dtype lives in device memory and is 2, 4 or 8 bytes wide;
+// an unsupported-dtype error naming the op otherwise.
+int word_bytes(const KernelContext& ctx, const Tensor& t);
 
 // Throws Error if the last launch failed (bad configuration, no kernel image
 // for this GPU); asynchronous faults surface at the next synchronization.

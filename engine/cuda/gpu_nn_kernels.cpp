@@ -72,15 +72,9 @@ void sparse_xent_kernel(KernelContext& ctx) {
   Tensor& loss = ctx.allocate_output(0, f.dtype(), Shape{batch});
   Tensor& back = ctx.allocate_output(1, f.dtype(), f.shape());
   if (batch == 0) return;
-  // The labels' device copy is freed right after the launch: the block is
-  // only reused by work queued later on this stream.
-  CachingDeviceAllocator& memory = gpu.device.gpu().memory();
-  const std::size_t bytes = labels.size() * sizeof(int64_t);
-  void* device_labels = memory.allocate(bytes);
-  gpu.device.gpu().staging().copy_to_device(labels.data(), device_labels, bytes, gpu.stream);
-  launch_softmax_xent(gpu.stream, f32(f), nullptr, static_cast<const int64_t*>(device_labels), f32(loss), f32(back),
-                      batch, classes);
-  memory.deallocate(device_labels, bytes);
+  const DeviceBuffer device_labels(gpu, labels.data(), labels.size() * sizeof(int64_t));
+  launch_softmax_xent(gpu.stream, f32(f), nullptr, device_labels.as<int64_t>(), f32(loss), f32(back), batch,
+                      classes);
   check_launch(ctx);
 }
 
