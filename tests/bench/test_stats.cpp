@@ -1,5 +1,6 @@
 // The statistics every benchmark prints with (bench_util.h): pair ratios,
 // alternating order, spread, and that a cost can never print as a speed-up.
+#include "test_main.h"
 #include <QtTest>
 
 #include <string>
@@ -66,5 +67,5 @@ class BenchStatsTest : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(BenchStatsTest)
+FLOWLENS_TEST_APPLESS_MAIN(BenchStatsTest)
 #include "test_stats.moc"

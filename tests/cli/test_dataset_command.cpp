@@ -1,5 +1,6 @@
 // flowlens-run train and run --steps on a graph fed by a tf.data pipeline:
 // the end of the input (OutOfRange "End of sequence") ends the loop cleanly.
+#include "test_main.h"
 #include <QtTest>
 
 #include "cli/cli_runner.h"
@@ -57,5 +58,5 @@ class TestDatasetCommand : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestDatasetCommand)
+FLOWLENS_TEST_GUILESS_MAIN(TestDatasetCommand)
 #include "test_dataset_command.moc"

@@ -1,5 +1,6 @@
 // flowlens-run events: a TensorBoard log directory summarized per run, with
 // damaged records listed by file and offset.
+#include "test_main.h"
 #include <QDir>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -100,5 +101,5 @@ class TestEventsCommand : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestEventsCommand)
+FLOWLENS_TEST_GUILESS_MAIN(TestEventsCommand)
 #include "test_events_command.moc"

@@ -2,6 +2,7 @@
 // (_Arg inputs, _Retval outputs): feeds by name and arg:N, --init-args,
 // --checkpoint with --arg-map, --steps, retval:N fetches, and the errors
 // that name the argument at fault.
+#include "test_main.h"
 #include <QtTest>
 
 #include "cli/cli_runner.h"
@@ -174,5 +175,5 @@ class TestFunctionBodyCommand : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestFunctionBodyCommand)
+FLOWLENS_TEST_GUILESS_MAIN(TestFunctionBodyCommand)
 #include "test_function_body_command.moc"

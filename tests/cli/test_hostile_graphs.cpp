@@ -2,8 +2,9 @@
 // drives it: a million nodes, inflated list attrs, element counts that
 // overflow, shapes no machine holds, nesting past protobuf's limit. Each
 // must end in a clean error or a clean answer, quickly, and every process
-// must stay under the memory bound the reliability section of the README
-// promises (600 MB peak RSS), measured per process with wait4.
+// must stay under the memory bound docs/limits.md ("Limits against hostile
+// input") promises (600 MB peak RSS), measured per process with wait4.
+#include "test_main.h"
 #include <QtTest>
 
 #include <fcntl.h>
@@ -281,5 +282,5 @@ class TestHostileGraphs : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestHostileGraphs)
+FLOWLENS_TEST_GUILESS_MAIN(TestHostileGraphs)
 #include "test_hostile_graphs.moc"

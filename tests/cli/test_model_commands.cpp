@@ -1,5 +1,6 @@
 // flowlens-run on TensorFlow's own files: info, ckpt and run on SavedModels,
 // meta graphs and checkpoints, as a user drives them.
+#include "test_main.h"
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
@@ -168,5 +169,5 @@ class TestModelCommands : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestModelCommands)
+FLOWLENS_TEST_GUILESS_MAIN(TestModelCommands)
 #include "test_model_commands.moc"

@@ -1,5 +1,6 @@
-// flowlens-run ops: the op set printed from the registry, and the README's
-// "What runs" table kept equal to what the registry says.
+// flowlens-run ops: the op set printed from the registry, and the op table of
+// docs/ops.md ("What runs") kept equal to what the registry says.
+#include "test_main.h"
 #include <QtTest/QtTest>
 
 #include <QFile>
@@ -53,27 +54,27 @@ class TestOpsCommand : public QObject {
     QVERIFY2(r.err.contains("'bogus' is not one of"), qPrintable(r.err));
   }
 
-  // The README's table is `flowlens-run ops --format markdown` of a CUDA build
+  // docs/ops.md's table is `flowlens-run ops --format markdown` of a CUDA build
   // (the CI's); a change to the op set regenerates it.
-  void readme_table_is_current() {
+  void docs_ops_table_is_current() {
 #ifndef FLOWLENS_WITH_CUDA
-    QSKIP("the README's table lists GPU kernels: compared in CUDA builds only");
+    QSKIP("docs/ops.md's table lists GPU kernels: compared in CUDA builds only");
 #else
-    QFile readme(QStringLiteral(FLOWLENS_SAMPLES "/../README.md"));
-    QVERIFY(readme.open(QIODevice::ReadOnly));
-    const QString text = QString::fromUtf8(readme.readAll());
+    QFile page(QStringLiteral(FLOWLENS_SAMPLES "/../docs/ops.md"));
+    QVERIFY(page.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(page.readAll());
     const QString begin = QStringLiteral("<!-- ops table: flowlens-run ops --format markdown -->\n");
     const QString end = QStringLiteral("<!-- end of ops table -->");
     const qsizetype b = text.indexOf(begin), e = text.indexOf(end);
-    QVERIFY2(b >= 0 && e > b, "README.md lacks the ops table markers");
+    QVERIFY2(b >= 0 && e > b, "docs/ops.md lacks the ops table markers");
     const QString table = text.mid(b + begin.size(), e - b - begin.size());
     const CliResult r = flowlens_run({"ops", "--format", "markdown"});
     QCOMPARE(r.code, 0);
-    QVERIFY2(table == r.out, "README.md's op table is stale: regenerate it with "
+    QVERIFY2(table == r.out, "docs/ops.md's op table is stale: regenerate it with "
                              "build/bin/flowlens-run ops --format markdown");
 #endif
   }
 };
 
-QTEST_GUILESS_MAIN(TestOpsCommand)
+FLOWLENS_TEST_GUILESS_MAIN(TestOpsCommand)
 #include "test_ops_command.moc"

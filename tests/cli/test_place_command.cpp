@@ -1,5 +1,6 @@
 // `flowlens-run place` as a user drives it: the article's graph laid out on the
 // sample cluster, the summary it prints, and errors that name the bad file.
+#include "test_main.h"
 #include <QtTest>
 
 #include "cli/cli_runner.h"
@@ -104,5 +105,5 @@ class TestPlaceCommand : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestPlaceCommand)
+FLOWLENS_TEST_APPLESS_MAIN(TestPlaceCommand)
 #include "test_place_command.moc"

@@ -2,6 +2,7 @@
 // default and the step gets its input; with --no-queue-runners (or a queue
 // nothing fills) the step fails after --queue-timeout with a message naming
 // the queue and its filler, and a non-zero exit, never a hang.
+#include "test_main.h"
 #include <QtTest>
 
 #include <QFile>
@@ -84,5 +85,5 @@ class TestQueueRunnersCommand : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestQueueRunnersCommand)
+FLOWLENS_TEST_GUILESS_MAIN(TestQueueRunnersCommand)
 #include "test_queue_runners_command.moc"

@@ -3,6 +3,7 @@
 // runs under `train` with its data arguments fed from .npy files and its
 // variables from --init-args random, every op known, and learns; mnist_deep steps its
 // train op under `run` with the variables initialized automatically.
+#include "test_main.h"
 #include <QtTest>
 
 #include "cli/cli_runner.h"
@@ -92,5 +93,5 @@ class TestRealCnnExportsCommand : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestRealCnnExportsCommand)
+FLOWLENS_TEST_GUILESS_MAIN(TestRealCnnExportsCommand)
 #include "test_real_cnn_exports_command.moc"

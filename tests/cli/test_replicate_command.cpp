@@ -1,5 +1,6 @@
 // flowlens-run replicate: the baseline sample replicated from the shell, then
 // run, must print the article's result; bad requests fail with a message.
+#include "test_main.h"
 #include <QtTest>
 
 #include "cli/cli_runner.h"
@@ -61,5 +62,5 @@ class TestReplicateCommand : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestReplicateCommand)
+FLOWLENS_TEST_GUILESS_MAIN(TestReplicateCommand)
 #include "test_replicate_command.moc"

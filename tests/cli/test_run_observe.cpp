@@ -1,4 +1,5 @@
 // flowlens-run run --profile / --check-numerics / --break, as a user drives them.
+#include "test_main.h"
 #include <QtTest>
 
 #include <fstream>
@@ -84,5 +85,5 @@ class TestRunObserve : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestRunObserve)
+FLOWLENS_TEST_GUILESS_MAIN(TestRunObserve)
 #include "test_run_observe.moc"

@@ -1,4 +1,5 @@
 // flowlens-run train and partition, as a user drives them.
+#include "test_main.h"
 #include <QtTest>
 
 #include "cli/cli_runner.h"
@@ -81,5 +82,5 @@ class TestTrainCommand : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestTrainCommand)
+FLOWLENS_TEST_GUILESS_MAIN(TestTrainCommand)
 #include "test_train_command.moc"

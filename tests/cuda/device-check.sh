@@ -12,7 +12,7 @@
 #       cublas_library.h, cudnn_library.h): it dlopens libcublas.so.<major>
 #       and libcudnn.so.<major> when a GPU first needs them, found through
 #       the LD_LIBRARY_PATH the run half sets, so ldd cannot vouch for them;
-#       test_cublas_library and test_cudnn_library check they load there.
+#       test_cuda's cublas_library and cudnn_library topics check they load there.
 #
 #   tests/cuda/device-check.sh            on the GPU machine, in a copy of the
 #       repository that carries device-bundle/ (the device tool's
@@ -31,7 +31,8 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUNDLE_DIR="$ROOT/device-bundle"
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
-PROGRAMS=(test_cublas_library test_cudnn_library test_gpu_parity test_gpu_registry_parity bench_gpu_gemm bench_gpu_conv
+# test_cuda holds the four GPU test topics (tests/test_main.h).
+PROGRAMS=(test_cuda bench_gpu_gemm bench_gpu_conv
           bench_gpu_replicas)
 
 usage() {
@@ -113,7 +114,7 @@ run() {
   : > "$WORK/summary"
   command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
   local missing
-  missing="$(ldd "$WORK/bin/test_gpu_parity" | grep 'not found' || true)"
+  missing="$(ldd "$WORK/bin/test_cuda" | grep 'not found' || true)"
   if [[ -n "$missing" ]]; then
     echo "device-check: libraries not found on this machine:" >&2
     echo "$missing" >&2
@@ -121,10 +122,10 @@ run() {
   fi
   local failed=0
   # Limits add up to 8 minutes; the steps normally take far less.
-  step cublas 20 "$WORK/bin/test_cublas_library" || failed=1
-  step cudnn 10 "$WORK/bin/test_cudnn_library" || failed=1
-  step parity 60 "$WORK/bin/test_gpu_parity" || failed=1
-  step registry_parity 60 "$WORK/bin/test_gpu_registry_parity" || failed=1
+  step cublas 20 "$WORK/bin/test_cuda" cublas_library || failed=1
+  step cudnn 10 "$WORK/bin/test_cuda" cudnn_library || failed=1
+  step parity 60 "$WORK/bin/test_cuda" gpu_parity || failed=1
+  step registry_parity 60 "$WORK/bin/test_cuda" gpu_registry_parity || failed=1
   step gpu_gemm 90 "$WORK/bin/bench_gpu_gemm" || failed=1
   step gpu_conv 90 "$WORK/bin/bench_gpu_conv" || failed=1
   step gpu_replicas 40 "$WORK/bin/bench_gpu_replicas" || failed=1

@@ -2,6 +2,7 @@
 // CUDA-built program that runs no GPU MatMul never maps libcublasLt (~150 MB
 // of RSS). A library that cannot be loaded is an Error naming each place
 // tried, never an abort. Runs with or without a GPU.
+#include "test_main.h"
 #include <QtTest/QtTest>
 
 #include <fstream>
@@ -86,5 +87,5 @@ class TestCublasLibrary : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestCublasLibrary)
+FLOWLENS_TEST_APPLESS_MAIN(TestCublasLibrary)
 #include "test_cublas_library.moc"

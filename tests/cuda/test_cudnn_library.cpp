@@ -5,6 +5,7 @@
 // backend calls (so a renamed or missing symbol fails here, not on the first
 // GPU a user has), failures name each place tried, and the registry carries
 // the GPU kernels with their constraints in words.
+#include "test_main.h"
 #include <QtTest/QtTest>
 
 #include <fstream>
@@ -101,5 +102,5 @@ class TestCudnnLibrary : public QObject {
 #endif
 };
 
-QTEST_GUILESS_MAIN(TestCudnnLibrary)
+FLOWLENS_TEST_GUILESS_MAIN(TestCudnnLibrary)
 #include "test_cudnn_library.moc"

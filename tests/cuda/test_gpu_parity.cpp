@@ -2,6 +2,7 @@
 // GPU runtime's own promises: device-resident variables, no cudaMalloc per
 // training step, copies between logical GPUs, soft placement. Skips (with
 // the reason) on machines without a GPU; built only with CUDA.
+#include "test_main.h"
 #include <QtTest/QtTest>
 
 #include <map>
@@ -366,5 +367,5 @@ class TestGpuParity : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestGpuParity)
+FLOWLENS_TEST_GUILESS_MAIN(TestGpuParity)
 #include "test_gpu_parity.moc"

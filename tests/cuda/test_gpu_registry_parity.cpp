@@ -3,6 +3,7 @@
 // forward and through its gradient graph, and must match; every op without
 // a GPU kernel for device data is listed with the registry's reason. Skips,
 // saying why, on machines without a GPU.
+#include "test_main.h"
 #include <QtTest/QtTest>
 
 #include "engine/backend_parity.h"
@@ -36,5 +37,5 @@ class TestGpuRegistryParity : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestGpuRegistryParity)
+FLOWLENS_TEST_GUILESS_MAIN(TestGpuRegistryParity)
 #include "test_gpu_registry_parity.moc"

@@ -1,6 +1,7 @@
 // ps checkpoints: atomic, owner-only writes, restore on start, saves by time
 // (--checkpoint-secs) as well as by steps (the schedule on a fake clock, then
 // a real ps), SIGTERM saves, and bad files named on start.
+#include "test_main.h"
 #include <QtTest>
 
 #include <sys/stat.h>
@@ -198,5 +199,5 @@ class TestCheckpoint : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestCheckpoint)
+FLOWLENS_TEST_GUILESS_MAIN(TestCheckpoint)
 #include "test_checkpoint.moc"

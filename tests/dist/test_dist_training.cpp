@@ -1,4 +1,5 @@
 // Between-graph training with real processes: 1 ps + 2 workers on 127.0.0.1.
+#include "test_main.h"
 #include <QtTest>
 
 #include <cmath>
@@ -284,5 +285,5 @@ class TestDistTraining : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestDistTraining)
+FLOWLENS_TEST_GUILESS_MAIN(TestDistTraining)
 #include "test_dist_training.moc"

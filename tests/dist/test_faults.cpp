@@ -2,6 +2,7 @@
 // killed (-9) during async and sync training, a restarted worker rejoining at
 // the current global step, and a ps killed (-9) that restores its checkpoint
 // while the workers ride out the gap and continue.
+#include "test_main.h"
 #include <QtTest>
 
 #include "dist/cluster_client.h"
@@ -162,5 +163,5 @@ class TestFaults : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestFaults)
+FLOWLENS_TEST_GUILESS_MAIN(TestFaults)
 #include "test_faults.moc"

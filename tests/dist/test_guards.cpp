@@ -2,6 +2,7 @@
 // log rate limiter, the bounded per-sender traffic table, which requests may
 // speak for a worker (incarnation binding, CURVE identity), the decoder's
 // limit on sender names and the key file mode check.
+#include "test_main.h"
 #include <sys/stat.h>
 
 #include <QtTest>
@@ -129,5 +130,5 @@ class TestGuards : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestGuards)
+FLOWLENS_TEST_GUILESS_MAIN(TestGuards)
 #include "test_guards.moc"

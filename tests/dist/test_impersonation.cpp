@@ -3,6 +3,7 @@
 // as a dead worker must not keep it alive, so sync training goes on without
 // it; and 2,000 invented sender names must not grow the ps's state or its
 // status reply.
+#include "test_main.h"
 #include <QtTest>
 
 #include "dist/cluster_client.h"
@@ -144,5 +145,5 @@ class TestImpersonation : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestImpersonation)
+FLOWLENS_TEST_GUILESS_MAIN(TestImpersonation)
 #include "test_impersonation.moc"

@@ -8,6 +8,7 @@
 //
 // Needs root (CAP_SYS_ADMIN, CAP_NET_ADMIN) and iproute2; skips with the
 // reason where namespaces are not permitted.
+#include "test_main.h"
 #include <unistd.h>
 
 #include <QtTest>
@@ -143,5 +144,5 @@ class TestNetns : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestNetns)
+FLOWLENS_TEST_GUILESS_MAIN(TestNetns)
 #include "test_netns.moc"

@@ -7,6 +7,7 @@
 // hanging up on 4 GiB announcements; subscribers above --max-subscribers
 // (the newest closed, an early one still served); and a flood of malformed
 // messages (a few log lines and a count, not one line each).
+#include "test_main.h"
 #include <QtTest>
 
 #include <functional>
@@ -267,5 +268,5 @@ class TestNetworkLimits : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestNetworkLimits)
+FLOWLENS_TEST_GUILESS_MAIN(TestNetworkLimits)
 #include "test_network_limits.moc"

@@ -1,5 +1,6 @@
 // flowlens-node as a user drives it: help, TF_CONFIG, status, control
 // commands, fetch, launch, and waits that fail naming who is missing.
+#include "test_main.h"
 #include <QtTest>
 
 #include <filesystem>
@@ -334,5 +335,5 @@ class TestNodeCli : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestNodeCli)
+FLOWLENS_TEST_GUILESS_MAIN(TestNodeCli)
 #include "test_node_cli.moc"

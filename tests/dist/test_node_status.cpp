@@ -2,6 +2,7 @@
 // wrote, parsed back by flowlens-node status and the GUI) and StatusCache,
 // which serves every poll from one encoding, allocating nothing.
 // No processes or sockets.
+#include "test_main.h"
 #include <QtTest>
 
 #include <atomic>
@@ -218,5 +219,5 @@ class TestNodeStatus : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestNodeStatus)
+FLOWLENS_TEST_GUILESS_MAIN(TestNodeStatus)
 #include "test_node_status.moc"

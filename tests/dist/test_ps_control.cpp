@@ -1,6 +1,7 @@
 // What operators control on a node, without one: the pause / step / resume
 // gate of its updates and the request profile it writes as a Chrome trace.
 // No processes, sockets or sleeps.
+#include "test_main.h"
 #include <QtTest>
 
 #include <QFile>
@@ -94,5 +95,5 @@ class TestPsControl : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestPsControl)
+FLOWLENS_TEST_GUILESS_MAIN(TestPsControl)
 #include "test_ps_control.moc"

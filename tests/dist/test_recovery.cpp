@@ -2,6 +2,7 @@
 // down exits (or, with --wait-for-workers, waits for them); `stop` does not
 // wait on workers that are gone; workers notice a restarted ps within about
 // a second; and --reconnect-timeout is what a worker really waits.
+#include "test_main.h"
 #include <QtTest>
 
 #include "dist/cluster_client.h"
@@ -120,5 +121,5 @@ class TestRecovery : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestRecovery)
+FLOWLENS_TEST_GUILESS_MAIN(TestRecovery)
 #include "test_recovery.moc"

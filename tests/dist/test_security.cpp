@@ -5,6 +5,7 @@
 // started with another task's key, a key file others can read (a warning,
 // refused with --strict-keys), and the refusal to listen on a non-loopback
 // address without keys unless --insecure.
+#include "test_main.h"
 #include <sys/stat.h>
 
 #include <QtTest>
@@ -154,5 +155,5 @@ class TestSecurity : public QObject {
   }
 };
 
-QTEST_MAIN(TestSecurity)
+FLOWLENS_TEST_MAIN(TestSecurity)
 #include "test_security.moc"

@@ -1,6 +1,7 @@
 // Sync-round aggregation without a ps: K of N gradient sets per step, stale
 // and duplicate sets, workers leaving and returning, and the average summed
 // in worker order. No processes, sockets or clocks.
+#include "test_main.h"
 #include <QtTest>
 
 #include "dist/sync_aggregator.h"
@@ -169,5 +170,5 @@ class TestSyncAggregator : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestSyncAggregator)
+FLOWLENS_TEST_GUILESS_MAIN(TestSyncAggregator)
 #include "test_sync_aggregator.moc"

@@ -4,6 +4,7 @@
 // variable, slot and variable update on its variable's ps task, and samples/
 // holds exactly what the builders write (FLOWLENS_WRITE_TRAINING_SAMPLES=1
 // rewrites them).
+#include "test_main.h"
 #include <QtTest>
 
 #include <cmath>
@@ -269,5 +270,5 @@ class TestTrainingGraphs : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestTrainingGraphs)
+FLOWLENS_TEST_GUILESS_MAIN(TestTrainingGraphs)
 #include "test_training_graphs.moc"

@@ -1,5 +1,6 @@
 // The wire format: round trips, zero-copy sends, and every kind of malformed
 // message, decoded in process and thrown at a real ps process.
+#include "test_main.h"
 #include <QtTest>
 
 #include <zmq_addon.hpp>
@@ -157,5 +158,5 @@ class TestWireCodec : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestWireCodec)
+FLOWLENS_TEST_GUILESS_MAIN(TestWireCodec)
 #include "test_wire_codec.moc"

@@ -2,6 +2,7 @@
 // path placeholders, the three shard rules, wraparound into the next epoch,
 // and the errors for files that do not fit. Fixtures are written with the
 // engine's write_npy into a temporary folder; no processes or sockets.
+#include "test_main.h"
 #include <QtTest>
 
 #include <numeric>
@@ -285,5 +286,5 @@ class TestWorkerFeeds : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestWorkerFeeds)
+FLOWLENS_TEST_GUILESS_MAIN(TestWorkerFeeds)
 #include "test_worker_feeds.moc"

@@ -1,6 +1,7 @@
 // A ps's view of its workers' lives on a fake clock: heartbeats, timeouts,
 // returns, finished workers, and when a ps left without workers may stop.
 // No processes, sockets or sleeps: the test moves the clock itself.
+#include "test_main.h"
 #include <QtTest>
 
 #include "dist/worker_liveness.h"
@@ -165,5 +166,5 @@ class TestWorkerLiveness : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestWorkerLiveness)
+FLOWLENS_TEST_GUILESS_MAIN(TestWorkerLiveness)
 #include "test_worker_liveness.moc"

@@ -1,6 +1,7 @@
 // Planning between-graph training without processes: what each task's
 // partition holds, the rendezvous keys, the canonical ps partition, what
 // is refused; and a ps partition run by PsGraph's read and update phases.
+#include "test_main.h"
 #include <QtTest>
 
 #include "cluster/cluster_spec.h"
@@ -202,5 +203,5 @@ node { name: "train" op: "NoOp" input: "^add" }
   }
 };
 
-QTEST_GUILESS_MAIN(TestWorkerPlan)
+FLOWLENS_TEST_GUILESS_MAIN(TestWorkerPlan)
 #include "test_worker_plan.moc"

@@ -4,6 +4,7 @@
 // kept on the host, outputs adopted into device memory, fetches copied back,
 // copy kernels through copy_rows, kernel constraints steering placement, and
 // synchronization at the end of a run and before observers.
+#include "test_main.h"
 #include <QtTest/QtTest>
 
 #include <algorithm>
@@ -410,5 +411,5 @@ library {
   }
 };
 
-QTEST_GUILESS_MAIN(TestAcceleratorMemory)
+FLOWLENS_TEST_GUILESS_MAIN(TestAcceleratorMemory)
 #include "test_accelerator_memory.moc"

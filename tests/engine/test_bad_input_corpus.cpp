@@ -4,6 +4,7 @@
 // entry point the command-line tools use (load_graph, load_cluster_spec,
 // read_npy); the load must throw flowlens::Error (not crash, not another
 // exception type) whose message names the file, the location and the fault.
+#include "test_main.h"
 #include <QtTest>
 
 #include <filesystem>
@@ -122,5 +123,5 @@ class TestBadInputCorpus : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestBadInputCorpus)
+FLOWLENS_TEST_APPLESS_MAIN(TestBadInputCorpus)
 #include "test_bad_input_corpus.moc"

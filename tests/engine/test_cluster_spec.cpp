@@ -1,5 +1,6 @@
 // ClusterSpec: the JSON forms tf.train.ClusterSpec and TF_CONFIG use, and
 // errors that say which file, line:column or JSON path is wrong.
+#include "test_main.h"
 #include <QtTest>
 
 #include "cluster/cluster_spec.h"
@@ -174,5 +175,5 @@ class TestClusterSpec : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestClusterSpec)
+FLOWLENS_TEST_APPLESS_MAIN(TestClusterSpec)
 #include "test_cluster_spec.moc"

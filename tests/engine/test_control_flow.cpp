@@ -2,6 +2,7 @@
 // TF 1.x exports them (Enter, Merge, Switch, LoopCond, NextIteration, Exit),
 // dead tensors, nested frames, parallel_iterations, observers' frame and
 // iteration, validation of cycles and in-graph replication of a loop.
+#include "test_main.h"
 #include <QtTest>
 
 #include <sys/resource.h>
@@ -490,5 +491,5 @@ class ControlFlowTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(ControlFlowTest)
+FLOWLENS_TEST_GUILESS_MAIN(ControlFlowTest)
 #include "test_control_flow.moc"

@@ -1,5 +1,6 @@
 // The frame analysis: which tf.while_loop frame each node is in, and the
 // inconsistencies validation reports.
+#include "test_main.h"
 #include <QtTest>
 
 #include "graph/control_flow_frames.h"
@@ -97,5 +98,5 @@ node { name: "stray/Exit" op: "Exit" input: "c" }
   }
 };
 
-QTEST_GUILESS_MAIN(ControlFlowFramesTest)
+FLOWLENS_TEST_GUILESS_MAIN(ControlFlowFramesTest)
 #include "test_control_flow_frames.moc"

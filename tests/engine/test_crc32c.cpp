@@ -1,5 +1,6 @@
 // CRC-32C against the published check values (RFC 3720 B.4, also in
 // TensorFlow's crc32c_test.cc) and the masking TensorFlow applies on disk.
+#include "test_main.h"
 #include <QtTest>
 
 #include <string>
@@ -43,5 +44,5 @@ class TestCrc32c : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestCrc32c)
+FLOWLENS_TEST_APPLESS_MAIN(TestCrc32c)
 #include "test_crc32c.moc"

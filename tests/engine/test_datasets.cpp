@@ -1,6 +1,7 @@
 // tf.data: datasets as DT_VARIANT values, iterators as session resources,
 // MapDataset and OneShotIterator through a FunctionCaller, end of sequence as
 // OutOfRangeError, and TF 1.x input-pipeline graphs run through a Session.
+#include "test_main.h"
 #include <QtTest/QtTest>
 
 #include <functional>
@@ -518,5 +519,5 @@ class TestDatasets : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestDatasets)
+FLOWLENS_TEST_GUILESS_MAIN(TestDatasets)
 #include "test_datasets.moc"

@@ -1,6 +1,7 @@
 // The Debugger driving real runs from the test thread: breakpoints,
 // conditions, stepping, check-numerics, watches, stop; and the cross-replica
 // comparison helpers on a replicated training graph.
+#include "test_main.h"
 #include <QtTest>
 
 #include <atomic>
@@ -415,5 +416,5 @@ class TestDebugger : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestDebugger)
+FLOWLENS_TEST_GUILESS_MAIN(TestDebugger)
 #include "test_debugger.moc"

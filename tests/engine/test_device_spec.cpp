@@ -1,5 +1,6 @@
 // DeviceSpec follows TensorFlow's DeviceNameUtils: full and legacy forms,
 // wildcards, canonical printing, MergeDevNames and IsSpecification.
+#include "test_main.h"
 #include <QtTest>
 
 #include "common/error.h"
@@ -173,5 +174,5 @@ class TestDeviceSpec : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestDeviceSpec)
+FLOWLENS_TEST_APPLESS_MAIN(TestDeviceSpec)
 #include "test_device_spec.moc"

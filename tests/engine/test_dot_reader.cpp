@@ -4,6 +4,7 @@
 // styles; a syntax error names the file and Graphviz's message, and the
 // parser recovers for the next file; parsing from several threads is
 // serialized by the process-wide Graphviz lock.
+#include "test_main.h"
 #include <QtTest>
 
 #include <QTemporaryDir>
@@ -103,5 +104,5 @@ class TestDotReader : public QObject {
   }
 };
 
-QTEST_MAIN(TestDotReader)
+FLOWLENS_TEST_MAIN(TestDotReader)
 #include "test_dot_reader.moc"

@@ -4,6 +4,7 @@
 // accumulators of the loop invariants, then ApplyGradientDescent. The loss,
 // the gradients and three SGD steps are compared with the plain-Python
 // reference (forward LSTM + BPTT) in lstm_train.expected.json.
+#include "test_main.h"
 #include <QtTest>
 
 #include <QFile>
@@ -188,5 +189,5 @@ class DynamicRnnTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(DynamicRnnTest)
+FLOWLENS_TEST_GUILESS_MAIN(DynamicRnnTest)
 #include "test_dynamic_rnn.moc"

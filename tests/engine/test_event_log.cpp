@@ -2,6 +2,7 @@
 // byte (engine/event_fixtures.h): file_version, legacy simple_value scalars,
 // TF2 tensor scalars whose plugin metadata comes only with a tag's first
 // value, graphs, run metadata; corrupt and truncated files; sniffing.
+#include "test_main.h"
 #include <QDir>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -242,5 +243,5 @@ class TestEventLog : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestEventLog)
+FLOWLENS_TEST_APPLESS_MAIN(TestEventLog)
 #include "test_event_log.moc"

@@ -1,5 +1,6 @@
 // Executor: pruning, feeds and fetches, dataflow ordering, parallelism across
 // a device's threads, up-front refusal of unrunnable nodes, error reporting.
+#include "test_main.h"
 #include <QtTest>
 
 #include <atomic>
@@ -301,5 +302,5 @@ class TestExecutor : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestExecutor)
+FLOWLENS_TEST_APPLESS_MAIN(TestExecutor)
 #include "test_executor.moc"

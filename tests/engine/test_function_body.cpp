@@ -4,6 +4,7 @@
 // glorot-uniform, or a checkpoint by name, heuristic or map) that the body's
 // updates change from one run to the next, return values fetched as retval:N,
 // and the errors that name the argument or node at fault.
+#include "test_main.h"
 #include <QtTest>
 
 #include <cmath>
@@ -466,5 +467,5 @@ node { name: 'out' op: '_Retval' input: 'read' attr { key: 'T' value { type: DT_
   }
 };
 
-QTEST_GUILESS_MAIN(TestFunctionBody)
+FLOWLENS_TEST_GUILESS_MAIN(TestFunctionBody)
 #include "test_function_body.moc"

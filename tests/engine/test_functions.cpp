@@ -4,6 +4,7 @@
 // StatefulPartitionedCall, If, While, Case, nested and by-name calls, with
 // resource arguments; errors naming the function; observers seeing body
 // nodes with their call stack.
+#include "test_main.h"
 #include <QtTest>
 
 #include <future>
@@ -343,5 +344,5 @@ library {
   }
 };
 
-QTEST_GUILESS_MAIN(TestFunctions)
+FLOWLENS_TEST_GUILESS_MAIN(TestFunctions)
 #include "test_functions.moc"

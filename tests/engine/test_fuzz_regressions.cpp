@@ -1,6 +1,7 @@
 // Regression tests for what the fuzz targets of tests/fuzz/ found, one slot
 // per fix. Each failing input is also kept in the fuzz seed corpus
 // (tests/fuzz/corpus/<target>/regress_*), so the fuzzers replay it too.
+#include "test_main.h"
 #include <QtTest>
 
 #include "cluster/cluster_spec.h"
@@ -116,5 +117,5 @@ class TestFuzzRegressions : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestFuzzRegressions)
+FLOWLENS_TEST_APPLESS_MAIN(TestFuzzRegressions)
 #include "test_fuzz_regressions.moc"

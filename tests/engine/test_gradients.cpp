@@ -1,6 +1,7 @@
 // add_gradients: every differentiable op's symbolic gradient against a
 // central-difference numerical gradient (float64, eps 1e-6), plus structure:
 // name scopes, unconnected xs, summed consumers, Variables, errors.
+#include "test_main.h"
 #include <QtTest>
 
 #include <cmath>
@@ -312,5 +313,5 @@ class TestGradients : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestGradients)
+FLOWLENS_TEST_APPLESS_MAIN(TestGradients)
 #include "test_gradients.moc"

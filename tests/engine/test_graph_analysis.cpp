@@ -2,6 +2,7 @@
 // graph_analysis.h): edges parsed once from input strings, every fact about
 // a graph computed once however many callers ask, and a Session built on an
 // analysis reusing its validation.
+#include "test_main.h"
 #include <QtTest>
 
 #include <thread>
@@ -158,5 +159,5 @@ class TestGraphAnalysis : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestGraphAnalysis)
+FLOWLENS_TEST_GUILESS_MAIN(TestGraphAnalysis)
 #include "test_graph_analysis.moc"

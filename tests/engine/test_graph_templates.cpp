@@ -3,6 +3,7 @@
 // classifier, the 2-tower training graph and the CNN classifier validate,
 // infer shapes and train (the loss goes down; the CNN's halves); 2 CNN towers
 // compute what one does on the same batch; bad options fail naming the option.
+#include "test_main.h"
 #include <QtTest>
 
 #include <algorithm>
@@ -298,5 +299,5 @@ class TestGraphTemplates : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestGraphTemplates)
+FLOWLENS_TEST_GUILESS_MAIN(TestGraphTemplates)
 #include "test_graph_templates.moc"

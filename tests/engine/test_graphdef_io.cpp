@@ -1,6 +1,7 @@
 // GraphDef text/binary conversion: lossless round trips, TensorProto decoding
 // rules (tensor_content, typed *_val fields, repeat-last-value), attr kinds,
 // versions and library pass-through, DOT export and file-level load/save.
+#include "test_main.h"
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -382,5 +383,5 @@ class TestGraphDefIo : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestGraphDefIo)
+FLOWLENS_TEST_APPLESS_MAIN(TestGraphDefIo)
 #include "test_graphdef_io.moc"

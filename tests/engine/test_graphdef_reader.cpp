@@ -2,6 +2,7 @@
 // (io/graphdef_reader.h): whatever the file's layout, they must agree with
 // protobuf parsing or printing the whole message at once, which is the
 // reference here, for the graph and for the place of an error.
+#include "test_main.h"
 #include <QtTest>
 
 #include <google/protobuf/io/tokenizer.h>
@@ -207,5 +208,5 @@ class TestGraphdefReader : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestGraphdefReader)
+FLOWLENS_TEST_GUILESS_MAIN(TestGraphdefReader)
 #include "test_graphdef_reader.moc"

@@ -6,6 +6,7 @@
 //
 // The allocator is process-wide, so each case measures differences and trims
 // first; Qt Test runs the cases one after another.
+#include "test_main.h"
 #include <QtTest>
 
 #include <memory>
@@ -314,5 +315,5 @@ class TestHostAllocator : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestHostAllocator)
+FLOWLENS_TEST_GUILESS_MAIN(TestHostAllocator)
 #include "test_host_allocator.moc"

@@ -1,5 +1,6 @@
 // Whole-graph shape inference: shapes flow through the samples, static
 // mismatches are found before running, unknown ops just stop the knowledge.
+#include "test_main.h"
 #include <QtTest>
 
 #include "analysis/infer_shapes.h"
@@ -81,5 +82,5 @@ class TestInferShapes : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestInferShapes)
+FLOWLENS_TEST_APPLESS_MAIN(TestInferShapes)
 #include "test_infer_shapes.moc"

@@ -3,6 +3,7 @@
 // the frame-aware executor reports them: stop positions, iteration
 // conditions on breakpoints, one watched value per iteration, per-event
 // frames in the profile and the Chrome trace, iteration counts per frame.
+#include "test_main.h"
 #include <QtTest>
 
 #include <QJsonArray>
@@ -288,5 +289,5 @@ class LoopObserveTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(LoopObserveTest)
+FLOWLENS_TEST_GUILESS_MAIN(LoopObserveTest)
 #include "test_loop_observe.moc"

@@ -1,6 +1,7 @@
 // Every broken input must fail with a message a user can act on: the file
 // name, for text files the line:column, and a word pointing at the fix.
 // Fixtures live in tests/data/malformed/ (one defect per file).
+#include "test_main.h"
 #include <QtTest>
 
 #include <filesystem>
@@ -166,5 +167,5 @@ class TestMalformedFiles : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestMalformedFiles)
+FLOWLENS_TEST_APPLESS_MAIN(TestMalformedFiles)
 #include "test_malformed_files.moc"

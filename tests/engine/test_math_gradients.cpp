@@ -4,6 +4,7 @@
 // own gradients (second order), Select/SelectV2/ClipByValue; plus the graph
 // TensorFlow builds (SmartBroadcastGradientArgs' constants, masks, control
 // edges) and the ops TensorFlow gives no gradient.
+#include "test_main.h"
 #include <QtTest>
 
 #include <algorithm>
@@ -284,5 +285,5 @@ class TestMathGradients : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestMathGradients)
+FLOWLENS_TEST_APPLESS_MAIN(TestMathGradients)
 #include "test_math_gradients.moc"

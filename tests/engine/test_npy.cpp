@@ -2,6 +2,7 @@
 // in-test byte fixtures, the committed fixtures in tests/data/npy/ (written in
 // numpy's exact layout by tests/data/npy/make_fixtures.py), and errors that
 // name the file and the fault.
+#include "test_main.h"
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -232,5 +233,5 @@ class TestNpy : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestNpy)
+FLOWLENS_TEST_APPLESS_MAIN(TestNpy)
 #include "test_npy.moc"

@@ -1,6 +1,7 @@
 // ONNX import: ModelProtos built here with the onnx protobuf API, written to
 // .onnx files and loaded through load_graph. Covers placeholders, initializers
 // (raw and typed), op mapping, attrs, running the mapped MLP, and errors.
+#include "test_main.h"
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -313,5 +314,5 @@ class TestOnnxImport : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOnnxImport)
+FLOWLENS_TEST_APPLESS_MAIN(TestOnnxImport)
 #include "test_onnx_import.moc"

@@ -3,6 +3,7 @@
 // a reason, gradient or a reason, category, doc, GPU kernel or a reason in a
 // CUDA build), and every op runs on a generated case whose result its shape
 // function predicts, with and without constant inputs.
+#include "test_main.h"
 #include <QtTest/QtTest>
 
 #include <algorithm>
@@ -160,5 +161,5 @@ class TestOpRegistry : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestOpRegistry)
+FLOWLENS_TEST_GUILESS_MAIN(TestOpRegistry)
 #include "test_op_registry.moc"

@@ -6,6 +6,7 @@
 // anything else (std::bad_alloc from a size nobody checked, std::out_of_range
 // from an unchecked index). Run under the asan preset this also catches reads
 // past a buffer that happen to "work".
+#include "test_main.h"
 #include <QtTest/QtTest>
 
 #include <limits>
@@ -181,5 +182,5 @@ class TestOpRobustness : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestOpRobustness)
+FLOWLENS_TEST_GUILESS_MAIN(TestOpRobustness)
 #include "test_op_robustness.moc"

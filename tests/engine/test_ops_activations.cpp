@@ -4,6 +4,7 @@
 // as TensorFlow's kernels cast them), Softplus's epsilon thresholds, errors,
 // shape functions, and the gradients nn_grad.py defines (first and second
 // order) against central differences.
+#include "test_main.h"
 #include <algorithm>
 
 #include "elementwise_test_util.h"
@@ -231,5 +232,5 @@ class TestOpsActivations : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsActivations)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsActivations)
 #include "test_ops_activations.moc"

@@ -3,6 +3,7 @@
 // GradientDescent, Momentum, KerasMomentum, Adam, Adagrad(V2), RMSProp,
 // Ftrl(V2); ref and resource forms; float32, float64, float16, bfloat16;
 // TensorFlow's check order and messages.
+#include "test_main.h"
 #include <QtTest>
 
 #include <cmath>
@@ -294,5 +295,5 @@ class TestOpsApply : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsApply)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsApply)
 #include "test_ops_apply.moc"

@@ -2,6 +2,7 @@
 // Squeeze, IdentityN, Snapshot, PreventGradient, Split, SplitV, Concat,
 // ConcatV2, ConcatOffset, Pack, Unpack. Expected values follow TensorFlow's
 // documented semantics; messages are TensorFlow's.
+#include "test_main.h"
 #include "op_test_util.h"
 
 using namespace flowlens;
@@ -322,5 +323,5 @@ class TestOpsArray : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsArray)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsArray)
 #include "test_ops_array.moc"

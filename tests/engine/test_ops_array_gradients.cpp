@@ -3,6 +3,7 @@
 // the ops TensorFlow gives no gradient. Gradients built from ops another
 // family registers (InvertPermutation, UnsortedSegmentSum, Range, Tile, Prod)
 // are checked numerically once those ops exist; their graph is checked here.
+#include "test_main.h"
 #include <QtTest>
 
 #include <set>
@@ -289,5 +290,5 @@ class TestOpsArrayGradients : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestOpsArrayGradients)
+FLOWLENS_TEST_GUILESS_MAIN(TestOpsArrayGradients)
 #include "test_ops_array_gradients.moc"

@@ -4,6 +4,7 @@
 // shape functions and the gradients (math_grad._BatchMatMulV2, summing over
 // broadcast batches); V3's (Ta, Tb, Tout) combinations; the 16-bit floats
 // accumulating in float32 (MatMul too); grappler's _FusedMatMul.
+#include "test_main.h"
 #include "gradient_check.h"
 #include "engine/op_cases/op_case.h"
 #include "op_test_util.h"
@@ -276,5 +277,5 @@ class TestOpsBatchMatMul : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestOpsBatchMatMul)
+FLOWLENS_TEST_GUILESS_MAIN(TestOpsBatchMatMul)
 #include "test_ops_batch_matmul.moc"

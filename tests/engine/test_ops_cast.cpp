@@ -1,6 +1,7 @@
 // Cast between the real types and bool (TensorFlow's static_cast rules,
 // round-to-nearest-even into the 16-bit floats, the Truncate attr),
 // ZerosLike and OnesLike.
+#include "test_main.h"
 #include <limits>
 
 #include "elementwise_test_util.h"
@@ -97,5 +98,5 @@ class TestOpsCast : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsCast)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsCast)
 #include "test_ops_cast.moc"

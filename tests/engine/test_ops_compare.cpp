@@ -1,5 +1,6 @@
 // Comparisons and logic (-> bool, broadcasting), Select, SelectV2,
 // ClipByValue and BroadcastGradientArgs (TensorFlow's BCast reduction axes).
+#include "test_main.h"
 #include "elementwise_test_util.h"
 
 using namespace flowlens;
@@ -191,5 +192,5 @@ class TestOpsCompare : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsCompare)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsCompare)
 #include "test_ops_compare.moc"

@@ -5,6 +5,7 @@
 // im2col + GEMM reference; float16 / bfloat16; shape functions; TensorFlow's
 // errors for hostile attrs and sizes; numerical gradient checks; and the
 // oneDNN primitive cache (a second run builds nothing).
+#include "test_main.h"
 #include <cmath>
 
 #include "engine/gradient_ops_gate.h"
@@ -807,5 +808,5 @@ class TestOpsConv : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestOpsConv)
+FLOWLENS_TEST_GUILESS_MAIN(TestOpsConv)
 #include "test_ops_conv.moc"

@@ -1,6 +1,7 @@
 // DecodeRaw (TensorFlow's decode_raw_op.cc): bytes reinterpreted per
 // out_type in either byte order, the added dimension, empty inputs, and
 // TensorFlow's errors; the shape function.
+#include "test_main.h"
 #include "op_test_util.h"
 
 using namespace flowlens;
@@ -80,5 +81,5 @@ class TestOpsDecodeRaw : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsDecodeRaw)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsDecodeRaw)
 #include "test_ops_decode_raw.moc"

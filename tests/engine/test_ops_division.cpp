@@ -1,6 +1,7 @@
 // The division family: Div, RealDiv, DivNoNan, TruncateDiv, FloorDiv,
 // FloorMod, Mod, TruncateMod (TensorFlow's cwise_ops.h semantics, its CPU
 // dtypes and its error texts).
+#include "test_main.h"
 #include <limits>
 
 #include "elementwise_test_util.h"
@@ -126,5 +127,5 @@ class TestOpsDivision : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsDivision)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsDivision)
 #include "test_ops_division.moc"

@@ -1,6 +1,7 @@
 // Indexing ops: Gather, GatherV2 (axis, batch_dims), GatherNd, ScatterNd and
 // OneHot, with the examples of TensorFlow's documentation, index range errors
 // and their messages.
+#include "test_main.h"
 #include "op_test_util.h"
 
 using namespace flowlens;
@@ -188,5 +189,5 @@ class TestOpsGather : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsGather)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsGather)
 #include "test_ops_gather.moc"

@@ -3,6 +3,7 @@
 // against TensorFlow's normalisation worked out by hand (uint8 as is; float,
 // half and double scaled per image, non-finite pixels painted bad_color),
 // and TensorFlow's errors.
+#include "test_main.h"
 #include <png.h>
 
 #include <cmath>
@@ -144,5 +145,5 @@ class TestOpsImageSummary : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsImageSummary)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsImageSummary)
 #include "test_ops_image_summary.moc"

@@ -2,6 +2,7 @@
 // summarized by SummarizeValue), Print's first_n per node and session, the
 // run log a Session routes their text to, and the gradients TensorFlow's
 // Python registers for CheckNumerics and Print.
+#include "test_main.h"
 #include <QTemporaryDir>
 #include <mutex>
 
@@ -197,5 +198,5 @@ class TestOpsLogging : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestOpsLogging)
+FLOWLENS_TEST_GUILESS_MAIN(TestOpsLogging)
 #include "test_ops_logging.moc"

@@ -1,5 +1,6 @@
 // Broadcasting binary arithmetic (Add, AddV2, Sub, Mul, Maximum, Minimum,
 // SquaredDifference, Pow), AddN and MatMul.
+#include "test_main.h"
 #include <limits>
 
 #include "elementwise_test_util.h"
@@ -212,5 +213,5 @@ class TestOpsMath : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsMath)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsMath)
 #include "test_ops_math.moc"

@@ -2,6 +2,7 @@
 // Softmax, LogSoftmax, SoftmaxCrossEntropyWithLogits (broadcast labels) and
 // SparseSoftmaxCrossEntropyWithLogits, with their gradients. Expected values
 // follow TensorFlow's definitions, worked out by hand.
+#include "test_main.h"
 #include <cmath>
 #include <map>
 
@@ -287,5 +288,5 @@ class TestOpsNn : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsNn)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsNn)
 #include "test_ops_nn.moc"

@@ -1,5 +1,6 @@
 // Padding (Pad, PadV2, MirrorPad, MirrorPadGrad) and the set ops (Unique,
 // ListDiff), with TensorFlow's documented examples on several dtypes.
+#include "test_main.h"
 #include "op_test_util.h"
 
 using namespace flowlens;
@@ -147,5 +148,5 @@ class TestOpsPad : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsPad)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsPad)
 #include "test_ops_pad.moc"

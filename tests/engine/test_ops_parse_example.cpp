@@ -4,6 +4,7 @@
 // generated classes of io/example.proto, dense features of every dtype with
 // defaults and shapes, variable-length padding, sparse and ragged outputs,
 // TensorFlow's error texts, and malformed bytes that must never crash.
+#include "test_main.h"
 #include "op_test_util.h"
 
 #include "engine/example_wire_util.h"
@@ -574,5 +575,5 @@ class TestOpsParseExample : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsParseExample)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsParseExample)
 #include "test_ops_parse_example.moc"

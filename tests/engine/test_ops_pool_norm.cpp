@@ -6,6 +6,7 @@
 // kernels, worked out by hand.
 //
 // FLOWLENS_BENCH=1 adds timings of the oneDNN path and the loop (benchmark slot).
+#include "test_main.h"
 #include <chrono>
 #include <functional>
 #include <cmath>
@@ -689,5 +690,5 @@ class TestOpsPoolNorm : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestOpsPoolNorm)
+FLOWLENS_TEST_GUILESS_MAIN(TestOpsPoolNorm)
 #include "test_ops_pool_norm.moc"

@@ -1,4 +1,5 @@
 // RandomStandardNormal, RandomUniform, TruncatedNormal: seeding and rough statistics.
+#include "test_main.h"
 #include "op_test_util.h"
 
 using namespace flowlens;
@@ -93,5 +94,5 @@ class TestOpsRandom : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsRandom)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsRandom)
 #include "test_ops_random.moc"

@@ -3,6 +3,7 @@
 // empty axes, size-0 dimensions (the reducer identities), NaN, integer
 // wrap-around and truncating Mean, 16-bit floats accumulated in float, and
 // TF's error messages.
+#include "test_main.h"
 #include <cmath>
 #include <limits>
 
@@ -199,5 +200,5 @@ class TestOpsReduce : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsReduce)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsReduce)
 #include "test_ops_reduce.moc"

@@ -7,6 +7,7 @@
 // Some gradients are built from ops other families add (Equal, DivNoNan,
 // Transpose, GatherV2, ListDiff); a test needing one that is not registered in
 // this build is skipped, naming it.
+#include "test_main.h"
 #include <QtTest>
 
 #include <cmath>
@@ -252,5 +253,5 @@ class TestOpsReduceGrad : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestOpsReduceGrad)
+FLOWLENS_TEST_GUILESS_MAIN(TestOpsReduceGrad)
 #include "test_ops_reduce_grad.moc"

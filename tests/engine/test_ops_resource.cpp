@@ -3,6 +3,7 @@
 // VariableShape, DestroyResourceOp, ResourceGather; IsVariableInitialized;
 // their shape functions on handle data; printing a handle. Messages are
 // TensorFlow's (resource_variable_ops.cc, resource_mgr.cc).
+#include "test_main.h"
 #include <QtTest>
 
 #include "engine/op_cases/state.h"
@@ -211,5 +212,5 @@ class TestOpsResource : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsResource)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsResource)
 #include "test_ops_resource.moc"

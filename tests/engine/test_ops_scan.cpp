@@ -1,5 +1,6 @@
 // ArgMax / ArgMin and the scans Cumsum / Cumprod against TensorFlow's
 // documented semantics and error texts.
+#include "test_main.h"
 #include <cmath>
 
 #include "op_test_util.h"
@@ -99,5 +100,5 @@ class TestOpsScan : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsScan)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsScan)
 #include "test_ops_scan.moc"

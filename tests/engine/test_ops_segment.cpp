@@ -2,6 +2,7 @@
 // and SparseSegmentMeanGrad: TensorFlow's documented examples on several
 // dtypes, negative ids, empty segments, size-0 tensors, TensorFlow's error
 // messages, and the gradients (built from TensorFlow's ops).
+#include "test_main.h"
 #include <limits>
 #include <map>
 
@@ -312,5 +313,5 @@ class TestOpsSegment : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsSegment)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsSegment)
 #include "test_ops_segment.moc"

@@ -1,5 +1,6 @@
 // Range, LinSpace, Where and InvertPermutation against TensorFlow's
 // documented semantics and error texts.
+#include "test_main.h"
 #include <cmath>
 #include <limits>
 
@@ -121,5 +122,5 @@ class TestOpsSequence : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsSequence)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsSequence)
 #include "test_ops_sequence.moc"

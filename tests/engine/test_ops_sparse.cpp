@@ -1,6 +1,7 @@
 // SparseToDense, SparseReorder and SparseReshape: TensorFlow's documented
 // behaviour on several dtypes, validate_indices, size-0 shapes, TensorFlow's
 // error messages, and the gradients (built from TensorFlow's ops).
+#include "test_main.h"
 #include <map>
 
 #include "engine/gradient_ops_gate.h"
@@ -241,5 +242,5 @@ class TestOpsSparse : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsSparse)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsSparse)
 #include "test_ops_sparse.moc"

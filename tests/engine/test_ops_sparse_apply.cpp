@@ -3,6 +3,7 @@
 // forms) against TensorFlow's per-row formulas: duplicate indices applied in
 // order, rows of one element (TensorFlow's scalar path) and of several,
 // index errors and whether rows before a bad index were updated.
+#include "test_main.h"
 #include <QtTest>
 
 #include <cmath>
@@ -254,5 +255,5 @@ class TestOpsSparseApply : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsSparseApply)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsSparseApply)
 #include "test_ops_sparse_apply.moc"

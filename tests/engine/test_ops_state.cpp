@@ -1,5 +1,6 @@
 // Const, Placeholder(WithDefault), Variable(V2), Assign(Add/Sub), Identity,
 // StopGradient, NoOp, and the registry's op definitions.
+#include "test_main.h"
 #include "op_test_util.h"
 
 using namespace flowlens;
@@ -123,5 +124,5 @@ class TestOpsState : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsState)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsState)
 #include "test_ops_state.moc"

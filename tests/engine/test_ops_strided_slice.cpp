@@ -1,6 +1,7 @@
 // StridedSlice with every mask against Python's slicing semantics (a table
 // of x[...] expressions, expected values worked out by hand), TensorFlow's
 // documented examples, StridedSliceGrad and Slice.
+#include "test_main.h"
 #include "op_test_util.h"
 
 using namespace flowlens;
@@ -202,5 +203,5 @@ class TestOpsStridedSlice : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsStridedSlice)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsStridedSlice)
 #include "test_ops_strided_slice.moc"

@@ -3,6 +3,7 @@
 // tf.print) against the outputs TensorFlow's documentation shows, StringJoin
 // (tf.strings.join), and ShardedFilename / ShardedFilespec (the shard names a
 // Saver writes and restores).
+#include "test_main.h"
 #include "op_test_util.h"
 
 using namespace flowlens;
@@ -208,5 +209,5 @@ class TestOpsStrings : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsStrings)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsStrings)
 #include "test_ops_strings.moc"

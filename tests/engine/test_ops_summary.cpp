@@ -2,6 +2,7 @@
 // histogram buckets worked out by hand with TensorFlow's histogram.cc
 // algorithm), the exact bytes TensorFlow writes, MergeSummary's rules, and
 // TensorFlow's error messages.
+#include "test_main.h"
 #include <cfloat>
 
 #include "io/summary.pb.h"
@@ -175,5 +176,5 @@ class TestOpsSummary : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsSummary)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsSummary)
 #include "test_ops_summary.moc"

@@ -1,5 +1,6 @@
 // Tile, BroadcastTo, DynamicStitch and MatMul's 16-bit and integer kernels
 // against TensorFlow's documented semantics and error texts.
+#include "test_main.h"
 #include "op_test_util.h"
 
 using namespace flowlens;
@@ -133,5 +134,5 @@ class TestOpsTile : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsTile)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsTile)
 #include "test_ops_tile.moc"

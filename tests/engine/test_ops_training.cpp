@@ -1,6 +1,7 @@
 // Training ops (ApplyGradientDescent, ApplyMomentum, ApplyAdam,
 // SyntheticClassification), the gradient helper ops, and the _Send/_Recv
 // signatures.
+#include "test_main.h"
 #include <QtTest>
 
 #include <algorithm>
@@ -273,5 +274,5 @@ class TestOpsTraining : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsTraining)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsTraining)
 #include "test_ops_training.moc"

@@ -1,5 +1,6 @@
 // Element-permuting ops: Transpose, ReverseV2, DepthToSpace, SpaceToDepth,
 // with the examples of TensorFlow's op documentation on several dtypes.
+#include "test_main.h"
 #include "op_test_util.h"
 
 using namespace flowlens;
@@ -123,5 +124,5 @@ class TestOpsTranspose : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsTranspose)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsTranspose)
 #include "test_ops_transpose.moc"

@@ -1,6 +1,7 @@
 // Unary element-wise ops and the *Grad ops built from their outputs:
 // TensorFlow's documented values per dtype, the 16-bit floats rounded as
 // TensorFlow's CPU kernels round them, integer wrap-around, errors.
+#include "test_main.h"
 #include "elementwise_test_util.h"
 
 using namespace flowlens;
@@ -148,5 +149,5 @@ class TestOpsUnary : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOpsUnary)
+FLOWLENS_TEST_APPLESS_MAIN(TestOpsUnary)
 #include "test_ops_unary.moc"

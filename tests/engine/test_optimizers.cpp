@@ -2,6 +2,7 @@
 // values after a few steps against hand-computed references, slot variables
 // and their initializers, device placement, naming, and training runs whose
 // loss goes down (linear regression; softmax on SyntheticClassification).
+#include "test_main.h"
 #include <QtTest>
 
 #include <cmath>
@@ -244,5 +245,5 @@ class TestOptimizers : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestOptimizers)
+FLOWLENS_TEST_APPLESS_MAIN(TestOptimizers)
 #include "test_optimizers.moc"

@@ -1,4 +1,5 @@
 // Partitioning a placed graph into per-device subgraphs with Send/Recv pairs.
+#include "test_main.h"
 #include <QtTest>
 
 #include "analysis/validate.h"
@@ -93,5 +94,5 @@ class TestPartition : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestPartition)
+FLOWLENS_TEST_APPLESS_MAIN(TestPartition)
 #include "test_partition.moc"

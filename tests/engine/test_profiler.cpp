@@ -1,6 +1,7 @@
 // The Profiler on real runs: per-node records, op summary, the approximate
 // peak-live-bytes estimate on a chain with known sizes, and the Chrome trace
 // read back with nlohmann-json (including string escaping).
+#include "test_main.h"
 #include <QtTest>
 
 #include <fstream>
@@ -153,5 +154,5 @@ class TestProfiler : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestProfiler)
+FLOWLENS_TEST_GUILESS_MAIN(TestProfiler)
 #include "test_profiler.moc"

@@ -5,6 +5,7 @@
 // dequeues blocking more threads than the device pool has, queue runners
 // (derived from a graph and read from a meta graph's collection) feeding a
 // training loop, and the thread pool's lent threads.
+#include "test_main.h"
 #include <QtTest>
 
 #include <atomic>
@@ -548,5 +549,5 @@ class TestQueues : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestQueues)
+FLOWLENS_TEST_GUILESS_MAIN(TestQueues)
 #include "test_queues.moc"

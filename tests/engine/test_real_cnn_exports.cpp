@@ -6,6 +6,7 @@
 // by the scripts beside them from TensorFlow's documented formats and code,
 // not by FlowLens's graph builders. Each must load with every op known,
 // validate, infer its shapes, and train: the loss falls on a learnable batch.
+#include "test_main.h"
 #include <QtTest>
 
 #include <cmath>
@@ -281,5 +282,5 @@ class TestRealCnnExports : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestRealCnnExports)
+FLOWLENS_TEST_GUILESS_MAIN(TestRealCnnExports)
 #include "test_real_cnn_exports.moc"

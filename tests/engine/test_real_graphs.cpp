@@ -1,6 +1,7 @@
 // Graphs shaped like real TensorFlow 1.x exports (tests/data/tf/*.pbtxt) must
 // load unchanged, text and binary, with their counts, attrs and constant
 // values intact.
+#include "test_main.h"
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -195,5 +196,5 @@ class TestRealGraphs : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestRealGraphs)
+FLOWLENS_TEST_APPLESS_MAIN(TestRealGraphs)
 #include "test_real_graphs.moc"

@@ -1,6 +1,7 @@
 // apply_replica_device_setter against TensorFlow's own expectations: the cases
 // of python/training/device_setter_test.py (same devices, canonical spelling),
 // plus colocation, the greedy strategy and the placement report.
+#include "test_main.h"
 #include <QtTest>
 
 #include "cluster/cluster_spec.h"
@@ -342,5 +343,5 @@ class TestReplicaDeviceSetter : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestReplicaDeviceSetter)
+FLOWLENS_TEST_APPLESS_MAIN(TestReplicaDeviceSetter)
 #include "test_replica_device_setter.moc"

@@ -1,5 +1,6 @@
 // In-graph replication (inference): the article's baseline turned into its
 // two-GPU listing, more towers, uneven batches, the replica map and errors.
+#include "test_main.h"
 #include <QtTest>
 
 #include <functional>
@@ -254,5 +255,5 @@ class TestReplicateInGraph : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestReplicateInGraph)
+FLOWLENS_TEST_APPLESS_MAIN(TestReplicateInGraph)
 #include "test_replicate_in_graph.moc"

@@ -1,6 +1,7 @@
 // In-graph replication (training): towers with their own loss and gradients,
 // averaged per variable, one SGD apply. With equal slices the average of the
 // tower gradients is the full-batch gradient, so N towers train exactly like one.
+#include "test_main.h"
 #include <QtTest>
 
 #include <cmath>
@@ -138,5 +139,5 @@ class TestReplicateTraining : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestReplicateTraining)
+FLOWLENS_TEST_APPLESS_MAIN(TestReplicateTraining)
 #include "test_replicate_training.moc"

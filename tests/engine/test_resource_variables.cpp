@@ -4,6 +4,7 @@
 // with respect to a handle, add_optimizer's resource slots and updates, a
 // training run that matches the same graph with ref variables step for step,
 // and the debugger showing a resource variable by its value.
+#include "test_main.h"
 #include <QtTest>
 
 #include <cmath>
@@ -284,5 +285,5 @@ class TestResourceVariables : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestResourceVariables)
+FLOWLENS_TEST_APPLESS_MAIN(TestResourceVariables)
 #include "test_resource_variables.moc"

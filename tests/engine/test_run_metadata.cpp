@@ -4,6 +4,7 @@
 // a round trip through the generated class, the op/time/device/thread rules
 // of TensorFlow's timeline.py, unknown fields skipped, bad bytes reported,
 // and a RunMetadata found in an event log exported as a Chrome trace.
+#include "test_main.h"
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -248,5 +249,5 @@ class TestRunMetadata : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestRunMetadata)
+FLOWLENS_TEST_GUILESS_MAIN(TestRunMetadata)
 #include "test_run_metadata.moc"

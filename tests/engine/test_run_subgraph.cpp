@@ -2,6 +2,7 @@
 // targets need, through data and control edges, plus the initializers of the
 // variables among them; and split_name_list (graph/name_list.h), the Fetch
 // boxes' comma-separated names.
+#include "test_main.h"
 #include <QtTest>
 
 #include <string>
@@ -90,5 +91,5 @@ class TestRunSubgraph : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestRunSubgraph)
+FLOWLENS_TEST_APPLESS_MAIN(TestRunSubgraph)
 #include "test_run_subgraph.moc"

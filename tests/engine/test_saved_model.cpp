@@ -2,6 +2,7 @@
 // TensorFlow's loader does, running signatures, and the errors a user gets.
 // The fixtures in tests/data/saved_model/ are written by make_fixtures.py in
 // TensorFlow's text format, with checkpoint bytes assembled by hand.
+#include "test_main.h"
 #include <QTemporaryDir>
 #include <QtTest>
 #include <google/protobuf/text_format.h>
@@ -420,5 +421,5 @@ class TestSavedModel : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestSavedModel)
+FLOWLENS_TEST_APPLESS_MAIN(TestSavedModel)
 #include "test_saved_model.moc"

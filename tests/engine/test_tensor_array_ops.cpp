@@ -4,6 +4,7 @@
 // array (shared by source, accumulating, zeros where nothing was written),
 // clear_after_read, stacks in LIFO order, TensorFlow's errors for bad use,
 // and gradients through a TensorArray by add_gradients.
+#include "test_main.h"
 #include <QtTest>
 
 #include "engine/op_test_util.h"
@@ -326,5 +327,5 @@ class TestTensorArrayOps : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestTensorArrayOps)
+FLOWLENS_TEST_GUILESS_MAIN(TestTensorArrayOps)
 #include "test_tensor_array_ops.moc"

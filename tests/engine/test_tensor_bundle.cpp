@@ -5,6 +5,7 @@
 // bytes, and tensor_bundle.cc's string layout — so the reader is checked against
 // the format, not against our own writer. The writer is then checked by round
 // trips and by decoding its index's footer and block trailers by hand.
+#include "test_main.h"
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -404,5 +405,5 @@ class TestTensorBundle : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestTensorBundle)
+FLOWLENS_TEST_APPLESS_MAIN(TestTensorBundle)
 #include "test_tensor_bundle.moc"

@@ -2,6 +2,7 @@
 // CRCs computed independently), and the reader's behaviour on corrupt,
 // truncated and hostile input, which follows TensorFlow's record_reader.cc:
 // a bad data CRC skips the record, a bad length CRC or a short read stops.
+#include "test_main.h"
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -207,5 +208,5 @@ class TestTFRecord : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestTFRecord)
+FLOWLENS_TEST_APPLESS_MAIN(TestTFRecord)
 #include "test_tfrecord.moc"

@@ -1,6 +1,7 @@
 // One thread budget (exec/thread_budget.h): resolution and defaults, the
 // intra-op parallel_for on a device pool (common/parallel_for.h), the share
 // math kernels take, the GEMM split (ops/blas_gemm.h) and oneDNN's team size.
+#include "test_main.h"
 #include <QtTest>
 
 #include <dlfcn.h>
@@ -281,5 +282,5 @@ class TestThreadBudget : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestThreadBudget)
+FLOWLENS_TEST_GUILESS_MAIN(TestThreadBudget)
 #include "test_thread_budget.moc"

@@ -1,4 +1,5 @@
 // Graph validation: each structural mistake gives one clear diagnostic.
+#include "test_main.h"
 #include <QtTest>
 
 #include "analysis/validate.h"
@@ -101,5 +102,5 @@ class TestValidate : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestValidate)
+FLOWLENS_TEST_APPLESS_MAIN(TestValidate)
 #include "test_validate.moc"

@@ -2,6 +2,7 @@
 // use-before-init errors, values persisting across runs, initializing them
 // all with Session::initialize_variables, and reads of a ref
 // variable taken when the reader runs (after the updates it is ordered behind).
+#include "test_main.h"
 #include <QtTest>
 
 #include <atomic>
@@ -173,5 +174,5 @@ class TestVariables : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestVariables)
+FLOWLENS_TEST_APPLESS_MAIN(TestVariables)
 #include "test_variables.moc"

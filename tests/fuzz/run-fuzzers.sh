@@ -7,9 +7,10 @@
 # The reproducer lands in build-fuzz/findings/<target>/; rerun it with
 #   build-fuzz/bin/fuzz_<target> build-fuzz/findings/<target>/crash-...
 #
-# Usage: tests/fuzz/run-fuzzers.sh [--seconds N | --runs N] [--no-build] [target...]
+# Usage: tests/fuzz/run-fuzzers.sh [--seconds N | --runs N] [--no-build | --build-only] [target...]
 #   --seconds N  time per target (default: $FUZZ_SECONDS, else 25)
 #   --runs N     stop each target after N executions instead
+#   --build-only build the targets, run none (CI times the two apart)
 #   targets: graphdef_text graphdef_binary onnx cluster_json wire_decoder npy graph_exec (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,13 +18,15 @@ cd "$(dirname "$0")/../.."
 seconds="${FUZZ_SECONDS:-25}"
 runs=""
 build=1
+run=1
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --no-build) build=0; shift ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    --build-only) run=0; shift ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
@@ -33,6 +36,7 @@ if [ "$build" = 1 ]; then
   [ -f build-fuzz/CMakeCache.txt ] || cmake --preset fuzz
   cmake --build --preset fuzz -j "${JOBS:-$(nproc)}"
 fi
+[ "$run" = 1 ] || exit 0
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"

@@ -5,6 +5,7 @@
 // with the first), opens a worker's partition and colours it with live
 // timings, stops a worker at a remote breakpoint, and marks a killed worker
 // down, then up again after a restart.
+#include "test_main.h"
 #include <QAction>
 #include <QDockWidget>
 #include <QElapsedTimer>
@@ -437,5 +438,5 @@ class ClusterAttachTest : public QObject {
   }
 };
 
-QTEST_MAIN(ClusterAttachTest)
+FLOWLENS_TEST_MAIN(ClusterAttachTest)
 #include "test_cluster_attach.moc"

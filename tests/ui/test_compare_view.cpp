@@ -3,6 +3,7 @@
 // Split/ConcatV2 nodes, the menus and settings, regex filtering, the
 // inspector's actual device and outputs, every sample loading and malformed
 // files refused while the window stays usable.
+#include "test_main.h"
 #include <QtTest>
 
 #include <cmath>
@@ -335,5 +336,5 @@ class CompareViewTest : public QObject {
   }
 };
 
-QTEST_MAIN(CompareViewTest)
+FLOWLENS_TEST_MAIN(CompareViewTest)
 #include "test_compare_view.moc"

@@ -3,6 +3,7 @@
 // while paused (also by loading another graph or closing the window), a
 // planted NaN caught at its source by check-numerics, conditional
 // breakpoints, watches across runs, and errors shown instead of crashing.
+#include "test_main.h"
 #include <QtTest>
 
 #include <QAction>
@@ -314,5 +315,5 @@ class DebuggerUiTest : public QObject {
   }
 };
 
-QTEST_MAIN(DebuggerUiTest)
+FLOWLENS_TEST_MAIN(DebuggerUiTest)
 #include "test_debugger_ui.moc"

@@ -3,6 +3,7 @@
 // node) is one row per kind and op, "unknown op 'CudnnRNN' ×5", expanding to a
 // row per node; a finding on one node stays a single row. Validation tags
 // each diagnostic with its kind and op for that (analysis/validate.h).
+#include "test_main.h"
 #include <QtTest>
 
 #include "analysis/validate.h"
@@ -114,5 +115,5 @@ class DiagnosticsPanelTest : public QObject {
   }
 };
 
-QTEST_MAIN(DiagnosticsPanelTest)
+FLOWLENS_TEST_MAIN(DiagnosticsPanelTest)
 #include "test_diagnostics_panel.moc"

@@ -1,5 +1,6 @@
 // File → Export without dialogs: PNG (2x render of the scene), SVG, DOT and
 // pbtxt of the loaded graph and, while comparing, of the replicated one.
+#include "test_main.h"
 #include <QtTest>
 
 #include "ui/ui_test_util.h"
@@ -102,5 +103,5 @@ class ExportTest : public QObject {
   }
 };
 
-QTEST_MAIN(ExportTest)
+FLOWLENS_TEST_MAIN(ExportTest)
 #include "test_export.moc"

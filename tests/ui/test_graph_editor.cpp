@@ -4,6 +4,7 @@
 // to [[9],[21],[33],[45]]. Also: live validation (red nodes with the
 // message), refused edits, copy/paste, moves as undo steps, control
 // dependencies, palette search, tensor text and templates.
+#include "test_main.h"
 #include <QtTest>
 
 #include <QAbstractItemModel>
@@ -595,5 +596,5 @@ class TestGraphEditor : public QObject {
   }
 };
 
-QTEST_MAIN(TestGraphEditor)
+FLOWLENS_TEST_MAIN(TestGraphEditor)
 #include "test_graph_editor.moc"

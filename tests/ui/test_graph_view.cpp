@@ -2,6 +2,7 @@
 // counts, selection sync with the main window, name-scope grouping of a big
 // synthetic graph (identical towers fold into one series), a cancelled
 // layout, edge labels and the minimap. (Opening DOT: test_open_dot, tests/engine/test_dot_reader.)
+#include "test_main.h"
 #include <QtTest>
 
 #include "ui/ui_test_util.h"
@@ -399,5 +400,5 @@ class GraphViewTest : public QObject {
   }
 };
 
-QTEST_MAIN(GraphViewTest)
+FLOWLENS_TEST_MAIN(GraphViewTest)
 #include "test_graph_view.moc"

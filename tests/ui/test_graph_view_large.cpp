@@ -3,6 +3,7 @@
 // nodes. The layered layout must lay it out quickly and readably: every node
 // has a box, boxes never overlap, dataflow runs top to bottom, and every
 // edge ends at its consumer. Small views keep Graphviz.
+#include "test_main.h"
 #include <QtTest>
 
 #include <QElapsedTimer>
@@ -227,5 +228,5 @@ class GraphViewLargeTest : public QObject {
   }
 };
 
-QTEST_MAIN(GraphViewLargeTest)
+FLOWLENS_TEST_MAIN(GraphViewLargeTest)
 #include "test_graph_view_large.moc"

@@ -3,6 +3,7 @@
 // (the data-parallel training pattern), opened in the main window. The
 // first layout must land in time without freezing the event loop, show a
 // readable number of boxes, and fold the identical towers into one series.
+#include "test_main.h"
 #include <QtTest>
 
 #include <QElapsedTimer>
@@ -146,5 +147,5 @@ class GraphViewScaleTest : public QObject {
   }
 };
 
-QTEST_MAIN(GraphViewScaleTest)
+FLOWLENS_TEST_MAIN(GraphViewScaleTest)
 #include "test_graph_view_scale.moc"

@@ -3,6 +3,7 @@
 // so, expanding one scope lays out only its contents and merges them, an
 // empty view starts nothing, cancelling drops the layout and the pending
 // selection, and shapes come from the document's analysis.
+#include "test_main.h"
 #include <QtTest>
 
 #include <QSignalSpy>
@@ -126,5 +127,5 @@ class TestLayoutSession : public QObject {
   }
 };
 
-QTEST_MAIN(TestLayoutSession)
+FLOWLENS_TEST_MAIN(TestLayoutSession)
 #include "test_layout_session.moc"

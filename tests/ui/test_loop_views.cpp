@@ -4,6 +4,7 @@
 // round-trips through the Breakpoints dock and its store into the engine
 // debugger; watches list one copy per iteration; the paused status and the
 // profiler's timeline name the iteration.
+#include "test_main.h"
 #include <QtTest>
 
 #include <QLineEdit>
@@ -279,5 +280,5 @@ node { name: "o/Merge" op: "Merge" input: "o/f" input: "o/i/Merge" }
   }
 };
 
-QTEST_MAIN(LoopViewsTest)
+FLOWLENS_TEST_MAIN(LoopViewsTest)
 #include "test_loop_views.moc"

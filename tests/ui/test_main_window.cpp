@@ -1,6 +1,7 @@
 // The main window: loading, the node table and its filter, node details,
 // diagnostics, load failures, the screenshot path that `flowlens
 // --screenshot` uses, Help → Keyboard Shortcuts and the first-start layout.
+#include "test_main.h"
 #include <QtTest>
 
 #include <QAction>
@@ -418,11 +419,13 @@ class TestMainWindow : public QObject {
   }
 };
 
-int main(int argc, char** argv) {
+// Its own entry: the application gets the GUI's start-up set-up first.
+static int run_main_window_tests(int argc, char** argv) {
   QApplication app(argc, argv);
   flowlens::ui::init_application(app);
   TestMainWindow test;
   return QTest::qExec(&test, argc, argv);
 }
+FLOWLENS_TEST_ENTRY(run_main_window_tests)
 
 #include "test_main_window.moc"

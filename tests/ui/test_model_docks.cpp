@@ -7,6 +7,7 @@
 // comes from the format registry, File → Open Folder exists, a dropped
 // folder opens, an empty folder gets the registry's message, and recent
 // files keep folders.
+#include "test_main.h"
 #include <QtTest>
 
 #include <QAction>
@@ -326,5 +327,5 @@ class ModelDocksTest : public QObject {
   }
 };
 
-QTEST_MAIN(ModelDocksTest)
+FLOWLENS_TEST_MAIN(ModelDocksTest)
 #include "test_model_docks.moc"

@@ -3,6 +3,7 @@
 // GraphView), and the right-click node menu (ui/graphview/node_context_menu,
 // wired by the main window): copy name and pbtxt, inputs and consumers,
 // breakpoint, expand/collapse, fetch.
+#include "test_main.h"
 #include <QtTest>
 
 #include <QClipboard>
@@ -289,5 +290,5 @@ class NodeNavigationTest : public QObject {
   }
 };
 
-QTEST_MAIN(NodeNavigationTest)
+FLOWLENS_TEST_MAIN(NodeNavigationTest)
 #include "test_node_navigation.moc"

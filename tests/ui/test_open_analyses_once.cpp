@@ -3,6 +3,7 @@
 // inspector (actual device, output shapes), the diagnostics dock and the
 // status bar all read the document's GraphAnalysis. Counted by
 // analysis/pass_counts.h.
+#include "test_main.h"
 #include <QtTest>
 
 #include "analysis/pass_counts.h"
@@ -57,5 +58,5 @@ class TestOpenAnalysesOnce : public QObject {
   }
 };
 
-QTEST_MAIN(TestOpenAnalysesOnce)
+FLOWLENS_TEST_MAIN(TestOpenAnalysesOnce)
 #include "test_open_analyses_once.moc"

@@ -2,6 +2,7 @@
 // them (engine io/dot_reader, tested in tests/engine/test_dot_reader), the
 // document notes "view only", the graph lays out; a syntax error is reported
 // like any unreadable file.
+#include "test_main.h"
 #include <QtTest>
 
 #include "ui/ui_test_util.h"
@@ -84,5 +85,5 @@ class OpenDotTest : public QObject {
 
 };
 
-QTEST_MAIN(OpenDotTest)
+FLOWLENS_TEST_MAIN(OpenDotTest)
 #include "test_open_dot.moc"

@@ -3,6 +3,7 @@
 // tint of enclosing scope frames, long edges drawn only where they are in
 // view (dashes kept in phase), and GraphView switching to the overview for
 // big scenes at low zoom while marks (selection) still show.
+#include "test_main.h"
 #include <QtTest>
 
 #include <QGraphicsScene>
@@ -211,5 +212,5 @@ class OverviewPaintingTest : public QObject {
   }
 };
 
-QTEST_MAIN(OverviewPaintingTest)
+FLOWLENS_TEST_MAIN(OverviewPaintingTest)
 #include "test_overview_painting.moc"

@@ -2,6 +2,7 @@
 // an event selects its node in the graph, the op summary, the graph overlay
 // colouring nodes by time, and the Chrome trace export (parsed back with
 // nlohmann-json).
+#include "test_main.h"
 #include <QtTest>
 
 #include <QAction>
@@ -186,5 +187,5 @@ class ProfilerDockTest : public QObject {
   }
 };
 
-QTEST_MAIN(ProfilerDockTest)
+FLOWLENS_TEST_MAIN(ProfilerDockTest)
 #include "test_profiler_dock.moc"

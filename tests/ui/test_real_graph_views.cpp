@@ -6,8 +6,9 @@
 // zoom, extracted auxiliary nodes have stubs instead of long edges, group
 // pairs are joined by one bundle each, and weights sit inside their ops.
 //
-// Set FLOWLENS_SCREENSHOT_DIR to keep the screenshots (the README's come
-// from here).
+// Set FLOWLENS_SCREENSHOT_DIR to keep the screenshots (docs/screenshot.png,
+// in docs/large-graphs.md, comes from here).
+#include "test_main.h"
 #include <QtTest>
 
 #include <QAction>
@@ -302,5 +303,5 @@ class RealGraphViewsTest : public QObject {
   }
 };
 
-QTEST_MAIN(RealGraphViewsTest)
+FLOWLENS_TEST_MAIN(RealGraphViewsTest)
 #include "test_real_graph_views.moc"

@@ -2,6 +2,7 @@
 // a fetched VarHandleOp by its variable's value (as a ref variable is
 // shown), inferred output texts name the variable, and the tensor viewer
 // takes a tensor of handles without trouble.
+#include "test_main.h"
 #include <QtTest>
 
 #include "io/graph_io.h"
@@ -56,5 +57,5 @@ class ResourceVariablesUiTest : public QObject {
   }
 };
 
-QTEST_MAIN(ResourceVariablesUiTest)
+FLOWLENS_TEST_MAIN(ResourceVariablesUiTest)
 #include "test_resource_variables_ui.moc"

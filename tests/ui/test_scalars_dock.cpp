@@ -4,6 +4,7 @@
 // run with the logged points, hover text, problems of a damaged file listed,
 // a tagged RunMetadata shown in the Profiler dock, a log without a graph
 // still shown, and the dock emptied when a plain graph is opened.
+#include "test_main.h"
 #include <QtTest>
 
 #include <QDockWidget>
@@ -243,5 +244,5 @@ class ScalarsDockTest : public QObject {
   }
 };
 
-QTEST_MAIN(ScalarsDockTest)
+FLOWLENS_TEST_MAIN(ScalarsDockTest)
 #include "test_scalars_dock.moc"

@@ -3,6 +3,7 @@
 // selects, --screenshot writes a picture and ends, --break and --dock reach
 // the debugger, the editor options open the editor, and options that cannot
 // apply end with the exit code the command line promises.
+#include "test_main.h"
 #include <QtTest>
 
 #include <QAction>
@@ -141,5 +142,5 @@ class TestStartupScript : public QObject {
   }
 };
 
-QTEST_MAIN(TestStartupScript)
+FLOWLENS_TEST_MAIN(TestStartupScript)
 #include "test_startup_script.moc"

@@ -3,6 +3,7 @@
 // left out), a summary fetched on every F5 growing its line, Print's output
 // in the Run Log, and the tensor views reading the 16-bit and small
 // integer dtypes.
+#include "test_main.h"
 #include <QtTest>
 
 #include <QAction>
@@ -129,5 +130,5 @@ class SummaryChartsTest : public QObject {
   }
 };
 
-QTEST_MAIN(SummaryChartsTest)
+FLOWLENS_TEST_MAIN(SummaryChartsTest)
 #include "test_summary_charts.moc"

@@ -1,6 +1,7 @@
 // The tensor viewer: stats (min, max, mean, NaN/Inf), slicing an n-d tensor
 // (displayed axes and fixed indices), the heatmap and histogram, saving as
 // .npy (read back with the engine's reader) and comparing two tensors.
+#include "test_main.h"
 #include <QtTest>
 
 #include <QComboBox>
@@ -175,5 +176,5 @@ class TensorViewerTest : public QObject {
   }
 };
 
-QTEST_MAIN(TensorViewerTest)
+FLOWLENS_TEST_MAIN(TensorViewerTest)
 #include "test_tensor_viewer.moc"

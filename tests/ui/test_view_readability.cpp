@@ -3,6 +3,7 @@
 // extraction), one bundled edge per pair of units, side boxes placed beside
 // their frame with stubs, tall chains wrapped into columns, and the label
 // that each zoom shows.
+#include "test_main.h"
 #include <QtTest>
 
 #include <memory>
@@ -300,5 +301,5 @@ class ViewReadabilityTest : public QObject {
   }
 };
 
-QTEST_MAIN(ViewReadabilityTest)
+FLOWLENS_TEST_MAIN(ViewReadabilityTest)
 #include "test_view_readability.moc"
