@@ -83,5 +83,7 @@ void finish_queue_runners(std::unique_ptr<QueueRunners>& runners);
 
 // Splits "a,b" and repeated flags into one list, dropping empty items.
 std::vector<std::string> split_list(const std::vector<std::string>& items);
+// The inverse for printing: the items with `sep` between them.
+std::string join_list(const std::vector<std::string>& items, const char* sep = ", ");
 
 }  // namespace flowlens::cli

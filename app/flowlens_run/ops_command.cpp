@@ -1,6 +1,6 @@
 // flowlens-run ops: the op set, straight from the registry's OpDefs — which
 // ops run, on which devices and dtypes, and whether they have gradients.
-// `--format markdown` writes the README's "What runs" table.
+// `--format markdown` writes the op table of docs/ops.md ("What runs").
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
@@ -18,12 +18,6 @@ struct OpsOptions {
   std::string format = "text";
 };
 
-std::string join(const std::vector<std::string>& items, const char* sep) {
-  std::string s;
-  for (const auto& i : items) s += (s.empty() ? "" : sep) + i;
-  return s;
-}
-
 // The attr that types the op's main tensors: its first output's type attr,
 // else its first input's.
 const AttrDef* primary_type_attr(const OpDef& def) {
@@ -38,13 +32,13 @@ std::string kernel_dtypes(const OpDef& def, const KernelDef& k) {
   std::vector<std::string> names;
   if (!k.type_constraints.empty()) {
     for (DType t : k.type_constraints.front().second) names.push_back(dtype_name(t));
-    return join(names, ",");
+    return join_list(names, ",");
   }
   if (k.supports) return k.note.empty() ? "some (a predicate over the node decides)" : k.note;
   if (const AttrDef* a = primary_type_attr(def); a && !a->allowed_types.empty()) {
     for (DType t : a->allowed_types)
       if (dtype_is_computable(t) || t == DType::String) names.push_back(dtype_name(t));
-    return join(names, ",");
+    return join_list(names, ",");
   }
   return "any";
 }
@@ -88,9 +82,9 @@ void print_detail(const OpDef& def) {
       if (&attr != &k.type_constraints.front().first) {
         std::vector<std::string> names;
         for (DType t : types) names.push_back(dtype_name(t));
-        std::cout << "; " << attr << " in {" << join(names, ",") << "}";
+        std::cout << "; " << attr << " in {" << join_list(names, ",") << "}";
       }
-    if (!k.host_memory.empty()) std::cout << "; host memory: " << join(k.host_memory, ",");
+    if (!k.host_memory.empty()) std::cout << "; host memory: " << join_list(k.host_memory, ",");
     if (!k.note.empty()) std::cout << "; " << k.note;
     std::cout << "\n";
   }
@@ -101,9 +95,13 @@ void print_detail(const OpDef& def) {
             << "\n";
 }
 
+// A table cell: '|' would end the cell, and "](" would make "x[i](y)" a link to y.
 std::string markdown_cell(std::string s) {
   std::string out;
-  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '|' || (s[i] == '(' && i > 0 && s[i - 1] == ']')) out += '\\';
+    out += s[i];
+  }
   return out;
 }
 
@@ -119,7 +117,7 @@ int ops_command(const OpsOptions& options) {
   } else {
     const auto& cats = op_categories();
     if (!options.category.empty() && std::find(cats.begin(), cats.end(), options.category) == cats.end())
-      throw Error("--category: '" + options.category + "' is not one of " + join(cats, ", "));
+      throw Error("--category: '" + options.category + "' is not one of " + join_list(cats, ", "));
     for (const std::string& name : r.op_names()) {
       const OpDef* def = r.find(name);
       if (options.category.empty() || def->category == options.category) defs.push_back(def);
@@ -161,7 +159,7 @@ void add_ops_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("ops", "List the ops FlowLens runs: devices, dtypes, gradients (from the op registry)");
   cmd->add_option("op", options->ops, "Show these ops in detail: signature in REGISTER_OP syntax, kernels, gradient");
   cmd->add_option("--category", options->category, "Only ops of this palette category (math, nn, array, ...)");
-  cmd->add_option("--format", options->format, "text (default) or markdown (the README's What runs table)")
+  cmd->add_option("--format", options->format, "text (default) or markdown (the op table of docs/ops.md)")
       ->check(CLI::IsMember({"text", "markdown"}));
   cmd->callback([options, &exit_code] { exit_code = ops_command(*options); });
 }

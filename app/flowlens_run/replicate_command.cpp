@@ -18,12 +18,6 @@ struct ReplicateCliOptions {
   ReplicateOptions replicate;
 };
 
-std::string join(const std::vector<std::string>& items, const char* sep = ", ") {
-  std::string s;
-  for (size_t i = 0; i < items.size(); ++i) s += (i ? sep : "") + items[i];
-  return s;
-}
-
 OptimizerOptions::Kind optimizer_kind(const std::string& name) {
   if (name == "sgd") return OptimizerOptions::Kind::GradientDescent;
   if (name == "momentum") return OptimizerOptions::Kind::Momentum;
@@ -49,7 +43,7 @@ void print_summary(const ReplicateCliOptions& o, const Graph& input, const Repli
   for (const std::string& original : r.map.originals()) copies += r.map.copies_of(original).size();
 
   std::cout << "replicated: " << o.graph << " -> " << o.output << "\n";
-  std::cout << "towers: " << ro.replicas << " (" << join(devices) << "), host " << ro.host_device << "\n";
+  std::cout << "towers: " << ro.replicas << " (" << join_list(devices) << "), host " << ro.host_device << "\n";
   std::cout << "nodes: " << input.size() << " -> " << r.graph.size() << "\n";
   std::cout << "copied nodes: " << copies << " (" << r.map.originals().size() << " original(s) x " << ro.replicas
             << ")\n";
@@ -60,7 +54,7 @@ void print_summary(const ReplicateCliOptions& o, const Graph& input, const Repli
     if (sp.batch >= 0) {
       std::vector<std::string> sizes;
       for (int64_t s : sp.sizes) sizes.push_back(std::to_string(s));
-      std::cout << ", batch " << sp.batch << " as [" << join(sizes, ",") << "]";
+      std::cout << ", batch " << sp.batch << " as [" << join_list(sizes, ",") << "]";
     } else {
       std::cout << ", batch unknown";
     }
@@ -68,8 +62,8 @@ void print_summary(const ReplicateCliOptions& o, const Graph& input, const Repli
   }
   for (const std::string& m : r.merges) std::cout << "merge: " << m << " (ConcatV2 of " << ro.replicas << " towers)\n";
   if (!r.loss.empty()) {
-    std::cout << "loss: " << r.loss << " (mean of " << join(r.tower_losses) << ")\n";
-    std::cout << "trainable: " << join(r.trainable) << "\n";
+    std::cout << "loss: " << r.loss << " (mean of " << join_list(r.tower_losses) << ")\n";
+    std::cout << "trainable: " << join_list(r.trainable) << "\n";
     std::cout << "train op: " << r.train_op << "\n";
   }
   std::cout << "replica map: " << r.map.originals().size() << " original(s), " << copies << " copies\n";

@@ -16,4 +16,10 @@ std::vector<std::string> split_list(const std::vector<std::string>& items) {
   return out;
 }
 
+std::string join_list(const std::vector<std::string>& items, const char* sep) {
+  std::string s;
+  for (size_t i = 0; i < items.size(); ++i) s += (i ? sep : "") + items[i];
+  return s;
+}
+
 }  // namespace flowlens::cli
