@@ -14,9 +14,13 @@
 //                                                    attach to a running cluster (Cluster dock and charts)
 //
 // main() parses and checks the command line; ui/startup_script carries it out.
+// --help and --version need no display; without one (and no offscreen
+// platform) the GUI says so instead of aborting inside Qt.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,22 +43,59 @@ std::vector<std::string> split_list(const QString& text) {
   return out;
 }
 
+// --help, --help-all, -h, -?, --version and -v are answered before any
+// window system is touched, so they work over ssh and in scripts.
+bool asks_for_help_or_version(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    for (const char* flag : {"--help", "--help-all", "-h", "-?", "--version", "-v"})
+      if (std::strcmp(argv[i], flag) == 0) return true;
+  return false;
+}
+
+// QApplication aborts (after a Qt plugin message) when it cannot reach a
+// display; say what to do instead. Platforms chosen explicitly (offscreen,
+// wayland, ...) are left to Qt.
+bool display_reachable() {
+  const auto set = [](const char* name) {
+    const char* value = std::getenv(name);
+    return value && *value;
+  };
+  return set("QT_QPA_PLATFORM") || set("DISPLAY") || set("WAYLAND_DISPLAY");
+}
+
 std::optional<QString> value_if_set(const QCommandLineParser& parser, const QCommandLineOption& option) {
   return parser.isSet(option) ? std::optional<QString>(parser.value(option)) : std::nullopt;
 }
 
-}  // namespace
+// Every option of the command line, declared on `parser` once for both the
+// help-only path and the real start; main() reads the values back through them.
+struct Options {
+  QCommandLineOption screenshot_option;
+  QCommandLineOption select_option;
+  QCommandLineOption replicas_option;
+  QCommandLineOption split_option;
+  QCommandLineOption merge_option;
+  QCommandLineOption devices_option;
+  QCommandLineOption run_option;
+  QCommandLineOption break_option;
+  QCommandLineOption numerics_option;
+  QCommandLineOption overlay_option;
+  QCommandLineOption dock_option;
+  QCommandLineOption edit_option;
+  QCommandLineOption template_option;
+  QCommandLineOption attach_option;
+  QCommandLineOption key_option;
+  QCommandLineOption expand_option;
+};
 
-int main(int argc, char** argv) {
-  QApplication app(argc, argv);
-  flowlens::ui::init_application(app);
-
-  QCommandLineParser parser;
+Options describe_options(QCommandLineParser& parser) {
   parser.setApplicationDescription(QStringLiteral("FlowLens: see, check and run TensorFlow-1-style dataflow graphs."));
   parser.addHelpOption();
   parser.addVersionOption();
   parser.addPositionalArgument(QStringLiteral("graph"),
-                               QStringLiteral("GraphDef to open (.pbtxt, .pb, .pbtext, .prototxt)."),
+                               QStringLiteral("Graph or model to open: a GraphDef (.pb, .pbtxt), a MetaGraph (.meta), "
+                                              "a SavedModel folder, an ONNX model, a DOT file, a checkpoint or a "
+                                              "TensorBoard event log."),
                                QStringLiteral("[graph]"));
   const QCommandLineOption screenshot_option(
       QStringLiteral("screenshot"),
@@ -113,44 +154,71 @@ int main(int argc, char** argv) {
       QStringLiteral("expand-all"),
       QStringLiteral("Open every name scope (one box per node), as View > Expand All Scopes does."));
   parser.addOption(expand_option);
-  parser.process(app);  // handles --help, --version and unknown options (exit 1)
+  return Options{screenshot_option, select_option,   replicas_option, split_option,  merge_option, devices_option,
+                 run_option,        break_option,    numerics_option, overlay_option, dock_option, edit_option,
+                 template_option,   attach_option,   key_option,      expand_option};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (asks_for_help_or_version(argc, argv)) {
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("flowlens"));
+    QCoreApplication::setApplicationVersion(flowlens::ui::version_string());
+    QCommandLineParser parser;
+    describe_options(parser);
+    parser.process(app);  // prints the help or the version and exits
+    return 0;
+  }
+  if (!display_reachable())
+    return fail(QStringLiteral("no display to open a window on (DISPLAY and WAYLAND_DISPLAY are unset): run it in a "
+                               "desktop session, under xvfb-run, or with QT_QPA_PLATFORM=offscreen for --screenshot "
+                               "(see --help)"),
+                1);
+  QApplication app(argc, argv);
+  flowlens::ui::init_application(app);
+
+  QCommandLineParser parser;
+  const Options opt = describe_options(parser);
+  parser.process(app);  // handles unknown options (exit 1)
 
   const QStringList positional = parser.positionalArguments();
   if (positional.size() > 1)
     return fail(QStringLiteral("expected at most one graph file, got %1 (see --help)").arg(positional.size()), 2);
   const QString graph_path = positional.value(0);
-  const bool screenshot = parser.isSet(screenshot_option);
-  const QString select = parser.value(select_option);
-  const bool editing = parser.isSet(template_option) || parser.isSet(edit_option);
+  const bool screenshot = parser.isSet(opt.screenshot_option);
+  const QString select = parser.value(opt.select_option);
+  const bool editing = parser.isSet(opt.template_option) || parser.isSet(opt.edit_option);
   if (!select.isEmpty() && graph_path.isEmpty() && !editing)
     return fail(QStringLiteral("--select needs a graph file"), 2);
 
   int replicas = 0;
-  if (parser.isSet(replicas_option)) {
+  if (parser.isSet(opt.replicas_option)) {
     bool ok = false;
-    replicas = parser.value(replicas_option).toInt(&ok);
+    replicas = parser.value(opt.replicas_option).toInt(&ok);
     if (!ok || replicas < 1) return fail(QStringLiteral("--replicas needs a positive number"), 2);
     if (graph_path.isEmpty()) return fail(QStringLiteral("--replicas needs a graph file"), 2);
   }
 
   flowlens::ui::StartupOptions options;
   options.graph_path = graph_path;
-  options.screenshot = value_if_set(parser, screenshot_option);
+  options.screenshot = value_if_set(parser, opt.screenshot_option);
   options.select = select;
   options.replicas = replicas;
-  options.split_inputs = split_list(parser.value(split_option));
-  options.merge_outputs = split_list(parser.value(merge_option));
-  options.devices = split_list(parser.value(devices_option));
-  options.run = parser.isSet(run_option);
-  options.breakpoints = split_list(parser.value(break_option));
-  options.check_numerics = parser.isSet(numerics_option);
-  options.time_overlay = parser.isSet(overlay_option);
-  options.dock = value_if_set(parser, dock_option);
-  options.edit = parser.isSet(edit_option);
-  options.template_name = value_if_set(parser, template_option);
-  options.attach = value_if_set(parser, attach_option);
-  options.key = value_if_set(parser, key_option);
-  options.expand_all = parser.isSet(expand_option);
+  options.split_inputs = split_list(parser.value(opt.split_option));
+  options.merge_outputs = split_list(parser.value(opt.merge_option));
+  options.devices = split_list(parser.value(opt.devices_option));
+  options.run = parser.isSet(opt.run_option);
+  options.breakpoints = split_list(parser.value(opt.break_option));
+  options.check_numerics = parser.isSet(opt.numerics_option);
+  options.time_overlay = parser.isSet(opt.overlay_option);
+  options.dock = value_if_set(parser, opt.dock_option);
+  options.edit = parser.isSet(opt.edit_option);
+  options.template_name = value_if_set(parser, opt.template_option);
+  options.attach = value_if_set(parser, opt.attach_option);
+  options.key = value_if_set(parser, opt.key_option);
+  options.expand_all = parser.isSet(opt.expand_option);
 
   flowlens::ui::MainWindow window;
   // Screenshots are reproducible: no restored geometry, no recent-file churn.
