@@ -29,7 +29,7 @@ int fetch_command(const FetchOptions& o) {
   for (const dist::NamedTensor& fetched : r.tensors) {
     const Tensor& t = fetched.value;
     if (o.save_dir.empty()) {
-      std::cout << fetched.name << " = " << format_tensor(t) << "\n";
+      std::cout << fetched.name << " = " << format_tensor(t, kNumpyPrintOptions) << "\n";
       continue;
     }
     std::filesystem::create_directories(o.save_dir);

@@ -27,7 +27,7 @@ struct RunOptions {
   std::vector<std::string> targets;
   std::vector<std::string> init;     // targets run first, in their own run
   std::string save_dir;              // write each fetch as DIR/<name>.npy
-  int edge_items = 0;
+  int edge_items = -1;               // -1: NumPy's print options
   ThreadFlags threads;
   bool strict_placement = false;
   bool auto_init = true;             // run every `v/Assign` initializer first
@@ -55,6 +55,13 @@ std::string npy_file_name(const std::string& tensor) {
   for (char& c : s)
     if (c == '/' || c == ':') c = '_';
   return s + ".npy";
+}
+
+// --edge-items N elides every dimension longer than 2N (0: nothing); without
+// it, tensors print as NumPy prints them.
+TensorFormatOptions print_options(int edge_items) {
+  if (edge_items < 0) return kNumpyPrintOptions;
+  return TensorFormatOptions{edge_items, 0};
 }
 
 // --break output: the node (with its iteration inside a loop frame:
@@ -148,8 +155,7 @@ int run_model(const RunOptions& options) {
       throw Error("--input-examples '" + key + "' is given twice");
   }
   const auto results = model.run_signature(options.signature, inputs, options.outputs);
-  TensorFormatOptions format;
-  format.edge_items = options.edge_items;
+  const TensorFormatOptions format = print_options(options.edge_items);
   std::vector<std::string> names;
   std::vector<Tensor> values;
   for (const auto& [key, value] : results) {
@@ -212,8 +218,7 @@ int run_step(Session& session, const GraphAnalysis& analysis, const RunOptions& 
       if (std::find(targets.begin(), targets.end(), t) == targets.end()) targets.push_back(t);
   }
 
-  TensorFormatOptions format;
-  format.edge_items = options.edge_items;
+  const TensorFormatOptions format = print_options(options.edge_items);
   // Only the requested step is observed, not the initializers.
   Profiler profiler;
   Debugger debugger;
@@ -324,7 +329,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--init", o->init, "Nodes run first in their own step (e.g. a variable initializer)");
   cmd->add_flag("!--no-auto-init", o->auto_init, "Do not run the variables' initializers (v/Assign) before the step");
   cmd->add_option("--save", o->save_dir, "Also write every fetched tensor to DIR/<name>.npy");
-  cmd->add_option("--edge-items", o->edge_items, "Print only this many items at each edge of a dimension (0: all)")
+  cmd->add_option("--edge-items", o->edge_items,
+                  "Print only this many items at each edge of every long dimension; 0 prints every element "
+                  "(default: as NumPy, tensors over 1000 elements show 3 at each edge)")
       ->check(CLI::NonNegativeNumber);
   add_thread_flags(cmd, o->threads);
   cmd->add_flag("--strict-placement", o->strict_placement,

@@ -23,21 +23,32 @@ bool is_cast_without_device_reads(const Node& n) {
   return src == dst || src == DType::Int32 || src == DType::Int64 || src == DType::Bool;
 }
 
+// What a user without a usable GPU reads (flowlens-run info, placement
+// notes), in their words rather than the CUDA runtime's: on a machine without
+// the NVIDIA driver the runtime says "CUDA driver version is insufficient for
+// CUDA runtime version", which reads like a broken install.
+std::string no_gpu_status(cudaError_t status) {
+  int driver = 0;
+  if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+  cudaGetLastError();
+  const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+  if (driver == 0 || status == cudaErrorNoDevice) return "no NVIDIA GPU found; GPU ops run on the CPU";
+  if (status == cudaErrorInsufficientDriver)
+    return "no GPU: the NVIDIA driver supports CUDA " + version(driver) + ", older than this build's CUDA " +
+           version(CUDART_VERSION) + " (update the driver); GPU ops run on the CPU";
+  return std::string("no GPU (") + cudaGetErrorString(status) + "); GPU ops run on the CPU";
+}
+
 }  // namespace
 
 AcceleratorDevices find_accelerators(const LocalDeviceOptions& options) {
   AcceleratorDevices found;
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess) {
+  if (status != cudaSuccess || count == 0) {
     cudaGetLastError();
     found.failed = true;
-    found.status = std::string("no GPU (") + cudaGetErrorString(status) + ")";
-    return found;
-  }
-  if (count == 0) {
-    found.failed = true;
-    found.status = "no GPU (no CUDA device found)";
+    found.status = no_gpu_status(status == cudaSuccess ? cudaErrorNoDevice : status);
     return found;
   }
   const cuda::MatmulMath math = cuda::parse_matmul_math(options.gpu_math);

@@ -8,7 +8,7 @@ namespace flowlens {
 
 AcceleratorDevices find_accelerators(const LocalDeviceOptions&) {
   AcceleratorDevices none;
-  none.status = "no GPU: built without CUDA (configure with -DFLOWLENS_CUDA=ON)";
+  none.status = "no GPU: built without CUDA (configure with -DFLOWLENS_CUDA=ON); GPU ops run on the CPU";
   return none;
 }
 

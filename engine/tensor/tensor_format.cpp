@@ -159,7 +159,7 @@ std::function<std::string(int64_t)> element_printer(const Tensor& t) {
 struct Printer {
   const std::vector<int64_t>& dims;
   const std::function<std::string(int64_t)>& element;
-  int edge_items;
+  int edge_items;  // 0 when this tensor prints whole
   std::string out;
 
   // Prints the sub-array of dimension `axis` starting at flat index `offset`.
@@ -195,7 +195,8 @@ std::string format_tensor(const Tensor& t, const TensorFormatOptions& options) {
   const auto& dims = t.shape().dims();
   int64_t total = 1;
   for (int64_t d : dims) total *= d;
-  Printer p{dims, element, options.edge_items, {}};
+  const bool summarize = options.edge_items > 0 && total > options.threshold;
+  Printer p{dims, element, summarize ? options.edge_items : 0, {}};
   p.print(0, 0, total);
   return p.out;
 }

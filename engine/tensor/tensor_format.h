@@ -11,7 +11,14 @@ struct TensorFormatOptions {
   // Elements shown per dimension before eliding the middle with "...";
   // 0 shows everything.
   int edge_items = 0;
+  // Elide only tensors with more elements than this (0: any tensor).
+  int64_t threshold = 0;
 };
+
+// NumPy's default print options (edgeitems=3, threshold=1000): small tensors
+// whole, a large one as the corners of each long dimension, as a Python user
+// expects a fetch to print (a 2048x4 result is 24 numbers, not 8,192).
+inline constexpr TensorFormatOptions kNumpyPrintOptions{3, 1000};
 
 std::string format_tensor(const Tensor& t, const TensorFormatOptions& options = {});
 // One-line summary: "float32[4,1]".

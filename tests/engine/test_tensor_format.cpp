@@ -3,6 +3,7 @@
 // eliding with "...", the dtypes shown only as a summary; TensorFlow's
 // SummarizeValue; parse_tensor_text, the inverse of format_tensor, and
 // parse_shape_text, the inverse of Shape::to_string.
+#include "test_main.h"
 #include <QtTest>
 
 #include <cmath>
@@ -126,6 +127,25 @@ class TestTensorFormat : public QObject {
     QCOMPARE(fmt(T(DType::BFloat16, {4}, {0.1, 1.0 / 3.0, 3e38, 1e-20})),
              QString("[0.100098,0.333984,3.00406e+38,1.00056e-20]"));
     QCOMPARE(fmt(raw16(DType::BFloat16, Shape{}, {0xFFC0})), QString("nan"));  // no sign on NaN
+  }
+
+  // As NumPy prints (edgeitems=3, threshold=1000): up to 1000 elements
+  // whole, past that the corners of every dimension longer than 6.
+  void numpy_print_options_elide_only_large_tensors() {
+    Tensor small(DType::Float, Shape({10, 100}));  // 1000 elements: whole
+    for (int64_t i = 0; i < 1000; ++i) small.data<float>()[i] = static_cast<float>(i);
+    const std::string whole = format_tensor(small, kNumpyPrintOptions);
+    QVERIFY(whole.find("...") == std::string::npos);
+    QCOMPARE(whole, format_tensor(small));
+
+    Tensor large(DType::Float, Shape({2048, 4}));  // 8192 elements: rows elided, 4 columns kept
+    for (int64_t i = 0; i < 8192; ++i) large.data<float>()[i] = static_cast<float>(i);
+    QCOMPARE(QString::fromStdString(format_tensor(large, kNumpyPrintOptions)),
+             QStringLiteral("[[0,1,2,3],[4,5,6,7],[8,9,10,11],...,[8180,8181,8182,8183],[8184,8185,8186,8187],"
+                            "[8188,8189,8190,8191]]"));
+    // An explicit edge count still elides small tensors, and 0 prints every element.
+    QCOMPARE(fmt(small, 2).count(QStringLiteral("...")), 5);  // the rows, then each of 4 rows
+    QVERIFY(!fmt(large, 0).contains(QStringLiteral("...")));
   }
 
   void summarize_value_is_tensorflows() {
@@ -254,5 +274,5 @@ class TestTensorFormat : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestTensorFormat)
+FLOWLENS_TEST_APPLESS_MAIN(TestTensorFormat)
 #include "test_tensor_format.moc"
