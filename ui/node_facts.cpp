@@ -1,4 +1,5 @@
 #include "ui/node_facts.h"
+#include "ui/std_text.h"
 
 #include "exec/device.h"
 #include "ops/op_registry.h"
@@ -6,11 +7,6 @@
 #include "ui/graph_document.h"
 
 namespace flowlens::ui {
-namespace {
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-
-}  // namespace
 
 NodeFacts::NodeFacts(const GraphDocument& doc) : analysis_(doc.analysis) {}
 

@@ -22,8 +22,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::string lower_extension(const std::string& path) { return lower(fs::path(path).extension().string()); }
-
 bool is_event_file_name(const std::string& path) { return has_event_file_name(path); }
 
 // ".data-00000-of-00001"
@@ -93,6 +91,8 @@ bool glob_match(std::string_view pattern, std::string_view name) {
 }
 
 }  // namespace
+
+std::string lower_extension(const std::string& path) { return lower(fs::path(path).extension().string()); }
 
 const std::vector<FormatSpec>& file_formats() {
   static const std::vector<FormatSpec> formats = {

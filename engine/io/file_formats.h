@@ -36,6 +36,8 @@ struct FormatSpec {
 
 // In the order dialogs list them.
 const std::vector<FormatSpec>& file_formats();
+// ".pbtxt" for "Model.PBTXT": the extension, lower-cased ("" when none).
+std::string lower_extension(const std::string& path);
 const FormatSpec& format_spec(FileFormat format);
 
 // What `path` holds. Throws Error naming the path when it does not exist or

@@ -12,7 +12,7 @@ namespace {
 
 // Inside a DOT double-quoted string only '"' and '\' need escaping; newlines
 // become the \n line break DOT labels understand.
-std::string quoted(std::string_view text) {
+std::string dot_quoted(std::string_view text) {
   std::string out = "\"";
   for (char c : text) {
     if (c == '"' || c == '\\') out += '\\';
@@ -26,7 +26,7 @@ std::string quoted(std::string_view text) {
 }
 
 std::string node_statement(const Node& n) {
-  return quoted(n.name) + " [label=" + quoted(n.name + "\n" + n.op) + "];";
+  return dot_quoted(n.name) + " [label=" + dot_quoted(n.name + "\n" + n.op) + "];";
 }
 
 }  // namespace
@@ -44,8 +44,8 @@ std::string graph_to_dot(const Graph& graph) {
     it->second.push_back(&n);
   }
   for (std::size_t k = 0; k < devices.size(); ++k) {
-    out += "  subgraph " + quoted("cluster_" + std::to_string(k)) + " {\n";
-    out += "    label=" + quoted(devices[k]) + ";\n";
+    out += "  subgraph " + dot_quoted("cluster_" + std::to_string(k)) + " {\n";
+    out += "    label=" + dot_quoted(devices[k]) + ";\n";
     for (const Node* n : by_device[devices[k]]) out += "    " + node_statement(*n) + "\n";
     out += "  }\n";
   }
@@ -63,11 +63,11 @@ std::string graph_to_dot(const Graph& graph) {
       // the file names it.
       const std::string_view from = e.resolved() ? std::string_view(graph.nodes()[static_cast<std::size_t>(e.producer)].name)
                                                  : TensorIdView::parse(n.inputs[k])->node;
-      out += "  " + quoted(from) + " -> " + quoted(n.name);
+      out += "  " + dot_quoted(from) + " -> " + dot_quoted(n.name);
       if (e.is_control())
         out += " [style=dashed]";
       else if (e.port > 0)
-        out += " [label=" + quoted(":" + std::to_string(e.port)) + "]";
+        out += " [label=" + dot_quoted(":" + std::to_string(e.port)) + "]";
       out += ";\n";
     }
   }

@@ -7,7 +7,6 @@
 #include <google/protobuf/text_format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -31,12 +30,6 @@ namespace {
 namespace gp = google::protobuf;
 
 using ByteSink = std::function<void(std::string_view)>;
-
-std::string lower_extension(const std::string& path) {
-  std::string ext = std::filesystem::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  return ext;
-}
 
 using io_detail::looks_like_text;
 

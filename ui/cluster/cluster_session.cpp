@@ -1,4 +1,5 @@
 #include "ui/cluster/cluster_session.h"
+#include "ui/std_text.h"
 
 #include <QThread>
 #include <QTimer>
@@ -19,8 +20,6 @@ void register_meta_types() {
   }();
   (void)once;
 }
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 // Bytes per second between two readings of a counter; 0 across a restart
 // (the counter started again from zero).

@@ -1,4 +1,5 @@
 #include "ui/cluster/cluster_tree_model.h"
+#include "ui/std_text.h"
 
 #include <QBrush>
 #include <cmath>
@@ -7,8 +8,6 @@
 
 namespace flowlens::ui {
 namespace {
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 QString per_second(double bytes) {
   return qs(dist::human_bytes(static_cast<uint64_t>(std::llround(bytes)))) + QStringLiteral("/s");

@@ -1,4 +1,5 @@
 #include "ui/cluster/cluster_workbench.h"
+#include "ui/std_text.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -42,8 +43,6 @@ namespace {
 
 const QString kCatalogGroup = QStringLiteral("cluster");
 constexpr int kMaxReads = 32;  // remote reads kept in the catalog
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 // The default training graph for Launch Local Cluster: the bundled sample,
 // found beside the build tree or the installed share folder.

@@ -1,4 +1,5 @@
 #include "ui/cluster/node_poller.h"
+#include "ui/std_text.h"
 
 #include <QTimer>
 
@@ -12,8 +13,6 @@ namespace {
 constexpr std::chrono::milliseconds kStatusTimeout{400};
 // Commands may wait longer: a worker answers fetches between steps.
 constexpr std::chrono::milliseconds kCommandTimeout{5000};
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 // Every signal of the poller goes to the GUI thread, queued. TSan sees
 // neither Qt's queue nor the copies of the arguments Qt makes for it inside

@@ -1,4 +1,5 @@
 #include "ui/compare/compare_view.h"
+#include "ui/std_text.h"
 
 #include <cmath>
 
@@ -24,8 +25,6 @@
 
 namespace flowlens::ui {
 namespace {
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 QLabel* make_label(const QString& text, QWidget* parent, bool bold) {
   auto* label = new QLabel(text, parent);

@@ -1,4 +1,5 @@
 #include "ui/editor/attr_editors.h"
+#include "ui/std_text.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -12,8 +13,6 @@
 
 namespace flowlens::ui {
 namespace {
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 void mark(QLineEdit* edit, const QString& error) {
   edit->setStyleSheet(error.isEmpty() ? QString() : QStringLiteral("QLineEdit { background: #ffebee; }"));
@@ -82,9 +81,9 @@ QWidget* type_editor(const AttrValue* current, const AttrCommit& commit) {
   auto* combo = new QComboBox;
   const DType now = current && current->is<DType>() ? *current->get_if<DType>() : DType::Invalid;
   if (now == DType::Invalid) combo->addItem(QStringLiteral("(not set)"), -1);
-  for (DType t : editable_dtypes()) combo->addItem(q(dtype_name(t)), static_cast<int>(t));
+  for (DType t : editable_dtypes()) combo->addItem(qs(dtype_name(t)), static_cast<int>(t));
   if (now != DType::Invalid && combo->findData(static_cast<int>(now)) < 0)
-    combo->addItem(q(dtype_name(now)), static_cast<int>(now));
+    combo->addItem(qs(dtype_name(now)), static_cast<int>(now));
   combo->setCurrentIndex(std::max(0, combo->findData(static_cast<int>(now))));
   QObject::connect(combo, &QComboBox::activated, combo, [combo, commit, now](int index) {
     const int t = combo->itemData(index).toInt();
@@ -146,11 +145,11 @@ QWidget* make_attr_editor(std::optional<AttrKind> kind, const AttrValue* current
       return spin;
     }
     case AttrKind::String:
-      return text_editor(current && current->is<std::string>() ? q(*current->get_if<std::string>()) : QString(), {},
+      return text_editor(current && current->is<std::string>() ? qs(*current->get_if<std::string>()) : QString(), {},
                          [](const QString& t, QString*) { return std::optional<AttrValue>(AttrValue(t.toStdString())); },
                          commit);
     case AttrKind::Shape:
-      return text_editor(current && current->is<Shape>() ? q(current->get_if<Shape>()->to_string()) : QString(),
+      return text_editor(current && current->is<Shape>() ? qs(current->get_if<Shape>()->to_string()) : QString(),
                          QStringLiteral("[4,3], [?,3], [] or ?"),
                          [](const QString& t, QString* e) -> std::optional<AttrValue> {
                            if (auto s = parse_shape_text(t, e)) return AttrValue(*s);
@@ -159,7 +158,7 @@ QWidget* make_attr_editor(std::optional<AttrKind> kind, const AttrValue* current
                          commit);
     case AttrKind::Tensor:
       return text_editor(current && current->is<Tensor>() ? tensor_text(*current->get_if<Tensor>()) : QString(),
-                         QStringLiteral("[[1,2,3],[4,5,6]] as %1").arg(q(dtype_name(tensor_dtype))),
+                         QStringLiteral("[[1,2,3],[4,5,6]] as %1").arg(qs(dtype_name(tensor_dtype))),
                          [tensor_dtype](const QString& t, QString* e) -> std::optional<AttrValue> {
                            if (auto v = parse_tensor_text(t, tensor_dtype, e)) return AttrValue(*v);
                            return std::nullopt;
@@ -172,17 +171,17 @@ QWidget* make_attr_editor(std::optional<AttrKind> kind, const AttrValue* current
     case AttrKind::ListType: {
       QStringList names;
       if (const AttrList* l = current ? current->get_if<AttrList>() : nullptr)
-        for (DType t : l->type) names << q(dtype_name(t));
+        for (DType t : l->type) names << qs(dtype_name(t));
       return text_editor(names.join(QStringLiteral(", ")), QStringLiteral("float32, int32"), parse_type_list, commit);
     }
     case AttrKind::ListShape: {
       QStringList shapes;
       if (const AttrList* l = current ? current->get_if<AttrList>() : nullptr)
-        for (const Shape& s : l->shape) shapes << q(s.to_string());
+        for (const Shape& s : l->shape) shapes << qs(s.to_string());
       return text_editor(shapes.join(QStringLiteral("; ")), QStringLiteral("[2,3]; [4]"), parse_shape_list, commit);
     }
     default: {
-      auto* edit = new QLineEdit(current ? q(current->to_string()) : QString());
+      auto* edit = new QLineEdit(current ? qs(current->to_string()) : QString());
       edit->setReadOnly(true);
       edit->setToolTip(QStringLiteral("This kind of attr is shown, not edited"));
       return edit;

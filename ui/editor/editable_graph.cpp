@@ -1,4 +1,5 @@
 #include "ui/editor/editable_graph.h"
+#include "ui/std_text.h"
 
 #include <QFileInfo>
 #include <QRectF>
@@ -22,8 +23,6 @@
 
 namespace flowlens::ui {
 namespace {
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 // Index-typed attrs (Tidx, Tshape, out_type ...) default to int32, the rest
 // to float32, as TensorFlow's Python wrappers usually pick them.
@@ -134,7 +133,7 @@ bool EditableGraph::save(const QString& path, QString* error) {
   try {
     save_graph(state_.graph, path.toStdString());
   } catch (const Error& e) {
-    if (error) *error = QStringLiteral("%1: %2").arg(path, q(e.what()));
+    if (error) *error = QStringLiteral("%1: %2").arg(path, qs(e.what()));
     return false;
   }
   path_ = QFileInfo(path).absoluteFilePath();
@@ -173,7 +172,7 @@ QString EditableGraph::add_node(const QString& op, QPointF position, QString* er
   n.name = unique_node_name(after.graph, op.toStdString());
   n.op = def->name;
   n.attrs = default_attrs(*def);
-  const QString name = q(n.name);
+  const QString name = qs(n.name);
   const double height = node_box_height(n, def);
   after.graph.add_node(std::move(n));
   after.positions[name.toStdString()] = free_position(position, height);
@@ -240,7 +239,7 @@ bool EditableGraph::remove_nodes(const QStringList& names) {
     after.graph.add_node(std::move(kept));
     after.positions[n.name] = state_.positions.count(n.name) ? state_.positions.at(n.name) : QPointF();
   }
-  commit(gone.size() == 1 ? QStringLiteral("Delete %1").arg(q(*gone.begin()))
+  commit(gone.size() == 1 ? QStringLiteral("Delete %1").arg(qs(*gone.begin()))
                           : QStringLiteral("Delete %1 nodes").arg(gone.size()),
          std::move(after));
   return true;
@@ -257,7 +256,7 @@ bool EditableGraph::connect_ports(const QString& from, int output, const QString
     return false;
   }
   if (output < 0 || output >= output_port_count(*src, src_def)) {
-    if (error) *error = QStringLiteral("'%1' (%2) has no output %3").arg(from, q(src->op)).arg(output);
+    if (error) *error = QStringLiteral("'%1' (%2) has no output %3").arg(from, qs(src->op)).arg(output);
     return false;
   }
   const int connected = data_input_count(*dst);
@@ -265,8 +264,8 @@ bool EditableGraph::connect_ports(const QString& from, int output, const QString
     if (error)
       *error = input > connected && input < input_port_count(*dst, dst_def)
                    ? QStringLiteral("'%1' (%2): connect input %3 first; GraphDef inputs have no gaps")
-                         .arg(to, q(dst->op)).arg(connected)
-                   : QStringLiteral("'%1' (%2) has no input %3").arg(to, q(dst->op)).arg(input);
+                         .arg(to, qs(dst->op)).arg(connected)
+                   : QStringLiteral("'%1' (%2) has no input %3").arg(to, qs(dst->op)).arg(input);
     return false;
   }
   EditorState after = state_;
@@ -277,7 +276,7 @@ bool EditableGraph::connect_ports(const QString& from, int output, const QString
   else
     d.inputs.insert(d.inputs.begin() + connected, tensor);  // data inputs precede ^control ones
   sync_input_count_attr(d, dst_def);
-  commit(QStringLiteral("Connect %1 \u2192 %2:%3").arg(q(tensor), to).arg(input), std::move(after));
+  commit(QStringLiteral("Connect %1 \u2192 %2:%3").arg(qs(tensor), to).arg(input), std::move(after));
   return true;
 }
 
@@ -305,7 +304,7 @@ bool EditableGraph::remove_input(const QString& name, int index, QString* error)
   }
   EditorState after = state_;
   Node& d = *after.graph.find(name.toStdString());
-  const QString what = q(d.inputs[static_cast<std::size_t>(index)]);
+  const QString what = qs(d.inputs[static_cast<std::size_t>(index)]);
   d.inputs.erase(d.inputs.begin() + index);
   sync_input_count_attr(d, registry_.find(d.op));
   commit(QStringLiteral("Disconnect %1 from %2").arg(what, name), std::move(after));
@@ -346,14 +345,14 @@ bool EditableGraph::set_device(const QString& name, const QString& device, QStri
     try {
       (void)DeviceSpec::parse(d);
     } catch (const Error& e) {
-      if (error) *error = QStringLiteral("'%1': %2").arg(name, q(e.what()));
+      if (error) *error = QStringLiteral("'%1': %2").arg(name, qs(e.what()));
       return false;
     }
   }
   if (n->device == d) return true;
   EditorState after = state_;
   after.graph.find(name.toStdString())->device = d;
-  commit(QStringLiteral("Place %1 on %2").arg(name, d.empty() ? QStringLiteral("any device") : q(d)), std::move(after));
+  commit(QStringLiteral("Place %1 on %2").arg(name, d.empty() ? QStringLiteral("any device") : qs(d)), std::move(after));
   return true;
 }
 
@@ -383,7 +382,7 @@ bool EditableGraph::move_nodes(const std::map<std::string, QPointF>& positions) 
     ++moved;
   }
   if (!moved) return false;
-  commit(moved == 1 ? QStringLiteral("Move %1").arg(q(positions.begin()->first))
+  commit(moved == 1 ? QStringLiteral("Move %1").arg(qs(positions.begin()->first))
                     : QStringLiteral("Move %1 nodes").arg(moved),
          std::move(after));
   return true;
@@ -428,7 +427,7 @@ QStringList EditableGraph::paste(const EditorState& clip, QPointF offset) {
     }
     copy.inputs = std::move(inputs);
     after.positions[copy.name] = placed.at(n.name) + offset;
-    names << q(copy.name);
+    names << qs(copy.name);
     after.graph.add_node(std::move(copy));
   }
   commit(names.size() == 1 ? QStringLiteral("Paste %1").arg(names.front())

@@ -1,4 +1,5 @@
 #include "ui/editor/node_inspector.h"
+#include "ui/std_text.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -18,8 +19,6 @@
 
 namespace flowlens::ui {
 namespace {
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 // The dtype a Const's value (or a typed attr's tensor) is read as.
 DType tensor_dtype_of(const Node& n) {
@@ -113,7 +112,7 @@ void NodeInspector::rebuild() {
   }
 
   const OpDef* def = model_->registry().find(n->op);
-  title_->setText(QStringLiteral("<b>%1</b>").arg(q(n->op).toHtmlEscaped()) +
+  title_->setText(QStringLiteral("<b>%1</b>").arg(qs(n->op).toHtmlEscaped()) +
                   (def ? QString() : QStringLiteral(" <i>(unknown op)</i>")));
   form->addRow(title_);
   const NodeCheck* check = model_->check().find(n->name);
@@ -142,7 +141,7 @@ void NodeInspector::rebuild() {
   device_->setEditable(true);
   device_->addItems({QString(), QStringLiteral("/cpu:0"), QStringLiteral("/gpu:0"), QStringLiteral("/gpu:1"),
                      QStringLiteral("/job:ps/task:0"), QStringLiteral("/job:worker/task:0")});
-  device_->setEditText(q(n->device));
+  device_->setEditText(qs(n->device));
   device_->setToolTip(QStringLiteral("Requested device; empty lets placement choose"));
   auto apply_device = [this, combo = device_] {
     if (!live(combo)) return;
@@ -157,7 +156,7 @@ void NodeInspector::rebuild() {
   outputs_ = wrapped_label();
   outputs_->setObjectName(QStringLiteral("inspectorOutputs"));
   QStringList inputs;
-  for (std::size_t i = 0; i < n->inputs.size(); ++i) inputs << QStringLiteral("%1: %2").arg(i).arg(q(n->inputs[i]));
+  for (std::size_t i = 0; i < n->inputs.size(); ++i) inputs << QStringLiteral("%1: %2").arg(i).arg(qs(n->inputs[i]));
   inputs_->setText(inputs.isEmpty() ? QStringLiteral("none") : inputs.join(QLatin1Char('\n')));
   form->addRow(QStringLiteral("Inputs"), inputs_);
   QStringList outs;
@@ -176,7 +175,7 @@ void NodeInspector::rebuild() {
       rows.emplace_back(key, attr_kind_of(value));
   const DType tensor_dtype = tensor_dtype_of(*n);
   for (const auto& [key, kind] : rows) {
-    const QString k = q(key);
+    const QString k = qs(key);
     auto self = std::make_shared<QWidget*>(nullptr);  // the editor, known once made
     QWidget* editor = make_attr_editor(kind, n->find_attr(key), tensor_dtype, [this, k, self](const AttrValue& v) {
       if (!live(*self)) return;

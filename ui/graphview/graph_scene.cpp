@@ -1,4 +1,5 @@
 #include "ui/graphview/graph_scene.h"
+#include "ui/std_text.h"
 
 #include <QGraphicsSceneMouseEvent>
 #include <QLocale>
@@ -17,8 +18,6 @@
 
 namespace flowlens::ui {
 namespace {
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 struct Labels {
   QString title, subtitle;

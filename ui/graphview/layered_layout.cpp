@@ -14,7 +14,7 @@ constexpr double kBoxGap = 18;       // between neighbouring boxes of a rank
 constexpr double kDummyGap = 6;      // around an edge passing through a rank
 constexpr double kClusterPad = 10;   // scope frame around its members
 constexpr double kClusterLabel = 18; // room for the frame's label on top
-constexpr double kArrow = 8;         // arrowhead length
+constexpr double kArrowLength = 8;   // arrowhead length
 
 // The layered graph: real boxes first, then one dummy per rank a long edge
 // crosses. Adjacency in CSR form (up: towards rank 0, down: away from it).
@@ -347,7 +347,7 @@ LayoutResult run_layered_layout(const LayoutInput& input) {
     const QPointF tip = points.back();
     const QPointF before = points[points.size() - 2];
     const double length = std::hypot(tip.x() - before.x(), tip.y() - before.y());
-    const QPointF base = length > kArrow ? tip + (before - tip) * (kArrow / length) : before;
+    const QPointF base = length > kArrowLength ? tip + (before - tip) * (kArrowLength / length) : before;
     QPainterPath path(points.front());
     if (points.size() == 2) {
       // A direct link (one rank, or a long edge past the dummy budget): a

@@ -1,4 +1,5 @@
 #include "ui/model/model_panel.h"
+#include "ui/std_text.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -29,12 +30,10 @@
 namespace flowlens::ui {
 namespace {
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
-
-QString dtype_text(DType dtype) { return dtype == DType::Invalid ? QStringLiteral("?") : q(dtype_name(dtype)); }
+QString dtype_text(DType dtype) { return dtype == DType::Invalid ? QStringLiteral("?") : qs(dtype_name(dtype)); }
 
 QString describe_input(const SignatureTensor& t) {
-  return QStringLiteral("%1 %2").arg(dtype_text(t.dtype), q(t.shape.to_string()));
+  return QStringLiteral("%1 %2").arg(dtype_text(t.dtype), qs(t.shape.to_string()));
 }
 
 // The value's shape made the input's, when its element count allows.
@@ -186,7 +185,7 @@ void ModelPanel::set_model(std::shared_ptr<const ModelSource> model) {
     const QSignalBlocker block(signature_combo_);
     signature_combo_->clear();
     if (model_)
-      for (const Signature* s : model_->runnable_signatures()) signature_combo_->addItem(q(s->key));
+      for (const Signature* s : model_->runnable_signatures()) signature_combo_->addItem(qs(s->key));
     // TensorFlow Serving's default, when the model has it.
     if (const int serving = signature_combo_->findText(QStringLiteral("serving_default")); serving >= 0)
       signature_combo_->setCurrentIndex(serving);
@@ -209,38 +208,38 @@ void ModelPanel::fill_tree() {
   QStringList facts;
   facts << (model_->format == FileFormat::SavedModel ? QStringLiteral("<b>SavedModel</b>")
                                                       : QStringLiteral("<b>MetaGraph</b>"));
-  facts << QStringLiteral("tags: %1").arg(q(meta.tags_text()).toHtmlEscaped());
+  facts << QStringLiteral("tags: %1").arg(qs(meta.tags_text()).toHtmlEscaped());
   if (!meta.tensorflow_version.empty())
-    facts << QStringLiteral("TensorFlow %1").arg(q(meta.tensorflow_version).toHtmlEscaped());
+    facts << QStringLiteral("TensorFlow %1").arg(qs(meta.tensorflow_version).toHtmlEscaped());
   facts << QStringLiteral("%1 signature%2").arg(runnable.size()).arg(runnable.size() == 1 ? QString() : QStringLiteral("s"));
   if (meta.has_object_graph) facts << QStringLiteral("TF2 object graph");
   QString html = facts.join(QStringLiteral(" \u00B7 "));
-  html += QStringLiteral("<br><small>%1</small>").arg(QDir::toNativeSeparators(q(model_->path)).toHtmlEscaped());
+  html += QStringLiteral("<br><small>%1</small>").arg(QDir::toNativeSeparators(qs(model_->path)).toHtmlEscaped());
   if (model_->tag_sets.size() > 1)
     html += QStringLiteral("<br><small>meta graphs: %1</small>")
-                .arg(q([&] {
+                .arg(qs([&] {
                        std::string all;
                        for (const auto& t : model_->tag_sets) all += (all.empty() ? "" : "; ") + t;
                        return all;
                      }())
                          .toHtmlEscaped());
   if (!model_->checkpoint_problem.empty())
-    html += QStringLiteral("<br><span style=\"color:#b26a00\">%1</span>").arg(q(model_->checkpoint_problem).toHtmlEscaped());
+    html += QStringLiteral("<br><span style=\"color:#b26a00\">%1</span>").arg(qs(model_->checkpoint_problem).toHtmlEscaped());
   info_->setText(html);
 
   for (const Signature* sig : runnable) {
-    auto* top = new QTreeWidgetItem(tree_, {q(sig->key)});
-    top->setToolTip(0, q(sig->method_name));
-    top->setText(3, q(sig->method_name));
+    auto* top = new QTreeWidgetItem(tree_, {qs(sig->key)});
+    top->setToolTip(0, qs(sig->method_name));
+    top->setText(3, qs(sig->method_name));
     QFont bold = top->font(0);
     bold.setBold(true);
     top->setFont(0, bold);
     for (const auto& [label, tensors] : {std::pair{"inputs", &sig->inputs}, std::pair{"outputs", &sig->outputs}}) {
       auto* group = new QTreeWidgetItem(top, {QLatin1String(label)});
       for (const SignatureTensor& t : *tensors) {
-        auto* item = new QTreeWidgetItem(group, {q(t.key), dtype_text(t.dtype), q(t.shape.to_string()),
-                                                 t.tensor_name.empty() ? q(t.encoding) : q(t.tensor_name)});
-        item->setToolTip(3, q(t.encoding));
+        auto* item = new QTreeWidgetItem(group, {qs(t.key), dtype_text(t.dtype), qs(t.shape.to_string()),
+                                                 t.tensor_name.empty() ? qs(t.encoding) : qs(t.tensor_name)});
+        item->setToolTip(3, qs(t.encoding));
       }
     }
   }
@@ -261,12 +260,12 @@ void ModelPanel::rebuild_inputs() {
     auto* h = new QHBoxLayout(row);
     h->setContentsMargins(0, 0, 0, 0);
     auto* edit = new QLineEdit;
-    edit->setObjectName(QStringLiteral("input_") + q(in.key));
+    edit->setObjectName(QStringLiteral("input_") + qs(in.key));
     edit->setPlaceholderText(in.dtype == DType::String
                                  ? QStringLiteral("%1: text, or tf.Examples as [{\"x\": [1.0]}]").arg(describe_input(in))
                                  : QStringLiteral("%1, e.g. [1, 2, 3], or a .npy file").arg(describe_input(in)));
     edit->setToolTip(QStringLiteral("%1 (%2): a value read as %3 and fitted to the shape, or a .npy path")
-                         .arg(q(in.key), q(in.tensor_name), describe_input(in)));
+                         .arg(qs(in.key), qs(in.tensor_name), describe_input(in)));
     connect(edit, &QLineEdit::returnPressed, this, [this] { run(); });
     auto* browse = new QToolButton;
     browse->setText(QStringLiteral("\u2026"));
@@ -274,15 +273,15 @@ void ModelPanel::rebuild_inputs() {
     connect(browse, &QToolButton::clicked, this, [this, edit] { choose_npy(edit); });
     h->addWidget(edit, 1);
     h->addWidget(browse);
-    inputs_form_->addRow(QStringLiteral("%1 <small>%2</small>").arg(q(in.key).toHtmlEscaped(), describe_input(in).toHtmlEscaped()),
+    inputs_form_->addRow(QStringLiteral("%1 <small>%2</small>").arg(qs(in.key).toHtmlEscaped(), describe_input(in).toHtmlEscaped()),
                          row);
-    input_edits_[q(in.key)] = edit;
+    input_edits_[qs(in.key)] = edit;
   }
   if (sig->inputs.empty()) inputs_form_->addRow(new QLabel(QStringLiteral("(no inputs)")));
 }
 
 void ModelPanel::choose_npy(QLineEdit* edit) {
-  const QString dir = model_ ? QFileInfo(q(model_->path)).absolutePath() : QString();
+  const QString dir = model_ ? QFileInfo(qs(model_->path)).absolutePath() : QString();
   const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Input from .npy"), dir,
                                                     QStringLiteral("NumPy arrays (*.npy);;All files (*)"));
   if (!path.isEmpty()) edit->setText(path);
@@ -317,20 +316,20 @@ bool ModelPanel::run(QString* error) {
   const Signature* sig = signature(current_signature());
   if (!sig) return fail(QStringLiteral("No signature to run"));
   if (runner_->busy()) return fail(QStringLiteral("A signature is already running"));
-  const QString base_dir = QFileInfo(q(model_->path)).isDir() ? q(model_->path) : QFileInfo(q(model_->path)).absolutePath();
+  const QString base_dir = QFileInfo(qs(model_->path)).isDir() ? qs(model_->path) : QFileInfo(qs(model_->path)).absolutePath();
   std::map<std::string, Tensor> inputs;
   try {
     for (const SignatureTensor& in : sig->inputs) {
-      QLineEdit* edit = input_edit(q(in.key));
+      QLineEdit* edit = input_edit(qs(in.key));
       inputs[in.key] = parse_signature_input(edit ? edit->text() : QString(), in, base_dir);
     }
   } catch (const std::exception& e) {
     return fail(QString::fromStdString(e.what()));
   }
   QString why;
-  if (!runner_->start(q(sig->key), std::move(inputs), &why)) return fail(why);
+  if (!runner_->start(qs(sig->key), std::move(inputs), &why)) return fail(why);
   run_button_->setEnabled(false);
-  set_status(QStringLiteral("Running %1\u2026").arg(q(sig->key)), false);
+  set_status(QStringLiteral("Running %1\u2026").arg(qs(sig->key)), false);
   return true;
 }
 
@@ -361,18 +360,18 @@ void ModelPanel::on_finished(const SignatureOutcome& outcome) {
   for (const auto& [key, value] : outputs_) {
     QString text;
     try {
-      text = q(format_tensor(value, format));
+      text = qs(format_tensor(value, format));
     } catch (const std::exception& e) {
       text = QString::fromStdString(e.what());
     }
-    const QStringList cells = {q(key), q(dtype_name(value.dtype())), q(value.shape().to_string()),
+    const QStringList cells = {qs(key), qs(dtype_name(value.dtype())), qs(value.shape().to_string()),
                                text.simplified()};
     for (int c = 0; c < cells.size(); ++c) {
       auto* item = new QTableWidgetItem(cells[c]);
       if (c == 3) item->setToolTip(text.left(4000));
       output_table_->setItem(row, c, item);
     }
-    labelled.append({outcome.signature + QLatin1Char(':') + q(key), value});
+    labelled.append({outcome.signature + QLatin1Char(':') + qs(key), value});
     ++row;
   }
   output_table_->resizeColumnsToContents();

@@ -1,10 +1,10 @@
 #include "ui/model/model_source.h"
 
-#include <cctype>
 #include <filesystem>
 
 #include "common/error.h"
 #include "io/checkpoint_reader.h"
+#include "io/file_formats.h"
 #include "io/tensor_bundle.h"
 
 namespace flowlens::ui {
@@ -13,12 +13,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kInitOpSignature = "__saved_model_init_op";
-
-std::string lower_extension(const std::string& path) {
-  std::string ext = fs::path(path).extension().string();
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return ext;
-}
 
 // Only paths that can be a SavedModel or a meta graph are sniffed: the
 // registry reads a whole file to tell, and load_graph would read it again.

@@ -1,4 +1,5 @@
 #include "ui/model/variables_panel.h"
+#include "ui/std_text.h"
 
 #include <QApplication>
 #include <QDir>
@@ -15,8 +16,6 @@
 
 namespace flowlens::ui {
 namespace {
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 // Sorts by the number kept in UserRole, not the text.
 class NumberItem : public QTreeWidgetItem {
@@ -75,11 +74,11 @@ void VariablesPanel::set_model(const std::shared_ptr<const ModelSource>& model) 
     reader_.reset();
     table_->clear();
     set_status(model->checkpoint_problem.empty() ? QStringLiteral("The model has no checkpoint.")
-                                                 : q(model->checkpoint_problem),
+                                                 : qs(model->checkpoint_problem),
                !model->checkpoint_problem.empty() && model->meta.saver.has_value());
     return;
   }
-  set_checkpoint(q(model->checkpoint_prefix));
+  set_checkpoint(qs(model->checkpoint_prefix));
 }
 
 void VariablesPanel::set_checkpoint(const QString& prefix) {
@@ -95,7 +94,7 @@ void VariablesPanel::set_checkpoint(const QString& prefix) {
   int64_t total = 0;
   QList<QTreeWidgetItem*> items;
   for (const CheckpointEntry& entry : reader_->entries()) {
-    auto* item = new NumberItem(QStringList{q(entry.name), q(dtype_name(entry.dtype)), q(entry.shape.to_string()),
+    auto* item = new NumberItem(QStringList{qs(entry.name), qs(dtype_name(entry.dtype)), qs(entry.shape.to_string()),
                                             QLocale().formattedDataSize(entry.size, 1, QLocale::DataSizeTraditionalFormat)});
     item->setData(3, Qt::UserRole, static_cast<qlonglong>(entry.size));
     item->setToolTip(3, QStringLiteral("%1 bytes in shard %2").arg(entry.size).arg(entry.shard));
