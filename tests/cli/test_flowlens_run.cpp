@@ -15,6 +15,21 @@ using flowlens::testing::CliResult;
 using flowlens::testing::flowlens_run;
 using flowlens::testing::sample;
 
+namespace {
+
+// y = x * x for a float placeholder x, written as DIR/sq.pbtxt ("" if it
+// cannot be written).
+QString write_square_graph(const QTemporaryDir& dir) {
+  const QString path = dir.filePath(QStringLiteral("sq.pbtxt"));
+  QFile g(path);
+  if (!g.open(QIODevice::WriteOnly)) return QString();
+  g.write("node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } }\n"
+          "node { name: 'y' op: 'Mul' input: 'x' input: 'x' attr { key: 'T' value { type: DT_FLOAT } } }\n");
+  return path;
+}
+
+}  // namespace
+
 class TestFlowlensRun : public QObject {
   Q_OBJECT
  private slots:
@@ -146,14 +161,11 @@ class TestFlowlensRun : public QObject {
 
   void feeds_and_saves_npy() {
     QTemporaryDir dir;
-    QFile g(dir.filePath("sq.pbtxt"));
-    QVERIFY(g.open(QIODevice::WriteOnly));
-    g.write("node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } }\n"
-            "node { name: 'y' op: 'Mul' input: 'x' input: 'x' attr { key: 'T' value { type: DT_FLOAT } } }\n");
-    g.close();
+    const QString graph = write_square_graph(dir);
+    QVERIFY(!graph.isEmpty());
     QString in = dir.filePath("x.npy");
     flowlens::write_npy(flowlens::Tensor::from_vector<float>({3}, {1, 2, 3}), in.toStdString());
-    CliResult r = flowlens_run({"run", g.fileName(), "--feed", "x=" + in, "--fetch", "y", "--save", dir.filePath("out")});
+    CliResult r = flowlens_run({"run", graph, "--feed", "x=" + in, "--fetch", "y", "--save", dir.filePath("out")});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(r.out.contains("y = [1,4,9]"), qPrintable(r.out));
     flowlens::Tensor y = flowlens::read_npy(dir.filePath("out/y.npy").toStdString());
@@ -164,18 +176,15 @@ class TestFlowlensRun : public QObject {
   // corners, small ones whole; --edge-items 0 prints every element.
   void large_fetches_print_elided() {
     QTemporaryDir dir;
-    QFile g(dir.filePath("sq.pbtxt"));
-    QVERIFY(g.open(QIODevice::WriteOnly));
-    g.write("node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } }\n"
-            "node { name: 'y' op: 'Mul' input: 'x' input: 'x' attr { key: 'T' value { type: DT_FLOAT } } }\n");
-    g.close();
+    const QString graph = write_square_graph(dir);
+    QVERIFY(!graph.isEmpty());
     std::vector<float> values(2048 * 4, 2.0f);
     const QString in = dir.filePath("x.npy");
     flowlens::write_npy(flowlens::Tensor::from_vector<float>({2048, 4}, values), in.toStdString());
-    CliResult r = flowlens_run({"run", g.fileName(), "--feed", "x=" + in, "--fetch", "y"});
+    CliResult r = flowlens_run({"run", graph, "--feed", "x=" + in, "--fetch", "y"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(r.out.contains("y = [[4,4,4,4],[4,4,4,4],[4,4,4,4],...,[4,4,4,4],[4,4,4,4],[4,4,4,4]]"), qPrintable(r.out));
-    r = flowlens_run({"run", g.fileName(), "--feed", "x=" + in, "--fetch", "y", "--edge-items", "0"});
+    r = flowlens_run({"run", graph, "--feed", "x=" + in, "--fetch", "y", "--edge-items", "0"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     const QRegularExpressionMatch line = QRegularExpression(QStringLiteral("^y = (.*)$"),
                                                             QRegularExpression::MultilineOption).match(r.out);
