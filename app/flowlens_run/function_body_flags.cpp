@@ -5,40 +5,10 @@
 #include <iostream>
 #include <sstream>
 
-#include "analysis/infer_shapes.h"
 #include "commands.h"
-#include "tensor/npy.h"
-#include "tensor/tensor_parse.h"
+#include "exec/feed_values.h"
 
 namespace flowlens::cli {
-namespace {
-
-// The dtype a typed-in feed is read as: a function argument's T, the fed
-// node's dtype attr (a Placeholder's), else the tensor's dtype as shape
-// inference tells it.
-DType literal_feed_dtype(const GraphAnalysis& analysis, const std::string& name, const FunctionBody* body) {
-  if (body)
-    if (const FunctionArg* arg = body->find_arg(name)) return arg->dtype;
-  const Graph& graph = analysis.graph();
-  const auto id = TensorId::parse(name);
-  const int index = id ? graph.index_of(id->node) : -1;
-  if (index < 0)
-    throw Error("--feed '" + name + "': no node named '" + (id ? id->node : name) + "'" +
-                (body ? " and no function argument of that name (arg:N feeds by index)" : ""));
-  const DType declared = dtype_base(graph.nodes()[static_cast<size_t>(index)].attr_type("dtype", DType::Invalid));
-  if (declared != DType::Invalid) return declared;
-  // Inference needs a structurally valid graph; the Session reports the errors of one that is not.
-  if (const ShapeInferenceResult* inferred = analysis.shapes()) {
-    const auto& ports = inferred->outputs[static_cast<size_t>(index)];
-    if (id->index >= 0 && id->index < static_cast<int>(ports.size()) &&
-        ports[static_cast<size_t>(id->index)].dtype != DType::Invalid)
-      return ports[static_cast<size_t>(id->index)].dtype;
-  }
-  throw Error("--feed '" + name + "': cannot tell the tensor's dtype to read the value as; feed a .npy file");
-}
-
-}  // namespace
-
 FeedList parse_feeds(const std::vector<std::string>& specs, const GraphAnalysis& analysis, const FunctionBody* body) {
   FeedList feeds;
   for (const std::string& spec : specs) {
@@ -51,11 +21,11 @@ FeedList parse_feeds(const std::vector<std::string>& specs, const GraphAnalysis&
         if (const FunctionArg* arg = body->find_arg(name); arg && arg->resource)
           throw Error(arg->describe() + " is a variable the session owns; give it a value with --checkpoint or "
                       "--init-args instead");
-      if (value.ends_with(".npy")) {
-        feeds.emplace_back(name, read_npy(value));
-        continue;
-      }
-      feeds.emplace_back(name, parse_tensor_text(value, literal_feed_dtype(analysis, name, body)));
+      // A .npy file's own dtype stands (the session checks it); a typed or
+      // generated value is read as the tensor's dtype.
+      const bool file = value.ends_with(".npy");
+      const DType dtype = file ? DType::Invalid : feed_dtype(analysis, name, body);
+      feeds.emplace_back(name, parse_feed_value(value, dtype, feed_declared_shape(analysis, name, body)));
     } catch (const Error& e) {
       const std::string what = e.what();
       throw Error(what.starts_with("--feed") ? what : "--feed '" + name + "': " + what);

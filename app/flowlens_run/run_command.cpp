@@ -323,8 +323,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--fetch,-f", o->fetches,
                   "Tensors to fetch and print: name or name:port, comma-separated; in a function-body graph also "
                   "retval:N or a _Retval's name (default there: every _Retval)");
-  cmd->add_option("--feed", o->feeds, "Feed a tensor: name=file.npy, or name=VALUE typed as numpy writes it (3.5, [[1,2],[3,4]], \"text\"), "
-                  "read as the tensor's dtype (repeatable); a function body's _Arg by name or as arg:N=...");
+  cmd->add_option("--feed", o->feeds, "Feed a tensor: name=file.npy, or name=VALUE typed as numpy writes it (3.5, 1,2,3, [[1,2],[3,4]], "
+                  "\"text\"), read as the tensor's dtype, or generated: zeros, ones, random, each with an optional "
+                  "shape (random[4,2]; default the declared shape, ? as 1) (repeatable); a function body's _Arg by "
+                  "name or as arg:N=...");
   cmd->add_option("--target,-t", o->targets, "Nodes to run without fetching, comma-separated");
   cmd->add_option("--init", o->init, "Nodes run first in their own step (e.g. a variable initializer)");
   cmd->add_flag("!--no-auto-init", o->auto_init, "Do not run the variables' initializers (v/Assign) before the step");
