@@ -10,6 +10,8 @@
 #include <QStringListModel>
 #include <QVBoxLayout>
 
+#include "transform/replication_proposal.h"
+
 namespace flowlens::ui {
 namespace {
 
@@ -97,6 +99,12 @@ ReplicateDialog::ReplicateDialog(const QStringList& node_names, QWidget* parent)
   problem_ = new QLabel(this);
   problem_->setObjectName(QStringLiteral("replicateProblem"));
   problem_->setStyleSheet(QStringLiteral("color: #c62828;"));
+  // Messages come and go as the user types: they wrap in a fixed room
+  // instead of resizing the dialog under the cursor.
+  problem_->setWordWrap(true);
+  problem_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+  problem_->setMinimumHeight(2 * problem_->fontMetrics().lineSpacing());
+  setMinimumWidth(520);
   layout->addWidget(problem_);
   buttons_ = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
   buttons_->button(QDialogButtonBox::Ok)->setText(QStringLiteral("Replicate"));
@@ -124,21 +132,14 @@ QString ReplicateDialog::default_devices(int replicas) {
 }
 
 bool ReplicateDialog::guess_endpoints(const Graph& graph, ReplicateOptions* options) {
-  if (graph.find("input_data") && graph.find("output")) {
-    if (options) {
-      options->split_inputs = {"input_data"};
-      options->merge_outputs = {"output"};
-    }
-    return true;
+  const ReplicateOptions proposal = propose_replication(graph);
+  const bool found = !proposal.split_inputs.empty() && (!proposal.loss.empty() || !proposal.merge_outputs.empty());
+  if (found && options) {
+    options->split_inputs = proposal.split_inputs;
+    options->merge_outputs = proposal.merge_outputs;
+    options->loss = proposal.loss;
   }
-  if (graph.find("features") && graph.find("labels") && graph.find("loss")) {
-    if (options) {
-      options->split_inputs = {"features", "labels"};
-      options->loss = "loss";
-    }
-    return true;
-  }
-  return false;
+  return found;
 }
 
 void ReplicateDialog::set_options(const ReplicateOptions& options) {

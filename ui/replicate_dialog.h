@@ -26,10 +26,9 @@ class ReplicateDialog : public QDialog {
   void set_options(const ReplicateOptions& options);
   ReplicateOptions options() const;
 
-  // The defaults for the matmul samples (split "input_data", merge "output")
-  // and for the training templates (split "features" and "labels", train on
-  // "loss"), each only if the graph has those nodes. False when it has
-  // neither set (then the dialog has to ask).
+  // What the graph suggests (transform/replication_proposal.h): its batch
+  // placeholders split, and its loss, or else its outputs merged. False when
+  // it suggests no complete set (then the dialog has to ask).
   static bool guess_endpoints(const Graph& graph, ReplicateOptions* options);
   // "/gpu:0,/gpu:1,..." for `replicas` towers.
   static QString default_devices(int replicas);

@@ -2,10 +2,13 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <mutex>
 
 #include "common/error.h"
 #include "exec/session.h"
 #include "graph/variable_initializers.h"
+#include "ops/kernel_context.h"
 #include "tensor/tensor_format.h"
 
 namespace flowlens {
@@ -104,24 +107,53 @@ std::vector<std::string> tower_gradient_names(const Graph& replicated, const std
 
 namespace {
 
-double loss_of(const Graph& graph, const std::string& loss, const char* which) {
-  try {
-    SessionOptions options;
-    options.use_gpus = false;
-    Session session(graph, options);
-    session.run({}, {}, variable_initializers(session.graph()));
-    const Tensor value = session.run({}, {loss}, {})[0];
-    if (value.num_elements() != 1) throw Error("the loss is " + describe_tensor(value) + ", not a scalar");
-    return element(value, 0);
-  } catch (const Error& e) {
-    throw Error(std::string("the ") + which + " graph's loss '" + loss + "': " + e.what());
+bool is_variable_node(const Node& node) {
+  return node.op == "VariableV2" || node.op == "Variable" || node.op == "VarHandleOp";
+}
+
+// A fresh CPU session of `graph` with its variables initialized; when `start`
+// is given, every variable it also has starts at that session's value
+// instead (unseeded initializers draw different numbers in every session).
+std::unique_ptr<Session> initialized_session(const Graph& graph, Session* start) {
+  SessionOptions options;
+  options.use_gpus = false;
+  auto session = std::make_unique<Session>(graph, options);
+  session->run({}, {}, variable_initializers(session->graph()));
+  if (!start) return session;
+  for (const Node& node : session->graph().nodes()) {
+    if (!is_variable_node(node) || !start->graph().find(node.name)) continue;
+    Variable* from = start->variable_of_node(node.name);
+    Variable* to = session->variable_of_node(node.name);
+    if (!from || !to || from == to) continue;
+    std::scoped_lock lock(from->mu, to->mu);
+    if (from->value.valid()) to->value = from->value.clone();
   }
+  return session;
+}
+
+double loss_of(Session& session, const std::string& loss, const FeedList& feeds) {
+  const Tensor value = session.run(feeds, {loss}, {})[0];
+  if (value.num_elements() != 1) throw Error("the loss is " + describe_tensor(value) + ", not a scalar");
+  return element(value, 0);
 }
 
 }  // namespace
 
-TowerLossCheck compare_tower_loss(const Graph& original, const Graph& replicated, const std::string& loss) {
-  return {loss_of(original, loss, "original"), loss_of(replicated, loss, "replicated")};
+TowerLossCheck compare_tower_loss(const Graph& original, const Graph& replicated, const std::string& loss,
+                                  const FeedList& feeds) {
+  const char* which = "original";
+  try {
+    std::unique_ptr<Session> first = initialized_session(original, nullptr);
+    TowerLossCheck check;
+    check.original = loss_of(*first, loss, feeds);
+    which = "replicated";
+    // The towers share the original's variables by name: same start, same loss.
+    std::unique_ptr<Session> second = initialized_session(replicated, first.get());
+    check.replicated = loss_of(*second, loss, feeds);
+    return check;
+  } catch (const Error& e) {
+    throw Error(std::string("the ") + which + " graph's loss '" + loss + "': " + e.what());
+  }
 }
 
 }  // namespace flowlens

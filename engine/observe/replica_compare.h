@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/session.h"
 #include "graph/graph.h"
 #include "tensor/tensor.h"
 #include "transform/replicate_in_graph.h"
@@ -45,16 +46,21 @@ std::vector<std::string> tower_gradient_names(const Graph& replicated, const std
 
 // The loss of an original graph and of its replica (replicate_in_graph with a
 // loss merges the towers' losses under the original's name), each computed
-// once on a fresh CPU session from its variables' initial values. With equal
+// once on a fresh CPU session from its variables' initial values; the
+// replica's variables (the original's, shared by name) start at the values
+// the original's session drew, since unseeded initializers differ per session. With equal
 // slices and nothing computed from a whole tower's batch (batch norm's batch
 // statistics are), the towers' mean loss is the original's up to float
 // rounding: the check that in-graph replication computes what one tower does.
+// Both get the same `feeds` (the split inputs keep their names in the replica,
+// so a placeholder is fed by name in either graph).
 struct TowerLossCheck {
   double original = 0;
   double replicated = 0;
   double difference() const { return replicated - original; }
 };
 // Throws Error naming the graph ("original", "replicated") that cannot run.
-TowerLossCheck compare_tower_loss(const Graph& original, const Graph& replicated, const std::string& loss);
+TowerLossCheck compare_tower_loss(const Graph& original, const Graph& replicated, const std::string& loss,
+                                  const FeedList& feeds = {});
 
 }  // namespace flowlens

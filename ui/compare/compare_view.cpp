@@ -91,13 +91,16 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   loss_->setObjectName(QStringLiteral("compareLoss"));
   loss_->setContentsMargins(10, 5, 4, 5);
   loss_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  // A long error wraps inside the view; it never widens the window.
+  loss_->setWordWrap(true);
+  loss_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   loss_button_ = new QToolButton(this);
   loss_button_->setObjectName(QStringLiteral("compareLossButton"));
   loss_button_->setText(QStringLiteral("Compare Loss"));
   loss_button_->setToolTip(QStringLiteral("Run the original's loss and the towers' merged loss once, from the same "
                                           "initial variables, and show both"));
   connect(loss_button_, &QToolButton::clicked, this, &CompareView::compare_loss);
-  key_layout->addWidget(loss_);
+  key_layout->addWidget(loss_, 1);
   key_layout->addWidget(loss_button_);
   layout->addWidget(key_row);
   update_hint(QString(), false);
@@ -160,13 +163,14 @@ void CompareView::compare_loss() {
   loss_->setText(QStringLiteral("computing the loss of both graphs\u2026"));
   const int generation = ++loss_generation_;
   const std::shared_ptr<const ReplicaComparison> cmp = cmp_;
+  const FeedList feeds = feeds_source_ ? feeds_source_() : FeedList{};
   const QPointer<CompareView> self(this);
   // A CNN step takes seconds: the GUI stays responsive while both run.
-  QThreadPool::globalInstance()->start([self, cmp, generation] {
+  QThreadPool::globalInstance()->start([self, cmp, generation, feeds] {
     QString text;
     try {
       const TowerLossCheck check =
-          compare_tower_loss(*cmp->original()->graph, *cmp->replicated()->graph, cmp->options().loss);
+          compare_tower_loss(*cmp->original()->graph, *cmp->replicated()->graph, cmp->options().loss, feeds);
       text = QStringLiteral("loss: original %1 \u00B7 %2 towers %3 \u00B7 |\u0394| %4")
                  .arg(check.original, 0, 'g', 6)
                  .arg(cmp->options().replicas)

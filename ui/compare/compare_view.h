@@ -9,8 +9,11 @@
 // shows them side by side: equal towers compute what the original does.
 #include <QStringList>
 #include <QWidget>
+#include <functional>
 #include <memory>
 #include <vector>
+
+#include "exec/session.h"
 
 class QLabel;
 class QSplitter;
@@ -49,6 +52,8 @@ class CompareView : public QWidget {
   QSplitter* splitter() const { return splitter_; }
   bool wait_for_layout(int timeout_ms);
 
+  // Where Compare Loss takes its feeds from (the Feeds dock): both graphs get the same.
+  void set_feeds_source(std::function<FeedList()> source) { feeds_source_ = std::move(source); }
   // Compare Loss: the button shows only for a replica built with a loss.
   QToolButton* loss_button() const { return loss_button_; }
   // "loss: original 1.38629 · 2 towers 1.38629 · |Δ| 2.4e-07", or the error.
@@ -85,6 +90,7 @@ class CompareView : public QWidget {
   QLabel* hint_ = nullptr;
   QToolButton* loss_button_ = nullptr;
   QLabel* loss_ = nullptr;
+  std::function<FeedList()> feeds_source_;
   int loss_generation_ = 0;  // a new comparison drops an older run's answer
   QStringList linked_left_, linked_right_;
 };

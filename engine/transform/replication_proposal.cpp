@@ -1,0 +1,101 @@
+#include "transform/replication_proposal.h"
+
+#include <set>
+#include <vector>
+
+#include "exec/feed_values.h"
+#include "graph/control_flow_frames.h"
+#include "graph/edge_index.h"
+#include "graph/variable_initializers.h"
+#include "ops/op_registry.h"
+
+namespace flowlens {
+namespace {
+
+// "scope/gradients/Fill" -> "scope/"; nullopt-like "" with ok=false otherwise.
+bool gradients_prefix(const std::string& name, const std::string& leaf, std::string* prefix) {
+  const std::string tail = "gradients/" + leaf;
+  if (!name.ends_with(tail)) return false;
+  *prefix = name.substr(0, name.size() - tail.size());
+  return prefix->empty() || prefix->ends_with('/');
+}
+
+// The loss tf.gradients started from, or "".
+std::string find_loss(const Graph& graph) {
+  const EdgeIndex& edges = graph.edges();
+  for (int i = 0; i < static_cast<int>(graph.size()); ++i) {
+    const Node& n = graph.nodes()[static_cast<std::size_t>(i)];
+    std::string prefix;
+    // Shape(loss): the loss's shape was not static.
+    if (n.op == "Shape" && gradients_prefix(n.name, "Shape", &prefix) && !n.inputs.empty()) {
+      const auto id = TensorId::parse(n.inputs.front());
+      if (id && graph.find(id->node)) return id->node;
+    }
+    if (n.op != "Fill" || !gradients_prefix(n.name, "Fill", &prefix)) continue;
+    // Its consumers live under "<prefix>gradients/<loss>_grad/".
+    const std::string scope = prefix + "gradients/";
+    for (const int consumer : edges.consumers(i)) {
+      const std::string& c = graph.nodes()[static_cast<std::size_t>(consumer)].name;
+      if (!c.starts_with(scope)) continue;
+      const std::size_t grad = c.find("_grad/", scope.size());
+      if (grad == std::string::npos) continue;
+      const std::string loss = prefix + c.substr(scope.size(), grad - scope.size());
+      if (graph.find(loss)) return loss;
+    }
+  }
+  return graph.find("loss") ? "loss" : "";
+}
+
+int output_count(const Node& node) {
+  const OpDef* def = OpRegistry::global().find(node.op);
+  if (!def) return 0;
+  try {
+    return def->outputs_for(node);
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+}  // namespace
+
+ReplicateOptions propose_replication(const Graph& graph) {
+  ReplicateOptions options;
+  const EdgeIndex& edges = graph.edges();
+  std::vector<char> from_split(graph.size(), 0);  // depends on a split input
+  for (const FeedSlot& slot : feed_slots(graph)) {
+    const int index = graph.index_of(slot.name);
+    if (index < 0 || edges.outputs(index).empty()) continue;
+    if (slot.shape.rank_known() && slot.shape.rank() == 0) continue;  // a scalar knob, not a batch
+    options.split_inputs.push_back(slot.name);
+    from_split[static_cast<std::size_t>(index)] = 1;
+  }
+  options.loss = find_loss(graph);
+  if (!options.loss.empty() || options.split_inputs.empty()) return options;
+
+  // Forward only: what the split inputs reach, and of that the sinks with outputs outside loops.
+  std::vector<int> stack;
+  for (int i = 0; i < static_cast<int>(graph.size()); ++i)
+    if (from_split[static_cast<std::size_t>(i)]) stack.push_back(i);
+  while (!stack.empty()) {
+    const int node = stack.back();
+    stack.pop_back();
+    for (const OutputEdge& out : edges.outputs(node))
+      if (!from_split[static_cast<std::size_t>(out.consumer)]) {
+        from_split[static_cast<std::size_t>(out.consumer)] = 1;
+        stack.push_back(out.consumer);
+      }
+  }
+  const ControlFlowFrames frames = compute_frames(graph);
+  const std::vector<std::string> initializers = variable_initializers(graph);
+  const std::set<std::string> init(initializers.begin(), initializers.end());
+  for (int i = 0; i < static_cast<int>(graph.size()); ++i) {
+    const Node& n = graph.nodes()[static_cast<std::size_t>(i)];
+    const bool in_loop = frames.has_control_flow && frames.frame_of[static_cast<std::size_t>(i)] != 0;
+    if (from_split[static_cast<std::size_t>(i)] && edges.outputs(i).empty() && !in_loop && !init.contains(n.name) &&
+        output_count(n) > 0)
+      options.merge_outputs.push_back(n.name);
+  }
+  return options;
+}
+
+}  // namespace flowlens

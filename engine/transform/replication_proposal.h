@@ -1,0 +1,27 @@
+#pragma once
+// What in-graph replication of a graph would most likely take, read from the
+// graph itself: the Replicate dialog proposes it and the user edits it.
+//
+//   * split inputs: the placeholders a batch comes in through, those with a
+//     declared rank >= 1 (or no declared shape) that something consumes;
+//     scalars (a learning rate, a keep probability) stay whole;
+//   * the loss: what the optimizer's gradients start from. tf.gradients
+//     seeds the backward pass with `gradients/Fill` (ones of the loss's
+//     shape), consumed under `gradients/<loss>_grad/`, and when the loss's
+//     shape is not static `gradients/Shape` is Shape(loss); a node called
+//     `loss` otherwise;
+//   * merge outputs, for a graph without a loss: the sinks outside loops
+//     with outputs that depend on a split input (what a forward pass returns).
+#include <string>
+
+#include "graph/graph.h"
+#include "transform/replicate_in_graph.h"
+
+namespace flowlens {
+
+// Options with split_inputs, loss and merge_outputs filled as far as the
+// graph tells; replicas, devices and the rest keep their defaults. A graph
+// with no placeholder gets no split inputs.
+ReplicateOptions propose_replication(const Graph& graph);
+
+}  // namespace flowlens
