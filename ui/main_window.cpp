@@ -9,6 +9,8 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
+#include <QSettings>
+#include <QUrl>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTimer>
@@ -21,6 +23,7 @@
 #include "ui/compare/replica_comparison.h"
 #include "ui/debugger/breakpoint_store.h"
 #include "ui/debugger/debug_workbench.h"
+#include "ui/debugger/feeds_panel.h"
 #include "ui/debugger/watches_panel.h"
 #include "ui/diagnostics_panel.h"
 #include "ui/editor/editor_workbench.h"
@@ -80,6 +83,8 @@ MainWindow::MainWindow(QWidget* parent) : WorkbenchHost(parent) {
   actions_->view_menu()->addAction(graph_view_->weights_action());
   actions_->view_menu()->addAction(graph_view_->side_areas_action());
   debug_ = new DebugWorkbench(this);
+  // Compare Loss feeds both graphs what the Feeds dock feeds a run.
+  compare_->set_feeds_source([this] { return debug_->feeds_panel()->feeds(); });
   editor_ = new EditorWorkbench(this);
   cluster_ = new ClusterWorkbench(this, debug_);
   model_workbench_ = new ModelWorkbench(this, debug_);
@@ -176,6 +181,15 @@ void MainWindow::build_docks() {
 
   connect(details_, &NodeDetailsView::node_activated, this, [this](const QString& n) { select_node(n); });
   connect(diagnostics_, &DiagnosticsPanel::node_activated, this, [this](const QString& n) { select_node(n); });
+}
+
+void MainWindow::reveal_dock(QDockWidget* dock) {
+  if (!dock) return;
+  // The debugger's docks come out together, and stay behind the one asked for.
+  if (docks_until_run_.contains(dock))
+    for (QDockWidget* d : std::exchange(docks_until_run_, {})) d->show();
+  dock->show();
+  dock->raise();
 }
 
 void MainWindow::start_compact(const QList<QDockWidget*>& shown_by_their_workbench) {
@@ -408,12 +422,43 @@ void MainWindow::replicate_dialog(int replicas) {
   ReplicateDialog dialog(names, this);
   ReplicateOptions defaults;
   defaults.replicas = replicas;
+  // What was typed last time for this file wins, even if it was cancelled;
+  // then the open comparison; then what the graph suggests.
+  QSettings settings;
+  const QString key = QStringLiteral("replicate/") + QString::fromLatin1(QUrl::toPercentEncoding(doc_->path));
+  const QVariantMap saved = settings.value(key).toMap();
   if (comparing())
     defaults = compare_->comparison()->options();
   else
     ReplicateDialog::guess_endpoints(*doc_->graph, &defaults);
+  if (!saved.isEmpty()) {
+    auto list = [&saved](const char* field) {
+      std::vector<std::string> out;
+      for (const QString& s : saved.value(QLatin1String(field)).toStringList()) out.push_back(s.toStdString());
+      return out;
+    };
+    defaults.replicas = replicas > 0 && replicas != 2 ? replicas : saved.value(QStringLiteral("replicas"), 2).toInt();
+    defaults.devices = list("devices");
+    defaults.split_inputs = list("split");
+    defaults.merge_outputs = list("merge");
+    defaults.loss = saved.value(QStringLiteral("loss")).toString().toStdString();
+    dialog.resize(saved.value(QStringLiteral("size"), dialog.size()).toSize());
+  }
   dialog.set_options(defaults);
-  if (dialog.exec() != QDialog::Accepted) return;
+  const int result = dialog.exec();
+  const ReplicateOptions chosen = dialog.options();
+  auto to_list = [](const std::vector<std::string>& v) {
+    QStringList out;
+    for (const std::string& s : v) out << QString::fromStdString(s);
+    return out;
+  };
+  settings.setValue(key, QVariantMap{{QStringLiteral("replicas"), chosen.replicas},
+                                     {QStringLiteral("devices"), to_list(chosen.devices)},
+                                     {QStringLiteral("split"), to_list(chosen.split_inputs)},
+                                     {QStringLiteral("merge"), to_list(chosen.merge_outputs)},
+                                     {QStringLiteral("loss"), QString::fromStdString(chosen.loss)},
+                                     {QStringLiteral("size"), dialog.size()}});
+  if (result != QDialog::Accepted) return;
   QString error;
   if (!replicate(dialog.options(), &error)) show_error(QStringLiteral("Could not replicate"), error);
 }

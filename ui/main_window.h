@@ -97,6 +97,7 @@ class MainWindow : public WorkbenchHost {
   ModelWorkbench* model_workbench() const { return model_workbench_; }
 
   void add_view_dock(QDockWidget* dock, Qt::DockWidgetArea area) override;
+  void reveal_dock(QDockWidget* dock) override;
   void add_central_page(QWidget* page) override;
   void show_central_page(QWidget* page) override;
   QWidget* central_page() const override;

@@ -3,6 +3,8 @@
 #include <QCoreApplication>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QSpinBox>
+#include <cstdio>
 #include <QTimer>
 #include <utility>
 
@@ -10,6 +12,8 @@
 #include "ui/cluster/cluster_workbench.h"
 #include "ui/debugger/breakpoint_store.h"
 #include "ui/debugger/debug_workbench.h"
+#include "ui/debugger/feeds_panel.h"
+#include "ui/debugger/run_actions.h"
 #include "ui/editor/editor_workbench.h"
 #include "ui/editor/template_dialog.h"
 #include "ui/graph_document.h"
@@ -49,10 +53,13 @@ QDockWidget* dock_named(const MainWindow& window, const QString& name) {
       {"profiler", debug->dock(Dock::Profiler)},
       {"log", debug->dock(Dock::RunLog)},
       {"summaries", debug->dock(Dock::Summaries)},
+      {"feeds", debug->dock(Dock::Feeds)},
       {"opPalette", editor->palette_dock()},
       {"inspector", editor->inspector_dock()},
       {"cluster", cluster->dock()},
-      {"clusterCharts", cluster->charts_dock()}};
+      {"clusterCharts", cluster->charts_dock()},
+      {"model", window.findChild<QDockWidget*>(QStringLiteral("modelDock"))},
+      {"variables", window.findChild<QDockWidget*>(QStringLiteral("variablesDock"))}};
   for (const auto& [text, dock] : docks)
     if (name == QLatin1String(text)) return dock;
   // Docks of other workbenches by object name: "scalars" is scalarsDock.
@@ -145,29 +152,53 @@ StartupOutcome run_startup_script(MainWindow& window, const StartupOptions& o) {
 
   DebugWorkbench* debug = window.debug_workbench();
   if (loaded) {
-    for (const std::string& node : o.breakpoints) {
-      if (!window.document()->graph->find(node))
-        return fail(QStringLiteral("--break: no node named '%1'").arg(QString::fromStdString(node)), 2);
-      debug->breakpoints()->add(QString::fromStdString(node));
+    for (const std::string& spec : o.breakpoints) {
+      // NODE@iteration==3: the part after '@' is the Breakpoints dock's iteration condition.
+      const QString text = QString::fromStdString(spec);
+      const qsizetype at = text.indexOf(QLatin1Char('@'));
+      const QString node = at < 0 ? text : text.left(at);
+      if (!window.document()->graph->find(node.toStdString()))
+        return fail(QStringLiteral("--break: no node named '%1'").arg(node), 2);
+      debug->breakpoints()->add(node);
+      if (at >= 0) {
+        QString error;
+        const int index = debug->breakpoints()->index_of(node);
+        if (!debug->breakpoints()->set_iteration_condition(index, text.mid(at + 1), &error))
+          return fail(QStringLiteral("--break '%1': %2").arg(text, error), 2);
+      }
     }
+    for (const auto& [name, value] : o.feeds) {
+      QString error;
+      if (!debug->feeds_panel()->set_value(name, value, &error)) return fail(QStringLiteral("--feed: %1").arg(error), 2);
+    }
+    debug->actions()->steps_spin()->setValue(o.steps);
+    if (!o.fetch.isEmpty()) debug->fetch_edit()->setText(o.fetch);
     debug->set_check_numerics(o.check_numerics);
     debug->set_time_overlay(o.time_overlay);
   }
   if (o.dock) {
     QDockWidget* dock = dock_named(window, *o.dock);
     if (!dock) return fail(QStringLiteral("--dock: no dock called '%1'").arg(*o.dock), 2);
-    dock->show();
-    dock->raise();
+    window.reveal_dock(dock);
   }
-  if (loaded && o.run) debug->run_or_continue();
+  if (loaded && o.run) {
+    // Scripts and tests see what a user sees: every outcome, one line each.
+    QObject::connect(debug, &DebugWorkbench::outcome_line, debug, [](const QString& line) {
+      std::fprintf(stderr, "flowlens: %s\n", qPrintable(line));
+      std::fflush(stderr);
+    });
+    debug->run_or_continue();
+  }
 
   if (screenshot) {
+    // Shown first, so the docks a run brings forward (the Tensor dock at a
+    // pause) are laid out as a user would see them.
+    window.show();
     // A run is shown paused or finished, never half way.
     if (o.run && !debug->wait_until_settled(kWaitMs))
       return fail(QStringLiteral("the run did not pause or finish in time"));
     // The graph is laid out off the UI thread; grab only once it is drawn,
     // at the final window size (the view fits itself on the first show).
-    window.show();
     if (loaded && !window.wait_for_layouts(kWaitMs)) return fail(QStringLiteral("graph layout did not finish in time"));
     if (o.attach) let_cluster_charts_fill();
     QString error;

@@ -8,6 +8,7 @@
 #include <QStringList>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace flowlens::ui {
@@ -23,11 +24,14 @@ struct StartupOptions {
   std::vector<std::string> split_inputs;  // --split
   std::vector<std::string> merge_outputs; // --merge
   std::vector<std::string> devices;       // --devices
-  bool run = false;                       // --run
-  std::vector<std::string> breakpoints;   // --break
+  bool run = false;                       // --run (each outcome printed to stderr)
+  std::vector<std::pair<QString, QString>> feeds;  // --feed NAME=VALUE, in order
+  int steps = 1;                          // --steps
+  QString fetch;                          // --fetch: the Fetch box's text
+  std::vector<std::string> breakpoints;   // --break NODE or NODE@iteration==N
   bool check_numerics = false;            // --check-numerics
   bool time_overlay = false;              // --time-overlay
-  std::optional<QString> dock;            // --dock breakpoints|watches|tensor|profiler|log|summaries|scalars
+  std::optional<QString> dock;            // --dock NAME: any dock (see dock_named in the .cpp)
   bool edit = false;                      // --edit
   std::optional<QString> template_name;   // --template
   std::optional<QString> attach;          // --attach cluster.json

@@ -51,6 +51,9 @@ class WorkbenchHost : public QMainWindow {
   virtual QDockWidget* diagnostics_dock() const = 0;
   // Adds a dock and its show/hide toggle to the View menu.
   virtual void add_view_dock(QDockWidget* dock, Qt::DockWidgetArea area) = 0;
+  // Shows `dock` in front of the docks it is tabbed with (the debugger's
+  // docks, hidden until a first run, come out with it).
+  virtual void reveal_dock(QDockWidget* dock) = 0;
   // More pages for the central area (the graph editor): add once, then show
   // one, or nullptr for the graph (compare, welcome) page again.
   virtual void add_central_page(QWidget* page) = 0;

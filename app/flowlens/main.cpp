@@ -86,6 +86,9 @@ struct Options {
   QCommandLineOption attach_option;
   QCommandLineOption key_option;
   QCommandLineOption expand_option;
+  QCommandLineOption feed_option;
+  QCommandLineOption steps_option;
+  QCommandLineOption fetch_option;
 };
 
 Options describe_options(QCommandLineParser& parser) {
@@ -118,18 +121,23 @@ Options describe_options(QCommandLineParser& parser) {
   const QCommandLineOption devices_option(QStringLiteral("devices"),
                                           QStringLiteral("One device per tower (default /gpu:0 ... /gpu:N-1)."),
                                           QStringLiteral("list"));
-  const QCommandLineOption run_option(QStringLiteral("run"),
-                                     QStringLiteral("Run the graph once after loading (as F5 does)."));
-  const QCommandLineOption break_option(QStringLiteral("break"),
-                                       QStringLiteral("Set breakpoints on these nodes (comma-separated)."),
-                                       QStringLiteral("nodes"));
+  const QCommandLineOption run_option(
+      QStringLiteral("run"),
+      QStringLiteral("Run the graph once after loading (as F5 does); each run's outcome is printed to stderr "
+                     "(\"run 1 finished in 12 ms\", \"run 1 paused at while/add @ iteration 3: ...\")."));
+  const QCommandLineOption break_option(
+      QStringLiteral("break"),
+      QStringLiteral("Set breakpoints on these nodes (comma-separated); inside a loop NODE@iteration==N stops only "
+                     "at that iteration (also >=N, every N)."),
+      QStringLiteral("nodes"));
   const QCommandLineOption numerics_option(QStringLiteral("check-numerics"),
                                           QStringLiteral("Pause at the first node that produces NaN or Inf."));
   const QCommandLineOption overlay_option(QStringLiteral("time-overlay"),
                                           QStringLiteral("Colour the graph's nodes by their run time."));
   const QCommandLineOption dock_option(
       QStringLiteral("dock"),
-      QStringLiteral("Bring a dock to the front: breakpoints, watches, tensor, profiler or log."),
+      QStringLiteral("Bring a dock to the front: nodes, details, diagnostics, feeds, breakpoints, watches, tensor, "
+                     "profiler, log, summaries, model, variables, scalars, cluster, clusterCharts."),
       QStringLiteral("name"));
   parser.addOptions({run_option, break_option, numerics_option, overlay_option, dock_option});
   parser.addOption(screenshot_option);
@@ -154,9 +162,24 @@ Options describe_options(QCommandLineParser& parser) {
       QStringLiteral("expand-all"),
       QStringLiteral("Open every name scope (one box per node), as View > Expand All Scopes does."));
   parser.addOption(expand_option);
+  const QCommandLineOption feed_option(
+      QStringLiteral("feed"),
+      QStringLiteral("Give a placeholder its value, as in the Feeds dock (repeatable): NAME=VALUE typed as numpy "
+                     "prints it (1,2,3 or [[1,0],[1,1]]), NAME=file.npy, or NAME=zeros|ones|random[SHAPE]."),
+      QStringLiteral("name=value"));
+  const QCommandLineOption steps_option(
+      QStringLiteral("steps"), QStringLiteral("With --run: run the request <N> times, as a training loop does."),
+      QStringLiteral("N"));
+  const QCommandLineOption fetch_option(
+      QStringLiteral("fetch"),
+      QStringLiteral("What a run fetches or runs, as typed in the Fetch box: comma-separated nodes or tensors "
+                     "(default: the graph's outputs outside loops)."),
+      QStringLiteral("names"));
+  parser.addOptions({feed_option, steps_option, fetch_option});
   return Options{screenshot_option, select_option,   replicas_option, split_option,  merge_option, devices_option,
                  run_option,        break_option,    numerics_option, overlay_option, dock_option, edit_option,
-                 template_option,   attach_option,   key_option,      expand_option};
+                 template_option,   attach_option,   key_option,      expand_option, feed_option,  steps_option,
+                 fetch_option};
 }
 
 }  // namespace
@@ -219,6 +242,18 @@ int main(int argc, char** argv) {
   options.attach = value_if_set(parser, opt.attach_option);
   options.key = value_if_set(parser, opt.key_option);
   options.expand_all = parser.isSet(opt.expand_option);
+  for (const QString& feed : parser.values(opt.feed_option)) {
+    const qsizetype eq = feed.indexOf(QLatin1Char('='));
+    if (eq <= 0 || eq + 1 == feed.size())
+      return fail(QStringLiteral("--feed '%1': expected NAME=VALUE or NAME=file.npy").arg(feed), 2);
+    options.feeds.emplace_back(feed.left(eq), feed.mid(eq + 1));
+  }
+  options.fetch = parser.value(opt.fetch_option);
+  if (parser.isSet(opt.steps_option)) {
+    bool ok = false;
+    options.steps = parser.value(opt.steps_option).toInt(&ok);
+    if (!ok || options.steps < 1) return fail(QStringLiteral("--steps needs a positive number"), 2);
+  }
 
   flowlens::ui::MainWindow window;
   // Screenshots are reproducible: no restored geometry, no recent-file churn.

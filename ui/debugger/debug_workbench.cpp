@@ -6,15 +6,18 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <algorithm>
 #include <memory>
 #include <set>
 
+#include "exec/feed_values.h"
 #include "ops/op_registry.h"
 #include "tensor/tensor_format.h"
 #include "ui/debugger/breakpoint_store.h"
 #include "ui/debugger/breakpoints_panel.h"
+#include "ui/debugger/feeds_panel.h"
 #include "ui/debugger/run_actions.h"
 #include "ui/debugger/summary_charts.h"
 #include "ui/debugger/watches_panel.h"
@@ -94,6 +97,7 @@ void DebugWorkbench::build_docks() {
   log_->setReadOnly(true);
   log_->setMaximumBlockCount(5000);
   summaries_ = new SummaryCharts;
+  feeds_ = new FeedsPanel;
 
   QDockWidget* bp = make_dock(Dock::Breakpoints, QStringLiteral("Breakpoints"), QStringLiteral("breakpointsDock"),
                               breakpoints_panel_, Qt::RightDockWidgetArea);
@@ -107,9 +111,12 @@ void DebugWorkbench::build_docks() {
                                    Qt::BottomDockWidgetArea);
   QDockWidget* summaries = make_dock(Dock::Summaries, QStringLiteral("Summaries"), QStringLiteral("summariesDock"),
                                      summaries_, Qt::BottomDockWidgetArea);
+  QDockWidget* feeds = make_dock(Dock::Feeds, QStringLiteral("Feeds"), QStringLiteral("feedsDock"), feeds_,
+                                 Qt::RightDockWidgetArea);
   // Tabbed with the existing docks so the graph keeps its room.
   w_->tabifyDockWidget(w_->details_dock(), bp);
   w_->tabifyDockWidget(bp, watches);
+  w_->tabifyDockWidget(watches, feeds);
   w_->tabifyDockWidget(w_->diagnostics_dock(), run_log);
   w_->tabifyDockWidget(run_log, tensor);
   w_->tabifyDockWidget(tensor, profiler);
@@ -150,6 +157,7 @@ void DebugWorkbench::on_document_changed() {
   controller_->set_document(w_->document());  // stops a run of the previous graph
   breakpoints_->clear();
   watches_->set_graph(w_->document() ? w_->document()->graph : nullptr);
+  feeds_->set_document(w_->document());
   catalog_->clear();
   viewer_->clear();
   profiler_->refresh();
@@ -160,27 +168,76 @@ void DebugWorkbench::on_document_changed() {
   set_status(QString());
 }
 
-bool DebugWorkbench::current_request(RunRequest* request, QString* error) const {
+bool DebugWorkbench::current_request(RunRequest* request, QString* error, QStringList* missing) {
   const auto& doc = w_->document();
   if (!doc || !doc->graph) {
     if (error) *error = QStringLiteral("No graph is loaded");
     return false;
   }
+  const Graph& graph = *doc->graph;
   const QString text = fetch_edit_->text().trimmed();
-  if (!text.isEmpty()) return parse_run_request(*doc->graph, text, request, error);
-  *request = default_run_request(*doc->graph, w_->current_node_name());
-  if (request->empty()) {
+  RunRequest built;
+  if (!text.isEmpty() && !parse_run_request(graph, text, &built, error)) return false;
+  // A tensor inside a loop has a value per iteration, which a fetch cannot
+  // return: it is watched instead, and the run fetches the rest.
+  for (const std::string& inside : fetches_inside_loops(graph, built)) {
+    QString watch_error;
+    const QString name = QString::fromStdString(inside);
+    if (watches_->add_watch(name, &watch_error))
+      log(QStringLiteral("%1 is inside a while loop: watching it per iteration (Watches dock) instead of fetching it")
+              .arg(name));
+    else
+      log(watch_error, true);
+    built.fetches.erase(std::find(built.fetches.begin(), built.fetches.end(), inside));
+  }
+  if (built.empty()) built = default_run_request(graph);
+  if (built.empty()) {
     if (error) *error = QStringLiteral("The graph has nothing to fetch or run; name tensors in the Fetch box");
     return false;
   }
+  QStringList bad;
+  built.feeds = feeds_->feeds(&bad);
+  built.steps = actions_->steps_spin()->value();
+  built.resource_fill = feeds_->resource_fill().toStdString();
+  const std::vector<std::string> unfed = missing_feeds(graph, built.roots(), built.fed_names());
+  if (!unfed.empty()) {
+    QStringList names;
+    for (const std::string& n : unfed) names << QString::fromStdString(n);
+    if (missing) *missing = names;
+    const QString first = names.front();
+    const QString problem = feeds_->problem(first);
+    if (error)
+      *error = problem.isEmpty()
+                   ? QStringLiteral("the run needs a value for %1 %2: give it in the Feeds dock")
+                         .arg(names.size() == 1 ? QStringLiteral("placeholder") : QStringLiteral("placeholders"),
+                              names.join(QStringLiteral(", ")))
+                   : QStringLiteral("the value fed to %1 is not usable: %2").arg(first, problem);
+    return false;
+  }
+  *request = std::move(built);
   return true;
 }
 
 void DebugWorkbench::start(RunController::StartMode mode, const QString& run_to) {
   RunRequest request;
   QString error;
-  if (!current_request(&request, &error) || !controller_->start(request, mode, run_to, &error))
-    log(QStringLiteral("Cannot run: %1").arg(error), true);
+  QStringList missing;
+  if (!current_request(&request, &error, &missing)) {
+    if (!missing.isEmpty()) {
+      // Not a failure: the Feeds dock opens at the first value the run needs.
+      log(QStringLiteral("Cannot run yet: %1").arg(error));
+      set_status(error, true);
+      dock(Dock::Feeds)->show();
+      dock(Dock::Feeds)->raise();
+      feeds_->focus_slot(missing.front());
+      emit outcome_line(QStringLiteral("run %1 needs feeds: %2").arg(controller_->run_number() + 1).arg(error));
+      return;
+    }
+  } else if (controller_->start(request, mode, run_to, &error)) {
+    return;
+  }
+  log(QStringLiteral("Cannot run: %1").arg(error), true);
+  emit outcome_line(QStringLiteral("run %1 failed: %2").arg(controller_->run_number() + 1).arg(error));
 }
 
 void DebugWorkbench::run_or_continue() {
@@ -288,9 +345,14 @@ void DebugWorkbench::on_paused(const DebugStop& stop) {
     chart_summary(tensor_name(stop.node, i).toStdString(), stop.outputs[i], controller_->run_number() + 1);
   watches_->refresh();
   catalog_->set_group(kWatchGroup, watches_->captured());
-  if (!tensors.isEmpty()) viewer_->set_tensor(tensors.front().label, tensors.front().tensor);
+  if (!tensors.isEmpty()) {
+    viewer_->set_tensor(tensors.front().label, tensors.front().tensor);
+    // The debugger shows what it stopped on: the Tensor dock comes forward.
+    w_->reveal_dock(dock(Dock::Tensor));
+  }
   if (stop.reason == StopReason::Numerics) log(QString::fromStdString(stop.message), true);
   if (stop.reason != StopReason::Numerics) set_status(paused_status(stop));
+  emit outcome_line(QStringLiteral("run %1 %2").arg(controller_->run_number() + 1).arg(paused_status(stop).replace(0, 1, QLatin1Char('p'))));
 }
 
 QString DebugWorkbench::paused_status(const DebugStop& stop) {
@@ -319,11 +381,23 @@ void DebugWorkbench::on_finished(const RunOutcome& outcome) {
     }
     catalog_->set_group(kFetchedGroup, fetched);
     if (!fetched.isEmpty() && !viewer_->tensor().valid()) viewer_->set_tensor(fetched.front().label, fetched.front().tensor);
-    set_status(QStringLiteral("Run %1 finished in %2 ms").arg(outcome.run_number).arg(outcome.wall_ms, 0, 'f', 2));
+    QString done = QStringLiteral("Run %1 finished").arg(outcome.run_number);
+    if (outcome.steps_done > 1) done += QStringLiteral(": %1 steps").arg(outcome.steps_done);
+    done += QStringLiteral(" in %1 ms").arg(outcome.wall_ms, 0, 'f', 2);
+    for (std::size_t i = 0; outcome.steps_done > 1 && i < outcome.scalar_steps.size(); ++i)
+      if (outcome.scalar_steps[i].size() > 1 && i < outcome.request.fetches.size())
+        done += QStringLiteral("; %1 %2 \u2192 %3")
+                    .arg(QString::fromStdString(outcome.request.fetches[i]))
+                    .arg(outcome.scalar_steps[i].front(), 0, 'g', 4)
+                    .arg(outcome.scalar_steps[i].back(), 0, 'g', 4);
+    set_status(done);
+    emit outcome_line(done.replace(0, 1, QLatin1Char('r')));
   } else if (outcome.stopped) {
     set_status(QStringLiteral("Run %1 stopped").arg(outcome.run_number));
+    emit outcome_line(QStringLiteral("run %1 stopped").arg(outcome.run_number));
   } else {
     log(QStringLiteral("Error: %1").arg(outcome.error), true);
+    emit outcome_line(QStringLiteral("run %1 failed: %2").arg(outcome.run_number).arg(outcome.error));
   }
   watches_->refresh();
   catalog_->set_group(kWatchGroup, watches_->captured());

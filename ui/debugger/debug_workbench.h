@@ -21,6 +21,7 @@ namespace flowlens::ui {
 
 class BreakpointStore;
 class BreakpointsPanel;
+class FeedsPanel;
 class ProfilerPanel;
 class RunActions;
 class SummaryCharts;
@@ -34,14 +35,17 @@ class DebugWorkbench : public QObject {
 
  public:
   // The docks it adds, in the order they are made.
-  enum class Dock { Breakpoints, Watches, Tensor, Profiler, RunLog, Summaries, Count };
+  enum class Dock { Breakpoints, Watches, Tensor, Profiler, RunLog, Summaries, Feeds, Count };
 
   explicit DebugWorkbench(WorkbenchHost* window);
   ~DebugWorkbench() override;
 
   // The request F5 would run now: the Fetch box's names, or else the graph's
-  // sinks plus the selected node. False with `error` when it cannot be built.
-  bool current_request(RunRequest* request, QString* error) const;
+  // sinks outside loops; the Feeds dock's values; the Steps box's count.
+  // Fetches inside a loop become watches (one value per iteration). False
+  // with `error` when it cannot be built; `missing`, if given, receives the
+  // placeholders the run would reach without a value.
+  bool current_request(RunRequest* request, QString* error, QStringList* missing = nullptr);
   // Runs the event loop until the run pauses or ends (or `timeout_ms`); true unless still running.
   bool wait_until_settled(int timeout_ms);
   void shutdown();  // stops a run and waits for it
@@ -56,6 +60,7 @@ class DebugWorkbench : public QObject {
   QPlainTextEdit* run_log() const { return log_; }
   SummaryCharts* summary_charts() const { return summaries_; }
   QLineEdit* fetch_edit() const { return fetch_edit_; }
+  FeedsPanel* feeds_panel() const { return feeds_; }
   RunActions* actions() const { return actions_; }
   QDockWidget* dock(Dock which) const { return docks_[static_cast<std::size_t>(which)]; }
   QString run_status() const;  // the status bar's "Paused at x (breakpoint)", "Run 2 finished ..."
@@ -64,6 +69,11 @@ class DebugWorkbench : public QObject {
   static QString paused_status(const DebugStop& stop);
 
   bool time_overlay() const { return time_overlay_; }
+
+ signals:
+  // One line per outcome, as a script reads it: "run 1 finished in 12 ms",
+  // "paused at while/add @ iteration 3", "run 1 failed: ...".
+  void outcome_line(const QString& line);
 
  public slots:
   void run_or_continue();    // F5
@@ -101,6 +111,7 @@ class DebugWorkbench : public QObject {
   ProfilerPanel* profiler_ = nullptr;
   QPlainTextEdit* log_ = nullptr;
   SummaryCharts* summaries_ = nullptr;
+  FeedsPanel* feeds_ = nullptr;
   QLineEdit* fetch_edit_ = nullptr;
   QLabel* status_ = nullptr;
   RunActions* actions_ = nullptr;

@@ -6,6 +6,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
+#include <QSpinBox>
 #include <QToolBar>
 
 #include "ui/debugger/debug_workbench.h"
@@ -63,11 +64,19 @@ RunActions::RunActions(WorkbenchHost* window, DebugWorkbench* workbench)
   toolbar_->addWidget(new QLabel(QStringLiteral(" Fetch: "), toolbar_));
   fetch_edit_ = new QLineEdit(toolbar_);
   fetch_edit_->setObjectName(QStringLiteral("fetchEdit"));
-  fetch_edit_->setPlaceholderText(QStringLiteral("graph outputs + selected node"));
+  fetch_edit_->setPlaceholderText(QStringLiteral("graph outputs"));
   fetch_edit_->setToolTip(QStringLiteral("Comma-separated nodes or tensors (x, y:1) to fetch or run; "
-                                         "empty: the graph's sinks and the selected node"));
+                                         "empty: the graph's sinks outside loops. A tensor inside a loop is "
+                                         "watched per iteration instead"));
   fetch_edit_->setMaximumWidth(260);
   toolbar_->addWidget(fetch_edit_);
+  toolbar_->addWidget(new QLabel(QStringLiteral(" Steps: "), toolbar_));
+  steps_ = new QSpinBox(toolbar_);
+  steps_->setObjectName(QStringLiteral("stepsSpin"));
+  steps_->setRange(1, 1000000);
+  steps_->setToolTip(QStringLiteral("How many times F5 runs the request: a training loop's steps. The values shown "
+                                    "are the last step's; the Run Log says how each scalar (a loss) moved"));
+  toolbar_->addWidget(steps_);
 
   connect(w_, &WorkbenchHost::document_changed, this, &RunActions::update_enabled);
   connect(w_, &WorkbenchHost::current_node_changed, this, &RunActions::update_enabled);
@@ -103,6 +112,7 @@ void RunActions::update_enabled() {
   overlay_->setEnabled(loaded);
   reset_->setEnabled(loaded);
   fetch_edit_->setEnabled(idle);
+  steps_->setEnabled(idle);
 }
 
 }  // namespace flowlens::ui

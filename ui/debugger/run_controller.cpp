@@ -4,12 +4,28 @@
 #include <algorithm>
 #include <chrono>
 
+#include "exec/function_body.h"
 #include "exec/session.h"
 #include "observe/variable_values.h"
 #include "ui/graph_document.h"
 #include "ui/thread_handoff.h"
 
 namespace flowlens::ui {
+namespace {
+
+// A real, single-element tensor's value (a loss); nullopt otherwise.
+std::optional<double> fetched_scalar(const Tensor& t) {
+  if (!t.valid() || t.num_elements() != 1) return std::nullopt;
+  switch (t.dtype()) {
+    case DType::Float: return static_cast<double>(t.data<float>()[0]);
+    case DType::Double: return t.data<double>()[0];
+    case DType::Int32: return static_cast<double>(t.data<int32_t>()[0]);
+    case DType::Int64: return static_cast<double>(t.data<int64_t>()[0]);
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
 
 RunController::RunController(QObject* parent) : QObject(parent) {
   // Runs on the worker that stopped; it only hands the stop to the UI thread.
@@ -31,6 +47,7 @@ RunController::~RunController() { shutdown(); }
 void RunController::set_document(std::shared_ptr<const GraphDocument> doc) {
   shutdown();
   session_.reset();
+  body_.reset();
   run_number_ = 0;
   profiler_.clear();
   doc_ = std::move(doc);
@@ -39,6 +56,7 @@ void RunController::set_document(std::shared_ptr<const GraphDocument> doc) {
 void RunController::reset_session() {
   shutdown();
   session_.reset();
+  body_.reset();
   run_number_ = 0;
   emit message(QStringLiteral("Session reset: variables are initialized again on the next run"));
 }
@@ -92,22 +110,55 @@ void RunController::work(int generation, std::shared_ptr<const GraphAnalysis> an
       session->initialize_variables([this, generation](std::size_t count) {
         post_message(generation, QStringLiteral("Initializing %1 variable(s)").arg(count));
       });
+      if (FunctionBody::is_function_body(session->graph())) {
+        // A function body's variables (resource _Args) belong to the session:
+        // they start as flowlens-run --init-args starts them.
+        auto body = std::make_unique<FunctionBody>(session->graph());
+        ArgInitOptions init;
+        init.fill = request.resource_fill == "zeros" ? ArgFill::Zeros : ArgFill::Random;
+        const ArgInitReport report = body->initialize_resource_args(*session, init);
+        if (!report.filled.empty())
+          post_message(generation, QStringLiteral("Function body: %1 variable(s) start at %2")
+                                       .arg(report.filled.size())
+                                       .arg(QString::fromStdString(request.resource_fill)));
+        body_ = std::move(body);
+      }
       session->add_observer(&debugger_);
       session->add_observer(&profiler_);
       session->add_observer(&frame_iterations_);
       session_ = std::move(session);
     }
+    FeedList feeds = request.feeds;
+    std::vector<std::string> fetches = request.fetches, targets = request.targets;
+    if (body_) {
+      feeds = body_->feeds_for(feeds);
+      fetches = body_->fetches_for(fetches);  // none named: every return value
+      if (request.fetches.empty()) outcome.request.fetches = fetches;
+      for (const std::string& t : body_->step_targets())
+        if (std::find(targets.begin(), targets.end(), t) == targets.end()) targets.push_back(t);
+    }
     profiler_.clear();
     const auto begin = std::chrono::steady_clock::now();
     const int64_t paused_before = debugger_.paused_ns();
-    // A fetched resource variable (its VarHandleOp) shows its value, as a ref
-    // variable does, taken now: the next run may update it.
-    outcome.values = shown_values(session_->run({}, request.fetches, request.targets));
+    outcome.scalar_steps.assign(fetches.size(), {});
+    const int steps = std::max(1, request.steps);
+    for (int step = 0; step < steps; ++step) {
+      if (step > 0) profiler_.clear();  // the profile shows the last step
+      // A fetched resource variable (its VarHandleOp) shows its value, as a ref
+      // variable does, taken now: the next run may update it.
+      outcome.values = shown_values(session_->run(feeds, fetches, targets));
+      ++outcome.steps_done;
+      for (std::size_t i = 0; i < outcome.values.size() && i < fetches.size(); ++i)
+        if (const std::optional<double> v = fetched_scalar(outcome.values[i]))
+          outcome.scalar_steps[i].push_back(*v);
+      if (stop_requested_) break;
+    }
     const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
     // Time paused at a stop is the user's, not the run's.
     outcome.paused_ms = static_cast<double>(debugger_.paused_ns() - paused_before) / 1e6;
     outcome.wall_ms = std::max(0.0, wall_ms - outcome.paused_ms);
-    outcome.ok = true;
+    outcome.ok = !stop_requested_;
+    outcome.stopped = stop_requested_;
   } catch (const std::exception& e) {
     outcome.error = QString::fromStdString(e.what());
     outcome.stopped = stop_requested_;
@@ -141,16 +192,26 @@ void RunController::on_finished(int generation, const RunOutcome& finished) {
   outcome.run_number = ++run_number_;
   ++runs_finished_;
   stop_.reset();
-  if (outcome.ok && outcome.paused_ms > 0)
-    emit message(QStringLiteral("Run %1 finished in %2 ms (paused %3 s, not counted)")
-                     .arg(outcome.run_number)
-                     .arg(outcome.wall_ms, 0, 'f', 2)
-                     .arg(outcome.paused_ms / 1000.0, 0, 'f', 1));
-  else if (outcome.ok)
-    emit message(QStringLiteral("Run %1 finished in %2 ms").arg(outcome.run_number).arg(outcome.wall_ms, 0, 'f', 2));
-  else
+  if (outcome.ok) {
+    QString line = QStringLiteral("Run %1 finished").arg(outcome.run_number);
+    if (outcome.steps_done > 1) line += QStringLiteral(": %1 steps").arg(outcome.steps_done);
+    line += QStringLiteral(" in %1 ms").arg(outcome.wall_ms, 0, 'f', 2);
+    if (outcome.paused_ms > 0) line += QStringLiteral(" (paused %1 s, not counted)").arg(outcome.paused_ms / 1000.0, 0, 'f', 1);
+    emit message(line);
+    // How each scalar fetch (a loss) moved over the steps.
+    for (std::size_t i = 0; outcome.steps_done > 1 && i < outcome.scalar_steps.size(); ++i) {
+      const auto& values = outcome.scalar_steps[i];
+      if (values.size() < 2 || i >= outcome.request.fetches.size()) continue;
+      emit message(QStringLiteral("  %1: %2 \u2192 %3 over %4 steps")
+                       .arg(QString::fromStdString(outcome.request.fetches[i]))
+                       .arg(values.front(), 0, 'g', 6)
+                       .arg(values.back(), 0, 'g', 6)
+                       .arg(values.size()));
+    }
+  } else {
     emit message(outcome.stopped ? QStringLiteral("Run %1 stopped").arg(outcome.run_number)
                                  : QStringLiteral("Run %1 failed: %2").arg(outcome.run_number).arg(outcome.error));
+  }
   set_state(State::Idle);
   emit run_finished(outcome);
 }

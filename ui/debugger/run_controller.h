@@ -24,6 +24,7 @@
 #include "ui/debugger/run_request.h"
 
 namespace flowlens {
+class FunctionBody;
 class GraphAnalysis;
 class Session;
 }
@@ -37,7 +38,11 @@ struct RunOutcome {
   bool stopped = false;  // aborted by Stop, not failed
   QString error;
   RunRequest request;
-  std::vector<Tensor> values;  // one per request.fetches when ok
+  std::vector<Tensor> values;  // one per request.fetches when ok (the last step's)
+  // Per fetch, its value after each step when it is a real scalar (a loss),
+  // else empty: what a multi-step run shows as "loss 0.69 -> 0.12".
+  std::vector<std::vector<double>> scalar_steps;
+  int steps_done = 0;
   double wall_ms = 0;    // the run's own time: wall time less paused_ms
   double paused_ms = 0;  // time spent stopped in the debugger
   int run_number = 0;  // 1, 2, ... per session
@@ -106,6 +111,7 @@ class RunController : public QObject {
   Profiler profiler_;
   FrameIterations frame_iterations_;
   std::unique_ptr<Session> session_;  // touched by the worker only while a run is going
+  std::unique_ptr<FunctionBody> body_;  // the graph's _Args and _Retvals, when it is a function body
   std::thread worker_;
   std::atomic<int> generation_{0};  // events of an older run or document are dropped
   std::atomic<bool> stop_requested_{false};  // Stop or shutdown: abort at the next chance

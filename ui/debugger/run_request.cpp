@@ -1,10 +1,10 @@
 #include "ui/debugger/run_request.h"
 
 #include <QStringList>
-#include <algorithm>
 #include <set>
 #include <string_view>
 
+#include "graph/control_flow_frames.h"
 #include "graph/edge_index.h"
 #include "graph/name_list.h"
 #include "graph/variable_initializers.h"
@@ -41,6 +41,18 @@ void add_node(const Node& node, RunRequest* request) {
     request->targets.push_back(node.name);
 }
 
+// Whether node `i` runs inside a loop, so that it has a value per iteration.
+// An Exit belongs to its loop's frame (as in TensorFlow's
+// BuildControlFlowInfo) but its value leaves the loop: a top-level loop's
+// Exit is fetched like any root-frame node.
+bool runs_per_iteration(const Graph& graph, const ControlFlowFrames& frames, int i) {
+  if (!frames.has_control_flow) return false;
+  const int frame = frames.frame_of[static_cast<std::size_t>(i)];
+  if (frame <= 0) return false;
+  return !(is_exit_op(graph.nodes()[static_cast<std::size_t>(i)].op) &&
+           frames.frames[static_cast<std::size_t>(frame)].parent == 0);
+}
+
 QString to_qstring(std::string_view text) {
   return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
 }
@@ -57,26 +69,51 @@ QString RunRequest::describe() const {
   QStringList parts;
   if (!fetches.empty()) parts << QStringLiteral("fetch %1").arg(join(fetches));
   if (!targets.empty()) parts << QStringLiteral("run %1").arg(join(targets));
+  if (!feeds.empty()) parts << QStringLiteral("feed %1").arg(join(fed_names()));
+  if (steps > 1) parts << QStringLiteral("%1 steps").arg(steps);
   return parts.join(QStringLiteral("; "));
 }
 
-RunRequest default_run_request(const Graph& graph, const QString& selected_node) {
+std::vector<std::string> RunRequest::roots() const {
+  std::vector<std::string> all = fetches;
+  all.insert(all.end(), targets.begin(), targets.end());
+  return all;
+}
+
+std::vector<std::string> RunRequest::fed_names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : feeds) names.push_back(name);
+  return names;
+}
+
+RunRequest default_run_request(const Graph& graph) {
   const EdgeIndex& edges = graph.edges();
   const std::vector<std::string> initializers = variable_initializers(graph);
   const std::set<std::string> init(initializers.begin(), initializers.end());
+  // A sink inside a loop (an inner loop's Exit, seen from the outer frame)
+  // runs once per iteration: the outer loop's own Exits carry results out.
+  const ControlFlowFrames frames = compute_frames(graph);
 
   RunRequest request;
   for (int i = 0; i < static_cast<int>(graph.size()); ++i) {
     const Node& n = graph.nodes()[static_cast<std::size_t>(i)];
     const bool consumed = !edges.outputs(i).empty();
-    if (!consumed && !init.contains(n.name) && !is_init_group(graph, i, init)) add_node(n, &request);
-  }
-  if (const Node* selected = graph.find(selected_node.toStdString())) {
-    const bool listed = std::find(request.fetches.begin(), request.fetches.end(), selected->name) !=
-                        request.fetches.end();
-    if (!listed && output_count(*selected) > 0) request.fetches.push_back(selected->name);
+    const bool in_loop = runs_per_iteration(graph, frames, i);
+    if (!consumed && !in_loop && !init.contains(n.name) && !is_init_group(graph, i, init)) add_node(n, &request);
   }
   return request;
+}
+
+std::vector<std::string> fetches_inside_loops(const Graph& graph, const RunRequest& request) {
+  std::vector<std::string> inside;
+  const ControlFlowFrames frames = compute_frames(graph);
+  if (!frames.has_control_flow) return inside;
+  for (const std::string& fetch : request.fetches) {
+    const auto id = TensorId::parse(fetch);
+    const int node = id ? graph.index_of(id->node) : -1;
+    if (node >= 0 && runs_per_iteration(graph, frames, node)) inside.push_back(fetch);
+  }
+  return inside;
 }
 
 bool parse_run_request(const Graph& graph, const QString& text, RunRequest* request, QString* error) {
