@@ -163,7 +163,11 @@ std::vector<std::string> missing_feeds(const Graph& graph, const std::vector<std
   std::vector<std::string> missing;
   for (std::size_t i = 0; i < graph.size(); ++i) {
     const Node& n = graph.nodes()[i];
-    if (seen[i] && (is_placeholder_op(n.op) || ((n.op == "_Arg" || n.op == "_DeviceArg") && !is_resource_arg(n)))) missing.push_back(n.name);
+    // A fed placeholder is replaced by its value, control edges from it included.
+    const bool fed_itself = fed_tensors.contains({static_cast<int>(i), 0});
+    const bool needs_value =
+        is_placeholder_op(n.op) || ((n.op == "_Arg" || n.op == "_DeviceArg") && !is_resource_arg(n));
+    if (seen[i] && needs_value && !fed_itself) missing.push_back(n.name);
   }
   return missing;
 }
