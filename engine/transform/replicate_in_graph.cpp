@@ -163,6 +163,24 @@ class Replicator {
     old_training_ = flood(count(), scoped, [&](int i, auto visit) {
       for (const OutputEdge& use : uses_of(i)) visit(use.consumer);
     });
+    const int loss = opt_.loss.empty() ? -1 : in_.index_of(opt_.loss);
+    if (loss < 0) return;
+    // What fed only the old step goes with it (the optimizer's learning-rate
+    // Const), so no disconnected remnant of the original train op is left;
+    // the loss and what it is computed from stay, whoever else reads them.
+    const std::vector<char> forward = flood(count(), {loss}, [&](int i, auto visit) {
+      for (const InputEdge& in : inputs_of(i))
+        if (in.resolved()) visit(in.producer);
+    });
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (int i = 0; i < static_cast<int>(count()); ++i) {
+        if (old_training_[i] || forward[i] || uses_of(i).empty()) continue;
+        bool only_old = true;
+        for (const OutputEdge& use : uses_of(i)) only_old = only_old && old_training_[use.consumer];
+        if (only_old) old_training_[i] = changed = true;
+      }
+    }
   }
 
   // A Variable is split at the value its consumers read: its Identity read,

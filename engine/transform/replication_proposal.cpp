@@ -62,13 +62,25 @@ ReplicateOptions propose_replication(const Graph& graph) {
   ReplicateOptions options;
   const EdgeIndex& edges = graph.edges();
   std::vector<char> from_split(graph.size(), 0);  // depends on a split input
-  for (const FeedSlot& slot : feed_slots(graph)) {
-    const int index = graph.index_of(slot.name);
-    if (index < 0 || edges.outputs(index).empty()) continue;
-    if (slot.shape.rank_known() && slot.shape.rank() == 0) continue;  // a scalar knob, not a batch
-    options.split_inputs.push_back(slot.name);
+  for (int index = 0; index < static_cast<int>(graph.size()); ++index) {
+    const Node& n = graph.nodes()[static_cast<std::size_t>(index)];
+    // A batch comes in through a placeholder, with or without a default (a
+    // tf.data pipeline's output wrapped in PlaceholderWithDefault).
+    if (!is_placeholder_op(n.op) && n.op != "PlaceholderWithDefault") continue;
+    if (edges.outputs(index).empty()) continue;
+    const AttrValue* shape_attr = n.find_attr("shape");
+    const Shape* shape = shape_attr ? shape_attr->get_if<Shape>() : nullptr;
+    if (shape && shape->rank_known() && shape->rank() == 0) continue;  // a scalar knob, not a batch
+    options.split_inputs.push_back(n.name);
     from_split[static_cast<std::size_t>(index)] = 1;
   }
+  // Graphs that hold their batch in a variable (the in-graph replication
+  // article's listings, this repository's samples) call it input_data.
+  if (options.split_inputs.empty())
+    if (const int index = graph.index_of("input_data"); index >= 0) {
+      options.split_inputs.push_back("input_data");
+      from_split[static_cast<std::size_t>(index)] = 1;
+    }
   options.loss = find_loss(graph);
   if (!options.loss.empty() || options.split_inputs.empty()) return options;
 

@@ -2,9 +2,12 @@
 // What in-graph replication of a graph would most likely take, read from the
 // graph itself: the Replicate dialog proposes it and the user edits it.
 //
-//   * split inputs: the placeholders a batch comes in through, those with a
-//     declared rank >= 1 (or no declared shape) that something consumes;
-//     scalars (a learning rate, a keep probability) stay whole;
+//   * split inputs: the placeholders a batch comes in through (with or
+//     without a default), those with a declared rank >= 1 (or no declared
+//     shape) that something consumes;
+//     scalars (a learning rate, a keep probability) stay whole; without
+//     one, a node called `input_data` (the batch variable of the in-graph
+//     replication article's listings and of samples/);
 //   * the loss: what the optimizer's gradients start from. tf.gradients
 //     seeds the backward pass with `gradients/Fill` (ones of the loss's
 //     shape), consumed under `gradients/<loss>_grad/`, and when the loss's
