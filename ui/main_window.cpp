@@ -15,8 +15,10 @@
 #include <QStatusBar>
 #include <QTimer>
 #include <QTableView>
+#include <QToolBar>
 #include <utility>
 
+#include "exec/function_library.h"
 #include "ui/app_info.h"
 #include "ui/cluster/cluster_workbench.h"
 #include "ui/compare/compare_view.h"
@@ -41,6 +43,7 @@
 #include "ui/replicate_dialog.h"
 #include "ui/tboard/tensorboard_workbench.h"  // tboard
 #include "ui/welcome_page.h"
+#include "ui/std_text.h"
 #include "ui/window_settings.h"
 
 namespace flowlens::ui {
@@ -90,6 +93,26 @@ MainWindow::MainWindow(QWidget* parent) : WorkbenchHost(parent) {
   model_workbench_ = new ModelWorkbench(this, debug_);
   auto* tensorboard = new TensorBoardWorkbench(this, debug_);  // tboard: the Scalars dock for TensorBoard logs
   connect(graph_view_, &GraphView::context_menu_requested, this, &MainWindow::show_node_context_menu);
+  // Double-clicking a call (StatefulPartitionedCall, If, While, a library
+  // function's node) opens the function's body, as TensorBoard and Netron do.
+  connect(graph_view_, &GraphView::node_activated, this, [this](const QString& node) {
+    if (!doc_ || !doc_->graph) return;
+    const Node* n = doc_->graph->find(node.toStdString());
+    if (!n || called_functions(*doc_->graph, *n).empty()) return;
+    QString error;
+    if (!open_function_body(node, 0, &error)) show_error(QStringLiteral("Could not open the function body"), error);
+  });
+  addToolBarBreak();
+  crumb_bar_ = addToolBar(QStringLiteral("Function Body"));
+  crumb_bar_->setObjectName(QStringLiteral("breadcrumbBar"));
+  crumb_bar_->setMovable(false);
+  crumb_label_ = new QLabel(crumb_bar_);
+  crumb_label_->setObjectName(QStringLiteral("breadcrumbs"));
+  crumb_label_->setContentsMargins(6, 2, 6, 2);
+  crumb_label_->setTextFormat(Qt::RichText);
+  connect(crumb_label_, &QLabel::linkActivated, this, [this](const QString& link) { back_to_caller(link.toInt()); });
+  crumb_bar_->addWidget(crumb_label_);
+  crumb_bar_->hide();
   start_compact({model_workbench_->model_dock(), model_workbench_->variables_dock(), tensorboard->dock()});
 
   summary_label_ = new QLabel(QStringLiteral("No graph loaded"), this);
@@ -211,7 +234,11 @@ void MainWindow::start_compact(const QList<QDockWidget*>& shown_by_their_workben
     if (docks_until_run_.isEmpty()) return;
     for (QDockWidget* dock : std::exchange(docks_until_run_, {})) dock->show();
     details_dock_->raise();  // as at the start; the debugger raises its own when it has news
-    diagnostics_dock_->raise();
+    // An empty "No problems found." panel tells nothing: the Run Log does.
+    if (doc_ && (doc_->error_count() > 0 || doc_->warning_count() > 0))
+      diagnostics_dock_->raise();
+    else
+      debug_->dock(DebugWorkbench::Dock::RunLog)->raise();
   };
   connect(debug_->controller(), &RunController::state_changed, this, [show_debug_docks](RunController::State state) {
     if (state != RunController::State::Idle) show_debug_docks();
@@ -324,7 +351,70 @@ void MainWindow::show_error(const QString& title, const QString& message) {
   QMessageBox::critical(this, title, message);
 }
 
+bool MainWindow::open_function_body(const QString& node, int which, QString* error) {
+  auto fail = [error](const QString& text) {
+    if (error) *error = text;
+    return false;
+  };
+  if (!doc_ || !doc_->graph) return fail(QStringLiteral("No graph is loaded"));
+  const Node* n = doc_->graph->find(node.toStdString());
+  if (!n) return fail(QStringLiteral("No node named '%1'").arg(node));
+  const auto calls = called_functions(*doc_->graph, *n);
+  if (calls.empty()) return fail(QStringLiteral("'%1' (%2) calls no library function").arg(node, qs(n->op)));
+  if (which < 0 || which >= static_cast<int>(calls.size()))
+    return fail(QStringLiteral("'%1' calls %2 function(s); there is no number %3").arg(node).arg(calls.size()).arg(which));
+  const auto& [function, attrs] = calls[static_cast<std::size_t>(which)];
+  Graph body;
+  try {
+    WaitCursor wait;
+    body = function_body_graph(*doc_->graph, function, attrs);
+  } catch (const std::exception& e) {
+    return fail(QString::fromUtf8(e.what()));
+  }
+  crumbs_.push_back({doc_, doc_has_file_, crumbs_.empty() ? doc_->file_name() : doc_->path});
+  const QString name = QStringLiteral("%1 › %2 (%3)").arg(crumbs_.back().text, node, qs(function));
+  entering_body_ = true;
+  show_graph(std::move(body), name);
+  entering_body_ = false;
+  update_crumbs();
+  return true;
+}
+
+QStringList MainWindow::breadcrumbs() const {
+  QStringList out;
+  for (const Crumb& c : crumbs_) out << c.text;
+  return out;
+}
+
+void MainWindow::back_to_caller(int index) {
+  if (index < 0 || index >= static_cast<int>(crumbs_.size())) return;
+  Crumb crumb = crumbs_[static_cast<std::size_t>(index)];
+  crumbs_.resize(static_cast<std::size_t>(index));
+  doc_has_file_ = crumb.has_file;
+  entering_body_ = true;  // keeps the crumbs left before it
+  show_document(crumb.doc);
+  entering_body_ = false;
+  update_crumbs();
+}
+
+void MainWindow::update_crumbs() {
+  if (crumbs_.empty() || !doc_) {
+    crumb_bar_->hide();
+    return;
+  }
+  QStringList parts;
+  for (std::size_t i = 0; i < crumbs_.size(); ++i)
+    parts << QStringLiteral("<a href=\"%1\">%2</a>").arg(i).arg(crumbs_[i].text.section(QStringLiteral(" › "), -1).toHtmlEscaped());
+  parts << QStringLiteral("<b>%1</b>").arg(doc_->path.section(QStringLiteral(" › "), -1).toHtmlEscaped());
+  crumb_label_->setText(QStringLiteral("Function body: ") + parts.join(QStringLiteral(" › ")));
+  crumb_bar_->show();
+}
+
 void MainWindow::set_document(std::shared_ptr<const GraphDocument> doc) {
+  if (!entering_body_ && !crumbs_.empty()) {
+    crumbs_.clear();
+    update_crumbs();
+  }
   const bool same_file = doc_ && doc && doc_->path == doc->path;
   const QString previous = same_file ? current_node_name() : QString();
 
@@ -343,6 +433,11 @@ void MainWindow::set_document(std::shared_ptr<const GraphDocument> doc) {
       : doc_->warning_count() ? QStringLiteral("color: %1;").arg(DiagnosticsPanel::warning_color().name())
                             : QString());
   diagnostics_dock_->setWindowTitle(QStringLiteral("Diagnostics \u2014 %1").arg(problems));
+  // Until the first run, a graph without findings gets the room an empty
+  // "No problems found." panel would take (the status bar says so); one with
+  // findings shows them. Afterwards the dock stays as the user left it.
+  const bool findings = doc_->error_count() > 0 || doc_->warning_count() > 0;
+  if (!docks_until_run_.isEmpty() || findings) diagnostics_dock_->setVisible(findings);
   graph_view_->set_document(doc_);
   compare_->set_comparison(nullptr);
   stack_->setCurrentIndex(kGraphPage);

@@ -17,6 +17,7 @@
 #include <QList>
 #include <QString>
 #include <memory>
+#include <vector>
 
 #include "transform/replicate_in_graph.h"
 #include "ui/workbench_host.h"
@@ -24,6 +25,7 @@
 class QAction;
 class QDockWidget;
 class QLabel;
+class QToolBar;
 class QLineEdit;
 class QMenu;
 class QStackedWidget;
@@ -62,6 +64,15 @@ class MainWindow : public WorkbenchHost {
   // title, Reload shows it again and it stays out of the recent files.
   // Showing the same name again keeps the selected node, as a reopen does.
   void show_graph(flowlens::Graph graph, const QString& display_name) override;
+  // Opens the body of the library function node `node` calls (the
+  // `which`-th, for an If's else_branch or a While's body) as a graph of
+  // its own, with a breadcrumb back to the caller. False, with `error`, when
+  // the node calls no function or its body does not instantiate.
+  bool open_function_body(const QString& node, int which = 0, QString* error = nullptr);
+  // The graphs the open function body was reached through, outermost first
+  // (empty outside a body); back_to_caller(i) returns to crumb i.
+  QStringList breadcrumbs() const;
+  void back_to_caller(int index);
 
   // Selects (and scrolls to) the node called `name`, clearing the filter if
   // it hides the node. False when the graph has no such node.
@@ -161,6 +172,18 @@ class MainWindow : public WorkbenchHost {
 
   std::shared_ptr<const GraphDocument> doc_;
   bool doc_has_file_ = false;  // false for show_graph()'s documents
+  // The callers of the function body on show: document, whether it had a
+  // file, and the crumb's text. Cleared by any other document.
+  struct Crumb {
+    std::shared_ptr<const GraphDocument> doc;
+    bool has_file = false;
+    QString text;
+  };
+  std::vector<Crumb> crumbs_;
+  bool entering_body_ = false;
+  QToolBar* crumb_bar_ = nullptr;
+  QLabel* crumb_label_ = nullptr;
+  void update_crumbs();
 
   NodeTableModel* model_ = nullptr;
   NodeFilterProxyModel* proxy_ = nullptr;

@@ -1,5 +1,6 @@
 #include "exec/function_library.h"
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <set>
@@ -309,6 +310,38 @@ int lower_function_call_nodes(Graph& graph, const FunctionLibraryDefinition& lib
     ++count;
   }
   return count;
+}
+
+std::vector<std::pair<std::string, AttrMap>> called_functions(const Graph& graph, const Node& node) {
+  std::vector<std::pair<std::string, AttrMap>> calls;
+  auto add = [&calls](const FuncRef& f) {
+    if (!f.name.empty()) calls.emplace_back(f.name, AttrMap(f.attrs.begin(), f.attrs.end()));
+  };
+  for (const char* attr : {"f", "then_branch", "else_branch", "cond", "body"})
+    if (const AttrValue* v = node.find_attr(attr))
+      if (const auto* f = v->get_if<std::shared_ptr<FuncRef>>(); f && *f) add(**f);
+  if (const AttrValue* v = node.find_attr("branches"))
+    if (const auto* list = v->get_if<AttrList>())
+      for (const FuncRef& f : list->func) add(f);
+  if (calls.empty() && std::find(graph.function_names.begin(), graph.function_names.end(), node.op) !=
+                           graph.function_names.end())
+    calls.emplace_back(node.op, node.attrs);
+  return calls;
+}
+
+Graph function_body_graph(const Graph& graph, const std::string& name, const AttrMap& attrs) {
+  const FunctionLibraryDefinition lib = decode_function_library(graph.library_bytes);
+  auto f = lib.functions.find(name);
+  if (f == lib.functions.end()) throw Error("unknown function '" + name + "': the graph's library does not define it");
+  FunctionInstance inst;
+  inst.function = name;
+  inst.graph.function_names = graph.function_names;
+  inst.graph.library_bytes = graph.library_bytes;
+  inst.graph.versions = graph.versions;
+  Instantiator builder(f->second, lib, OpRegistry::global(), resolve_attrs(f->second, attrs));
+  builder.build(inst);
+  inst.graph.reindex();
+  return std::move(inst.graph);
 }
 
 FunctionLibraryRuntime::FunctionLibraryRuntime(const Graph& graph, DeviceSet& devices, const OpRegistry& registry,

@@ -50,6 +50,20 @@ struct FunctionInstance {
 // op's counter), given the instance's key as a scope.
 using BodyVariableResolver = std::function<Variable*(const std::string& scope, const Node& node)>;
 
+// The library functions a node calls, as (function, attrs) pairs in the
+// order the node names them: PartitionedCall's f, If's then_branch and
+// else_branch, While's cond and body, Case's branches, or the node's own op
+// when it is a library function's name (called with the node's attrs).
+// Empty for any other node.
+std::vector<std::pair<std::string, AttrMap>> called_functions(const Graph& graph, const Node& node);
+
+// The body of library function `name` instantiated with `attrs` as a Graph of
+// _Arg and _Retval nodes, as a call runs it (nested calls kept as nodes, the
+// library carried along so they can be opened in turn); for viewing, neither
+// placed nor planned. Throws Error naming the function when it is not
+// defined or does not instantiate.
+Graph function_body_graph(const Graph& graph, const std::string& name, const AttrMap& attrs);
+
 class FunctionLibraryRuntime {
  public:
   FunctionLibraryRuntime(const Graph& graph, DeviceSet& devices, const OpRegistry& registry,

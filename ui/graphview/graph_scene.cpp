@@ -378,7 +378,10 @@ NodeItem* GraphScene::item_for_node(int node) const {
 void GraphScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
   for (QGraphicsItem* item : items(event->scenePos())) {
     if (auto* node = qgraphicsitem_cast<NodeItem*>(item)) {
-      if (node->is_group()) emit scope_toggle_requested(node->name(), true);
+      if (node->is_group())
+        emit scope_toggle_requested(node->name(), true);
+      else
+        emit node_activated(node->name());
       event->accept();
       return;
     }

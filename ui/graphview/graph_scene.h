@@ -81,6 +81,8 @@ class GraphScene : public QGraphicsScene {
  signals:
   // Double-click on a group (expand) or on a scope frame (collapse).
   void scope_toggle_requested(const QString& scope, bool expand);
+  // Double-click on a node's own box (the window opens a called function's body).
+  void node_activated(const QString& node);
 
  protected:
   void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override;

@@ -69,6 +69,7 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
   connect(scene_, &QGraphicsScene::selectionChanged, this, &GraphView::on_scene_selection);
   connect(scene_, &GraphScene::scope_toggle_requested, this,
           [this](const QString& scope, bool expand) { expand ? expand_scope(scope) : collapse_scope(scope); });
+  connect(scene_, &GraphScene::node_activated, this, &GraphView::node_activated);
 
   legend_ = new DeviceLegend(this);
   legend_->hide();

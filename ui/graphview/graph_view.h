@@ -112,6 +112,7 @@ class GraphView : public QGraphicsView {
 
  signals:
   void node_selected(const QString& name);  // by the user, in the view
+  void node_activated(const QString& name);  // double-clicked
   void layout_finished();
   void layout_failed(const QString& message);
   // Node menu + arrow keys: a right-click on a node's box (is_group false),
