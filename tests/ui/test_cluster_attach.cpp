@@ -9,6 +9,10 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTreeView>
@@ -244,11 +248,17 @@ class ClusterAttachTest : public QObject {
     QVERIFY(!stop->isEnabled());
     ui::LocalClusterOptions options;
     options.graph = sample("mlp_train.pbtxt");
+    options.ps = 2;  // the variables spread over two ps tasks
     options.workers = 1;
     options.steps = 10000000;
     options.node_binary = node_binary();
     QString error;
     QVERIFY2(cw->launch_local(options, &error), qPrintable(error));
+    {
+      QFile spec(cw->launcher()->cluster_file());
+      QVERIFY(spec.open(QIODevice::ReadOnly));
+      QCOMPARE(QJsonDocument::fromJson(spec.readAll()).object().value(QStringLiteral("ps")).toArray().size(), 2);
+    }
     struct Ender {  // whatever fails below, no cluster is left running
       ui::LocalClusterLauncher* l;
       ~Ender() { l->stop(); }

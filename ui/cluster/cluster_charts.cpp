@@ -182,7 +182,10 @@ void ClusterCharts::redraw() {
     if (!any) low = 0, high = 1;
     if (m != Loss) low = std::min(low, 0.0);
     const double pad = (high - low) * 0.05 + 1e-9;
-    y_axes_[m]->setRange(low - (m == Loss ? pad : 0), high + pad);
+    // The loss axis starts at the data, and a loss that is never negative is
+    // never drawn against negative values.
+    const double bottom = m != Loss ? low : low >= 0 ? std::max(0.0, low - pad) : low - pad;
+    y_axes_[m]->setRange(bottom, high + pad);
   }
 }
 

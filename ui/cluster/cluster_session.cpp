@@ -28,6 +28,19 @@ double rate(uint64_t now, uint64_t before, double seconds) {
   return static_cast<double>(now - before) / seconds;
 }
 
+// Bytes per second over the last second or more of answers (kept in
+// `samples`, oldest first); 0 until two answers a quarter second apart came.
+double traffic_rate(std::deque<std::pair<double, uint64_t>>& samples, double now, uint64_t total) {
+  constexpr double kWindow = 1.0, kMinimumSpan = 0.25;
+  if (!samples.empty() && total < samples.back().second) samples.clear();  // the node restarted
+  samples.emplace_back(now, total);
+  // Drop what is older than the window, keeping one sample at or before its start.
+  while (samples.size() > 2 && samples[1].first <= now - kWindow) samples.pop_front();
+  const auto& [t0, b0] = samples.front();
+  if (now - t0 < kMinimumSpan) return 0;
+  return static_cast<double>(total - b0) / (now - t0);
+}
+
 }  // namespace
 
 QString ClusterNodeState::state_text() const {
@@ -174,9 +187,10 @@ void ClusterSession::on_status(const QString& label, const std::shared_ptr<const
   ClusterNodeState& n = nodes_[static_cast<std::size_t>(i)];
   const double now = seconds_since_attach();
   const bool was_up = n.liveness == ClusterNodeState::Liveness::Up;
+  // The table and the chart both show this one figure.
+  n.bytes_per_second = traffic_rate(n.byte_samples, now, status->bytes_in + status->bytes_out);
   if (n.status && n.last_seen >= 0) {
     const double dt = now - n.last_seen;
-    n.bytes_per_second = rate(status->bytes_in + status->bytes_out, n.status->bytes_in + n.status->bytes_out, dt);
     std::vector<LinkRate> links;
     for (const dist::LinkTraffic& l : status->links) {
       LinkRate r{qs(l.peer), l.bytes_in, l.bytes_out, 0, 0};
@@ -221,6 +235,7 @@ void ClusterSession::check_liveness() {
     if (now - since < kDownAfter) continue;
     n.liveness = n.finished() ? ClusterNodeState::Liveness::Done : ClusterNodeState::Liveness::Down;
     n.bytes_per_second = 0;
+    n.byte_samples.clear();
     for (LinkRate& l : n.links) l.in_per_second = l.out_per_second = 0;
     emit node_updated(static_cast<int>(i));
     emit liveness_changed(static_cast<int>(i));

@@ -53,6 +53,10 @@ struct ClusterNodeState {
   QString last_error;       // why the last poll failed
   double last_seen = -1;    // seconds since attach of the last answer; -1 never
   double bytes_per_second = 0;
+  // (seconds since attach, bytes in + out) of the recent answers: the rate is
+  // taken over at least a second of them, so two answers arriving close
+  // together (a cached status, then a fresh one) do not read as a spike.
+  std::deque<std::pair<double, uint64_t>> byte_samples;
   std::vector<LinkRate> links;
   std::deque<ClusterSample> history;  // the last kHistorySeconds
 

@@ -6,6 +6,7 @@
 #include <QCoreApplication>
 #include <QDialogButtonBox>
 #include <QDir>
+
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -21,6 +22,8 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTimer>
+#include <QTreeView>
+#include <algorithm>
 
 #include "io/graph_io.h"
 #include "ui/cluster/attach_dialog.h"
@@ -220,6 +223,12 @@ void ClusterWorkbench::attach(const ClusterSpec& cluster, std::optional<dist::Cr
   // window's), once, while it is narrower.
   constexpr int kClusterDockWidth = 420;
   if (dock_->width() < kClusterDockWidth) w_->resizeDocks({dock_, charts_dock_}, {kClusterDockWidth, kClusterDockWidth}, Qt::Horizontal);
+  // Tall enough for every task without scrolling (a job row and a row per
+  // task, the header, the message line), taken from the docks above it.
+  const int rows = static_cast<int>(session_->nodes().size()) + 2;
+  const int row_height = std::max(panel_->tree()->fontMetrics().height() + 6, 20);
+  const int wanted = (rows + 1) * row_height + 4 * panel_->fontMetrics().height() + 16;
+  if (dock_->height() < wanted) w_->resizeDocks({dock_}, {std::min(wanted, w_->height() / 2)}, Qt::Vertical);
   panel_->set_message(tr("Attached to %n node(s)", nullptr, static_cast<int>(session_->nodes().size())));
   update_enabled();
 }
@@ -430,11 +439,19 @@ void ClusterWorkbench::launch_dialog() {
   QDialog dialog(w_);
   dialog.setWindowTitle(tr("Launch Local Cluster"));
   auto* form = new QFormLayout(&dialog);
-  auto* graph = new QLineEdit(default_training_graph());
+  // The open graph, when it is a file: that is what the user wants trained.
+  const auto& doc = w_->document();
+  const bool open_file = doc && QFileInfo(doc->path).isFile();
+  auto* graph = new QLineEdit(open_file ? doc->path : default_training_graph());
   auto* browse = new QPushButton(tr("Browse…"));
   auto* row = new QHBoxLayout;
   row->addWidget(graph, 1);
   row->addWidget(browse);
+  auto* ps = new QSpinBox;
+  ps->setObjectName(QStringLiteral("launchPsSpin"));
+  ps->setRange(1, 8);
+  ps->setValue(1);
+  ps->setToolTip(tr("Parameter servers: the variables are spread over them as replica_device_setter does"));
   auto* workers = new QSpinBox;
   workers->setRange(1, 16);
   workers->setValue(2);
@@ -443,6 +460,7 @@ void ClusterWorkbench::launch_dialog() {
   steps->setValue(100000);
   auto* sync = new QCheckBox(tr("Synchronous (average every worker's gradients per step)"));
   form->addRow(tr("Training graph:"), row);
+  form->addRow(tr("Parameter servers:"), ps);
   form->addRow(tr("Workers:"), workers);
   form->addRow(tr("Steps per worker:"), steps);
   form->addRow(QString(), sync);
@@ -458,6 +476,7 @@ void ClusterWorkbench::launch_dialog() {
   if (dialog.exec() != QDialog::Accepted) return;
   LocalClusterOptions o;
   o.graph = graph->text();
+  o.ps = ps->value();
   o.workers = workers->value();
   o.steps = steps->value();
   o.sync = sync->isChecked();
@@ -470,11 +489,18 @@ void ClusterWorkbench::fetch_dialog() {
   if (node.isEmpty()) return;
   QString names = panel_->selected_variable();
   if (names.isEmpty()) {
+    // The task's variables to pick from (the editable box completes them),
+    // or any tensor typed in.
+    QStringList choices;
+    if (const ClusterNodeState* n = session_->node(node); n && n->status)
+      for (const dist::VariableInfo& v : n->status->variables) choices << qs(v.name);
+    const QString selected = w_->current_node_name();
+    if (!selected.isEmpty() && !choices.contains(selected)) choices.prepend(selected);
     bool ok = false;
-    names = QInputDialog::getText(w_, tr("Fetch from %1").arg(node),
-                                  tr("Tensors or variables (commas between names; a worker computes them with its "
+    names = QInputDialog::getItem(w_, tr("Fetch from %1").arg(node),
+                                  tr("A variable, or tensors (commas between names; a worker computes them with its "
                                      "last step's inputs):"),
-                                  QLineEdit::Normal, w_->current_node_name(), &ok);
+                                  choices, 0, true, &ok);
     if (!ok) return;
   }
   QStringList list;

@@ -8,6 +8,9 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 
 namespace flowlens::ui {
@@ -53,12 +56,18 @@ bool LocalClusterLauncher::start(const LocalClusterOptions& options, QString* er
 
   dir_ = std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/flowlens-cluster-XXXXXX"));
   if (!dir_->isValid()) return fail(tr("cannot create a folder for the cluster: %1").arg(dir_->errorString()));
-  QStringList workers;
-  for (int i = 0; i < options.workers; ++i) workers << QStringLiteral("\"127.0.0.1:%1\"").arg(free_port());
+  if (options.ps < 1) return fail(tr("cannot launch a cluster: it needs at least one parameter server"));
+  auto addresses = [](int count) {
+    QJsonArray list;
+    for (int i = 0; i < count; ++i) list.append(QStringLiteral("127.0.0.1:%1").arg(free_port()));
+    return list;
+  };
+  const QJsonObject spec{{QStringLiteral("ps"), addresses(options.ps)},
+                         {QStringLiteral("worker"), addresses(options.workers)}};
   cluster_file_ = dir_->filePath(QStringLiteral("cluster.json"));
   QFile f(cluster_file_);
   if (!f.open(QIODevice::WriteOnly)) return fail(tr("cannot write %1: %2").arg(cluster_file_, f.errorString()));
-  f.write(QStringLiteral("{\"ps\": [\"127.0.0.1:%1\"], \"worker\": [%2]}\n").arg(free_port()).arg(workers.join(QStringLiteral(", "))).toUtf8());
+  f.write(QJsonDocument(spec).toJson(QJsonDocument::Compact) + '\n');
   f.close();
 
   process_ = new QProcess(this);

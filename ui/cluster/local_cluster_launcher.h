@@ -1,6 +1,6 @@
 #pragma once
 // Cluster → Launch Local Cluster…: writes a cluster file with free ports on
-// 127.0.0.1 (one ps, N workers) and runs `flowlens-node launch` on it as a
+// 127.0.0.1 (P ps tasks, N workers) and runs `flowlens-node launch` on it as a
 // child process (QProcess), so the GUI can attach to a real cluster on one
 // machine. Its output is kept for the log; stop() ends it like Ctrl+C does
 // (SIGTERM: workers stop, the ps saves its checkpoint).
@@ -16,6 +16,7 @@ namespace flowlens::ui {
 
 struct LocalClusterOptions {
   QString graph;   // training graph (.pbtxt)
+  int ps = 1;  // parameter-server tasks (replica_device_setter spreads the variables over them)
   int workers = 2;
   int steps = 100000;
   bool sync = false;
