@@ -17,6 +17,7 @@
 #include "ui/debugger/breakpoint_store.h"
 #include "ui/debugger/breakpoints_panel.h"
 #include "ui/debugger/debug_workbench.h"
+#include "ui/debugger/feeds_panel.h"
 #include "ui/debugger/run_controller.h"
 #include "ui/debugger/watches_panel.h"
 #include "ui/graph_document.h"
@@ -294,7 +295,8 @@ class DebuggerUiTest : public QObject {
              qPrintable(bench()->run_log()->toPlainText()));
 
     open(flowlens::testing::sample("mlp_train.pbtxt"));
-    window_->select_node(QStringLiteral("loss"));
+    window_->select_node(QStringLiteral("loss"));  // selecting never adds a fetch: the box does
+    bench()->fetch_edit()->setText(QStringLiteral("loss, train"));
     action("actionRunContinue")->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(controller()->idle() && controller()->runs_finished() == 1, kRunTimeoutMs);
     const QString log = bench()->run_log()->toPlainText();
@@ -303,10 +305,21 @@ class DebuggerUiTest : public QObject {
 
   void errors_are_reported_not_fatal() {
     open(placeholder_);
+    // An unfed placeholder is not a failed run: the Feeds dock asks for it.
+    action("actionRunContinue")->trigger();
+    QVERIFY(controller()->idle());
+    QCOMPARE(controller()->runs_finished(), 0);
+    QVERIFY2(bench()->run_log()->toPlainText().contains(QStringLiteral("needs a value for placeholder p")),
+             qPrintable(bench()->run_log()->toPlainText()));
+    QVERIFY(bench()->dock(flowlens::ui::DebugWorkbench::Dock::Feeds)->isVisible());
+    QVERIFY(!bench()->run_status().isEmpty());
+    // A value the run cannot use fails in the engine, reported in the log.
+    QVERIFY(bench()->feeds_panel()->set_value(QStringLiteral("p"), QStringLiteral("[[1,2],[3,4]]")));
+    bench()->fetch_edit()->setText(QStringLiteral("y:1"));
     action("actionRunContinue")->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(controller()->idle() && controller()->runs_finished() == 1, kRunTimeoutMs);
-    QVERIFY(bench()->run_log()->toPlainText().contains(QStringLiteral("Error:")));
-    QVERIFY(!bench()->run_status().isEmpty());
+    QVERIFY2(bench()->run_log()->toPlainText().contains(QStringLiteral("Error:")),
+             qPrintable(bench()->run_log()->toPlainText()));
 
     bench()->fetch_edit()->setText(QStringLiteral("nowhere"));
     action("actionRunContinue")->trigger();

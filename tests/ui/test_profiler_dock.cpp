@@ -93,6 +93,21 @@ class ProfilerDockTest : public QObject {
     QCOMPARE(view.selected_event(), 2);
   }
 
+  // 2 ms of work, a 10 s pause at a breakpoint, 2 ms more: the axis is the
+  // work's, the pause a marked cut, not two slivers at the ends.
+  void the_axis_covers_work_not_pauses() {
+    TimelineView view;
+    view.resize(600, 200);
+    view.show();
+    const int64_t ms = 1'000'000;
+    view.set_events({QStringLiteral("/cpu:0")},
+                    {{0, 0, 0, 2 * ms, QStringLiteral("a"), QStringLiteral("Op"), {}, {}, 0},
+                     {0, 0, 10'002 * ms, 10'004 * ms, QStringLiteral("b"), QStringLiteral("Op"), {}, {}, 0}});
+    const QRectF a = view.event_rect(0), b = view.event_rect(1);
+    QVERIFY2(a.width() > 100 && b.width() > 100, qPrintable(QStringLiteral("%1 %2").arg(a.width()).arg(b.width())));
+    QVERIFY(b.left() > a.right());
+  }
+
   void wheel_zooms_around_the_pointer() {
     TimelineView view;
     view.resize(600, 200);

@@ -9,17 +9,21 @@
 #include "test_main.h"
 #include <QAction>
 #include <QDockWidget>
+#include <QFile>
 #include <QFileInfo>
+#include <QTemporaryDir>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTableWidget>
+#include <QTableWidgetItem>
 #include <QToolButton>
 #include <QtTest>
 #include <memory>
 
 #include "ui/compare/compare_view.h"
+#include "ui/compare/replica_comparison.h"
 #include "ui/debugger/breakpoint_store.h"
 #include "ui/debugger/debug_workbench.h"
 #include "ui/debugger/feeds_panel.h"
@@ -119,6 +123,7 @@ class TestRealModelRuns : public QObject {
     type_feed(QStringLiteral("Placeholder"), QStringLiteral("[[1,0],[1,1],[0,0],[0,1]]"));
     type_feed(QStringLiteral("Placeholder_1"), QStringLiteral("1,0,0,1"));
     bench()->actions()->steps_spin()->setValue(100);
+    QVERIFY(bench()->watches_panel()->add_watch(QStringLiteral("loss")));
     action("actionRunContinue")->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(!outcomes_.empty(), kRunTimeoutMs);
     const RunOutcome& run = outcomes_.back();
@@ -131,6 +136,8 @@ class TestRealModelRuns : public QObject {
     // global_step (train_op is its AssignAdd) counted every step.
     QCOMPARE(run.scalar_steps[1].back(), 100.0);
     QVERIFY(lines.back().front().toString().startsWith(QStringLiteral("run 1 finished: 100 steps")));
+    // One run numbering: the Watches dock names the run and step as the Run Log does.
+    QCOMPARE(bench()->watches_panel()->table()->item(0, 1)->text(), QStringLiteral("run 1 step 100"));
 
     // Reopening the file feeds it again: values are remembered per file.
     window_.reset();
@@ -203,6 +210,10 @@ class TestRealModelRuns : public QObject {
     options.devices = {"/cpu:0", "/cpu:0"};
     QString error;
     QVERIFY2(window_->replicate(options, &error), qPrintable(error));
+    // The original step (gradients, its apply ops, train_op and what fed only them) is gone.
+    const flowlens::Graph& replica = *window_->compare_view()->comparison()->replicated()->graph;
+    for (const char* old : {"train_op", "train_op/learning_rate", "gradients/Fill"})
+      QVERIFY2(!replica.find(old), old);
     QVERIFY(bench()->feeds_panel()->set_value(QStringLiteral("Placeholder"), QStringLiteral("[[1,0],[1,1],[0,0],[0,1]]")));
     QVERIFY(bench()->feeds_panel()->set_value(QStringLiteral("Placeholder_1"), QStringLiteral("1,0,0,1")));
     flowlens::ui::CompareView* compare = window_->compare_view();
@@ -217,6 +228,73 @@ class TestRealModelRuns : public QObject {
     const QString delta = text.section(QStringLiteral("|\u0394| "), 1);
     QVERIFY2(delta.toDouble() < 1e-5, qPrintable(text));
     QCOMPARE(window_->width(), width);
+  }
+
+  void tf2_saved_model_call_opens_into_its_function_body_and_back() {
+    const QString dir = realdata("saved-models/tfnet_keras_simple_model_from_auto_compile");
+    REQUIRE_REALDATA(dir);
+    open(dir);
+    const auto caller = window_->document();
+    QString call;
+    for (const flowlens::Node& n : caller->graph->nodes())
+      if (n.op == "StatefulPartitionedCall" && call.isEmpty()) call = QString::fromStdString(n.name);
+    QVERIFY2(!call.isEmpty(), "the Keras SavedModel has a StatefulPartitionedCall");
+    QString error;
+    QVERIFY(!window_->open_function_body(QStringLiteral("no such node"), 0, &error));
+    QVERIFY2(window_->open_function_body(call, 0, &error), qPrintable(error));
+    const auto body = window_->document();
+    QVERIFY(body != caller);
+    int args = 0, dense = 0;
+    for (const flowlens::Node& n : body->graph->nodes()) {
+      args += n.op == "_Arg";
+      dense += n.op == "MatMul" || n.op == "StatefulPartitionedCall" || n.op == "PartitionedCall";
+    }
+    QVERIFY(args > 0);
+    QVERIFY(dense > 0);
+    QCOMPARE(window_->breadcrumbs().size(), 1);
+    QVERIFY(window_->findChild<QWidget*>(QStringLiteral("breadcrumbBar"))->isVisible());
+    window_->back_to_caller(0);
+    QCOMPARE(window_->document(), caller);
+    QVERIFY(window_->breadcrumbs().isEmpty());
+  }
+
+  // A graph exported from a function body: its data _Arg is fed from the
+  // panel like a placeholder, its variable (a resource _Arg) is listed but
+  // started by the session (zeros here), and the run fetches the _Retval.
+  void function_body_graph_runs_with_its_args_fed() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("body.pbtxt"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"(
+node { name: 'x' op: '_Arg' attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'index' value { i: 0 } }
+  attr { key: '_output_shapes' value { list { shape { dim { size: 2 } } } } } }
+node { name: 'w' op: '_Arg' attr { key: 'T' value { type: DT_RESOURCE } } attr { key: 'index' value { i: 1 } }
+  attr { key: '_handle_dtypes' value { list { type: DT_FLOAT } } }
+  attr { key: '_handle_shapes' value { list { shape { dim { size: 2 } } } } } }
+node { name: 'read' op: 'ReadVariableOp' input: 'w' attr { key: 'dtype' value { type: DT_FLOAT } } }
+node { name: 'sum' op: 'AddV2' input: 'x' input: 'read' attr { key: 'T' value { type: DT_FLOAT } } }
+node { name: 'out' op: '_Retval' input: 'sum' attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'index' value { i: 0 } } }
+)");
+    file.close();
+    open(path);
+    flowlens::ui::FeedsPanel* feeds = bench()->feeds_panel();
+    QCOMPARE(feeds->inputs().size(), std::size_t{2});
+    QCOMPARE(feeds->inputs()[1].kind, flowlens::FeedSlot::Kind::ResourceArg);
+    QString error;
+    QVERIFY(!feeds->set_value(QStringLiteral("w"), QStringLiteral("1,2"), &error));
+    QVERIFY2(error.contains(QStringLiteral("variable the session owns")), qPrintable(error));
+    feeds->set_resource_fill(QStringLiteral("zeros"));
+    action("actionRunContinue")->trigger();  // x has no value yet: the dock asks for it
+    QVERIFY(controller()->idle());
+    QVERIFY(outcomes_.empty());
+    QVERIFY(feeds->set_value(QStringLiteral("x"), QStringLiteral("3,4")));
+    action("actionRunContinue")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(!outcomes_.empty(), kRunTimeoutMs);
+    QVERIFY2(outcomes_.back().ok, qPrintable(outcomes_.back().error));
+    QCOMPARE(outcomes_.back().values.size(), std::size_t{1});
+    const auto sum = outcomes_.back().values[0].values<float>();
+    QCOMPARE(std::vector<float>(sum.begin(), sum.end()), (std::vector<float>{3, 4}));
   }
 
   void startup_feeds_break_and_prints_outcomes() {

@@ -113,6 +113,19 @@ class TensorViewerTest : public QObject {
     QCOMPARE(QColor(with_nan.pixel(1, 0)), QColor(Qt::magenta));
     // Strings have no heatmap, and that is said, not crashed on.
     QVERIFY(TensorHeatmap::render(TensorSlice(Tensor::from_strings(Shape({1}), {"a"}))).isNull());
+    // The colour scale's range, and the value under the pointer.
+    double lo = 0, hi = 0;
+    TensorHeatmap::render(TensorSlice(Tensor::from_vector<float>(Shape({2, 2}), {-1, 0, 1, 3})), &lo, &hi);
+    QCOMPARE(lo, -1.0);
+    QCOMPARE(hi, 3.0);
+    TensorHeatmap map;
+    map.resize(300, 200);
+    map.set_slice(TensorSlice(Tensor::from_vector<float>(Shape({2, 2}), {-1, 0, 1, 3})));
+    QCOMPARE(map.describe_at(QPoint(0, 0)), QString());
+    bool found = false;
+    for (int x = 0; x < 300 && !found; x += 2)
+      found = map.describe_at(QPoint(x, 150)) == QStringLiteral("row 1, col 1: 3");
+    QVERIFY(found);
   }
 
   void histogram_covers_every_element() {

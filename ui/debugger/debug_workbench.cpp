@@ -89,6 +89,7 @@ void DebugWorkbench::build_docks() {
   };
   breakpoints_panel_ = new BreakpointsPanel(breakpoints_);
   watches_ = new WatchesPanel(&controller_->debugger());
+  watches_->set_run_namer([this](int64_t run) { return controller_->run_name(run); });
   viewer_ = new TensorViewer(catalog_);
   viewer_->setObjectName(QStringLiteral("tensorViewer"));
   profiler_ = new ProfilerPanel(&controller_->profiler());
@@ -158,8 +159,10 @@ void DebugWorkbench::on_document_changed() {
   breakpoints_->clear();
   watches_->set_graph(w_->document() ? w_->document()->graph : nullptr);
   feeds_->set_document(w_->document());
-  catalog_->clear();
-  viewer_->clear();
+  // This debugger's tensors belonged to the old graph; others (values read
+  // from a cluster's nodes) stay, and so does the viewer while it shows one.
+  for (const QString& group : {kPausedGroup, kFetchedGroup, kWatchGroup}) catalog_->set_group(group, {});
+  if (!catalog_->find(viewer_->label()).valid()) viewer_->clear();
   profiler_->refresh();
   w_->graph_view()->graph_scene()->set_current_node(-1);
   update_time_overlay();

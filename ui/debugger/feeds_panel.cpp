@@ -2,6 +2,7 @@
 
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -91,6 +92,20 @@ FeedsPanel::FeedsPanel(QWidget* parent) : QWidget(parent) {
   status_->setObjectName(QStringLiteral("feedStatus"));
   status_->setWordWrap(true);
   layout->addWidget(status_);
+  // A function body's variables (resource _Args): the CLI's --init-args choices.
+  auto* fill_row = new QHBoxLayout;
+  fill_label_ = new QLabel(QStringLiteral("Function-body variables start at:"), this);
+  fill_ = new QComboBox(this);
+  fill_->setObjectName(QStringLiteral("resourceFillCombo"));
+  fill_->addItem(QStringLiteral("random (by role, as Keras initializes)"), QStringLiteral("random"));
+  fill_->addItem(QStringLiteral("zeros"), QStringLiteral("zeros"));
+  fill_->setToolTip(QStringLiteral("Glorot-uniform weights, TensorFlow/Keras's defaults for batch-norm scales and "
+                                   "optimizer settings, zeros for the rest; or all zeros. Used when the session "
+                                   "starts (Run \u2192 Reset Session to apply a change)"));
+  connect(fill_, &QComboBox::activated, this, [this] { set_resource_fill(fill_->currentData().toString()); });
+  fill_row->addWidget(fill_label_);
+  fill_row->addWidget(fill_, 1);
+  layout->addLayout(fill_row);
 
   connect(table_, &QTableWidget::itemSelectionChanged, this, &FeedsPanel::on_current_row_changed);
   connect(value_edit_, &QLineEdit::textEdited, this, &FeedsPanel::on_value_edited);
@@ -140,6 +155,10 @@ void FeedsPanel::rebuild() {
     update_row(row);
   }
   const bool any = !slots_.empty();
+  bool variables = false;
+  for (const FeedSlot& slot : slots_) variables = variables || slot.kind == FeedSlot::Kind::ResourceArg;
+  fill_label_->setVisible(variables);
+  fill_->setVisible(variables);
   summary_->setText(!doc_ ? QStringLiteral("No graph is open.")
                     : any ? QStringLiteral("Values a run feeds; select a row and type its value.")
                           : QStringLiteral("This graph has no placeholders: nothing to feed."));
@@ -195,6 +214,13 @@ void FeedsPanel::evaluate(int row) {
   } catch (const std::exception& e) {
     r.problem = QString::fromUtf8(e.what());
   }
+}
+
+void FeedsPanel::set_resource_fill(const QString& fill) {
+  resource_fill_ = fill == QLatin1String("zeros") ? QStringLiteral("zeros") : QStringLiteral("random");
+  fill_->setCurrentIndex(fill_->findData(resource_fill_));
+  for (int row = 0; row < static_cast<int>(slots_.size()); ++row) update_row(row);
+  emit feeds_changed();
 }
 
 bool FeedsPanel::set_value(const QString& name, const QString& text, QString* error) {

@@ -18,6 +18,7 @@
 
 #include "exec/feed_values.h"
 
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -46,8 +47,11 @@ class FeedsPanel : public QWidget {
   // The feeds with a usable value. Slots whose text does not parse or fit are
   // left out and named in `bad` ("x: expected float32 [?,2], got int32 [3]").
   FeedList feeds(QStringList* bad = nullptr) const;
-  // How a function body's variables start: "zeros" or "random".
+  // How a function body's variables start: "random" (by role, as
+  // flowlens-run --init-args random) or "zeros"; takes effect when the
+  // session starts (Run → Reset Session).
   QString resource_fill() const { return resource_fill_; }
+  void set_resource_fill(const QString& fill);
 
   // Selects `name`'s row and puts the cursor in its value field.
   void focus_slot(const QString& name);
@@ -84,6 +88,8 @@ class FeedsPanel : public QWidget {
   QLabel* status_ = nullptr;
   QPushButton* npy_ = nullptr;
   std::vector<QPushButton*> generators_;
+  QComboBox* fill_ = nullptr;  // how a function body's variables start
+  QLabel* fill_label_ = nullptr;
 };
 
 }  // namespace flowlens::ui

@@ -49,6 +49,7 @@ void RunController::set_document(std::shared_ptr<const GraphDocument> doc) {
   session_.reset();
   body_.reset();
   run_number_ = 0;
+  numbering_.clear();
   profiler_.clear();
   doc_ = std::move(doc);
 }
@@ -57,6 +58,7 @@ void RunController::reset_session() {
   shutdown();
   session_.reset();
   body_.reset();
+  numbering_.clear();
   run_number_ = 0;
   emit message(QStringLiteral("Session reset: variables are initialized again on the next run"));
 }
@@ -85,13 +87,40 @@ bool RunController::start(const RunRequest& request, StartMode mode, const QStri
   stop_.reset();
   set_state(State::Running);
   emit message(QStringLiteral("Run %1: %2").arg(run_number_ + 1).arg(request.describe()));
-  worker_ = std::thread(&RunController::work, this, generation_.load(), doc_->analysis, request);
+  worker_ = std::thread(&RunController::work, this, generation_.load(), doc_->analysis, request, run_number_ + 1);
   return true;
 }
 
-void RunController::work(int generation, std::shared_ptr<const GraphAnalysis> analysis, RunRequest request) {
+void RunController::RunNumbering::set_current(int run, int step, int steps) {
+  std::lock_guard lock(mu_);
+  run_ = run, step_ = step, steps_ = steps;
+}
+
+void RunController::RunNumbering::on_run_start(int64_t run_id, int) {
+  std::lock_guard lock(mu_);
+  names_[run_id] = {run_, step_, steps_};
+}
+
+QString RunController::RunNumbering::name(int64_t run_id) const {
+  std::lock_guard lock(mu_);
+  const auto it = names_.find(run_id);
+  if (it == names_.end()) return QStringLiteral("run ?");
+  const auto& [run, step, steps] = it->second;
+  return steps > 1 ? QStringLiteral("run %1 step %2").arg(run).arg(step) : QStringLiteral("run %1").arg(run);
+}
+
+void RunController::RunNumbering::clear() {
+  std::lock_guard lock(mu_);
+  names_.clear();
+}
+
+QString RunController::run_name(int64_t session_run_id) const { return numbering_.name(session_run_id); }
+
+void RunController::work(int generation, std::shared_ptr<const GraphAnalysis> analysis, RunRequest request,
+                         int pending_run_number) {
   RunOutcome outcome;
   outcome.request = request;
+  const int outcome_run_number = pending_run_number;
   try {
     if (!session_) {
       // Print and PrintV2 write into the Run Log, one entry per text they print.
@@ -126,6 +155,7 @@ void RunController::work(int generation, std::shared_ptr<const GraphAnalysis> an
       session->add_observer(&debugger_);
       session->add_observer(&profiler_);
       session->add_observer(&frame_iterations_);
+      session->add_observer(&numbering_);
       session_ = std::move(session);
     }
     FeedList feeds = request.feeds;
@@ -144,6 +174,7 @@ void RunController::work(int generation, std::shared_ptr<const GraphAnalysis> an
     const int steps = std::max(1, request.steps);
     for (int step = 0; step < steps; ++step) {
       if (step > 0) profiler_.clear();  // the profile shows the last step
+      numbering_.set_current(outcome_run_number, step + 1, steps);
       // A fetched resource variable (its VarHandleOp) shows its value, as a ref
       // variable does, taken now: the next run may update it.
       outcome.values = shown_values(session_->run(feeds, fetches, targets));

@@ -12,8 +12,11 @@
 // debugger yet when the first stop() came still gets stopped).
 #include <QObject>
 #include <QString>
+#include <array>
 #include <atomic>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -90,6 +93,10 @@ class RunController : public QObject {
   // The number of this session's last finished run (0 before the first);
   // the run in progress is the next one.
   int run_number() const { return run_number_; }
+  // The GUI's name for one of the session's runs (as the debugger numbers
+  // them): "run 3", or "run 3 step 7" inside a multi-step run; the Run Log,
+  // status bar and Watches dock all count runs this one way.
+  QString run_name(int64_t session_run_id) const;
 
  signals:
   void state_changed(RunController::State state);
@@ -98,7 +105,7 @@ class RunController : public QObject {
   void message(const QString& line);  // progress and Print/PrintV2 output for the run log
 
  private:
-  void work(int generation, std::shared_ptr<const GraphAnalysis> analysis, RunRequest request);
+  void work(int generation, std::shared_ptr<const GraphAnalysis> analysis, RunRequest request, int pending_run_number);
   void post_message(int generation, const QString& line);
   void on_stop(int generation, const DebugStop& stop);
   void on_finished(int generation, const RunOutcome& outcome);
@@ -110,6 +117,21 @@ class RunController : public QObject {
   Debugger debugger_;
   Profiler profiler_;
   FrameIterations frame_iterations_;
+  // Which GUI run and step each session run (the debugger's run id) was.
+  class RunNumbering : public ExecutionObserver {
+   public:
+    void set_current(int run, int step, int steps);
+    void on_run_start(int64_t run_id, int num_nodes) override;
+    bool needs_finished_work() const override { return false; }
+    QString name(int64_t run_id) const;
+    void clear();
+
+   private:
+    mutable std::mutex mu_;
+    int run_ = 0, step_ = 0, steps_ = 1;
+    std::map<int64_t, std::array<int, 3>> names_;  // run id -> {run, step, steps}
+  };
+  RunNumbering numbering_;
   std::unique_ptr<Session> session_;  // touched by the worker only while a run is going
   std::unique_ptr<FunctionBody> body_;  // the graph's _Args and _Retvals, when it is a function body
   std::thread worker_;

@@ -18,7 +18,7 @@ namespace {
 
 enum Column { kTensor, kRun, kSummary, kColumns };
 
-QString run_label(const QString& tensor, int64_t run) { return QStringLiteral("%1 @ run %2").arg(tensor).arg(run); }
+
 
 }  // namespace
 
@@ -112,6 +112,10 @@ bool WatchesPanel::add_watch(const QString& tensor, QString* error) {
   return true;
 }
 
+QString WatchesPanel::run_text(int64_t run) const {
+  return namer_ ? namer_(run) : QStringLiteral("run %1").arg(run);
+}
+
 void WatchesPanel::remove_watch(const QString& tensor) {
   if (!watches_.removeOne(tensor)) return;
   debugger_->unwatch(tensor.toStdString());
@@ -130,7 +134,7 @@ void WatchesPanel::refresh() {
     for (auto it = runs.rbegin(); it != runs.rend() && !value.valid(); ++it)
       if ((value = debugger_->watched(*it, name)).valid()) latest = *it;
     table_->setItem(row, kTensor, new QTableWidgetItem(watches_[row]));
-    table_->setItem(row, kRun, new QTableWidgetItem(value.valid() ? QString::number(latest) : QStringLiteral("\u2014")));
+    table_->setItem(row, kRun, new QTableWidgetItem(value.valid() ? run_text(latest) : QStringLiteral("\u2014")));
     QString summary = value.valid() ? summary_text(value) : QStringLiteral("not produced yet");
     // Inside a loop: the latest iteration's value, and how many there are.
     if (value.valid()) {
@@ -156,19 +160,19 @@ void WatchesPanel::show_history() {
     const std::vector<WatchedValue> copies = debugger_->watched_iterations(run, watches_[row].toStdString());
     if (!copies.empty() && !copies.back().frame.empty()) {
       for (std::size_t k = 0; k < copies.size(); ++k) {
-        auto* item = new QListWidgetItem(QStringLiteral("run %1 @ iteration %2: %3")
-                                             .arg(run)
+        auto* item = new QListWidgetItem(QStringLiteral("%1 @ iteration %2: %3")
+                                             .arg(run_text(run))
                                              .arg(copies[k].iteration)
                                              .arg(summary_text(copies[k].value)),
                                          history_);
-        item->setData(Qt::UserRole, QStringLiteral("%1 iteration %2").arg(run_label(watches_[row], run)).arg(copies[k].iteration));
+        item->setData(Qt::UserRole, QStringLiteral("%1 iteration %2").arg(QStringLiteral("%1 @ %2").arg(watches_[row], run_text(run))).arg(copies[k].iteration));
         item->setData(Qt::UserRole + 1, QVariant::fromValue<qlonglong>(run));
         item->setData(Qt::UserRole + 2, static_cast<int>(k));
       }
       continue;
     }
-    auto* item = new QListWidgetItem(QStringLiteral("run %1: %2").arg(run).arg(summary_text(value)), history_);
-    item->setData(Qt::UserRole, run_label(watches_[row], run));
+    auto* item = new QListWidgetItem(QStringLiteral("%1: %2").arg(run_text(run), summary_text(value)), history_);
+    item->setData(Qt::UserRole, QStringLiteral("%1 @ %2").arg(watches_[row], run_text(run)));
     item->setData(Qt::UserRole + 1, QVariant::fromValue<qlonglong>(run));
   }
 }
@@ -192,7 +196,7 @@ QList<NamedTensor> WatchesPanel::captured() const {
   for (int64_t run : debugger_->watched_runs())
     for (const QString& w : watches_) {
       const Tensor value = debugger_->watched(run, w.toStdString());
-      if (value.valid()) out.push_back({run_label(w, run), value});
+      if (value.valid()) out.push_back({QStringLiteral("%1 @ %2").arg(w, run_text(run)), value});
     }
   return out;
 }

@@ -9,6 +9,7 @@
 #include <QList>
 #include <QStringList>
 #include <QWidget>
+#include <functional>
 #include <memory>
 
 #include "ui/tensor/tensor_catalog.h"
@@ -43,6 +44,9 @@ class WatchesPanel : public QWidget {
   void refresh();
   // Every captured copy, labelled "x @ run 3", oldest run first.
   QList<NamedTensor> captured() const;
+  // How a run of the debugger (its run id) is named: the run controller's
+  // numbering, so the Watches dock and the Run Log agree. Default "run <id>".
+  void set_run_namer(std::function<QString(int64_t)> namer) { namer_ = std::move(namer); }
 
   QTableWidget* table() const { return table_; }
   QListWidget* history() const { return history_; }
@@ -56,7 +60,10 @@ class WatchesPanel : public QWidget {
   void open_history_item(QListWidgetItem* item);
   void add_from_edit();
 
+  QString run_text(int64_t run) const;
+
   Debugger* debugger_;
+  std::function<QString(int64_t)> namer_;
   std::shared_ptr<const Graph> graph_;
   QStringList watches_;
   QString selected_node_;

@@ -43,7 +43,27 @@ void TimelineView::set_events(QStringList devices, std::vector<TimelineEvent> ev
   }
   for (auto& threads : lane_threads_) std::sort(threads.begin(), threads.end());
   origin_ns_ = events_.empty() ? 0 : first;
-  span_ns_ = events_.empty() ? 1 : std::max<int64_t>(1, last - first);
+  // The axis covers work: idle stretches longer than kMaxIdleNs (time paused
+  // at a breakpoint) are cut to kCutNs and marked, so 38 ms of work around
+  // a 10 s pause are not two slivers.
+  constexpr int64_t kMaxIdleNs = 5'000'000, kCutNs = 200'000;
+  cut_before_.assign(events_.size(), 0);
+  cuts_.clear();
+  std::vector<std::size_t> order(events_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [this](std::size_t a, std::size_t b) { return events_[a].start_ns < events_[b].start_ns; });
+  int64_t busy_until = first, removed = 0;
+  for (const std::size_t i : order) {
+    const TimelineEvent& e = events_[i];
+    if (e.start_ns - busy_until > kMaxIdleNs) {
+      const int64_t gap = e.start_ns - busy_until - kCutNs;
+      cuts_.push_back({busy_until - origin_ns_ - removed + kCutNs / 2, gap + kCutNs});
+      removed += gap;
+    }
+    cut_before_[i] = removed;
+    busy_until = std::max(busy_until, e.end_ns);
+  }
+  span_ns_ = events_.empty() ? 1 : std::max<int64_t>(1, last - first - removed);
   fit();
 }
 
@@ -69,7 +89,8 @@ QRectF TimelineView::event_rect(int i) const {
   if (i < 0 || i >= static_cast<int>(events_.size())) return {};
   const TimelineEvent& e = events_[static_cast<std::size_t>(i)];
   const double scroll = horizontalScrollBar()->value();
-  const double x0 = kLabelWidth + static_cast<double>(e.start_ns - origin_ns_) / ns_per_px_ - scroll;
+  const int64_t cut = static_cast<std::size_t>(i) < cut_before_.size() ? cut_before_[static_cast<std::size_t>(i)] : 0;
+  const double x0 = kLabelWidth + static_cast<double>(e.start_ns - origin_ns_ - cut) / ns_per_px_ - scroll;
   // At least 2 px wide, so that every node stays clickable at any zoom.
   const double w = std::max(2.0, static_cast<double>(e.end_ns - e.start_ns) / ns_per_px_);
   return QRectF(x0, lane_top(e.device) + row_of(e) * kRowHeight + 1, w, kRowHeight - 2);
@@ -164,6 +185,15 @@ void TimelineView::paintEvent(QPaintEvent*) {
       p.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
                  fm.elidedText(e.node.section(QLatin1Char('/'), -1), Qt::ElideRight, static_cast<int>(r.width()) - 5));
     }
+  }
+  // Cut idle stretches (paused at a breakpoint, or waiting): a dashed line and how long.
+  for (const AxisCut& c : cuts_) {
+    const double x = kLabelWidth + static_cast<double>(c.at_ns) / ns_per_px_ - horizontalScrollBar()->value();
+    if (x < kLabelWidth || x > viewport()->width()) continue;
+    p.setPen(QPen(palette().mid().color(), 1, Qt::DashLine));
+    p.drawLine(QPointF(x, 18), QPointF(x, viewport()->height()));
+    p.setPen(palette().text().color());
+    p.drawText(QPointF(x + 3, 30), QStringLiteral("idle %1 s").arg(static_cast<double>(c.removed_ns) / 1e9, 0, 'f', 1));
   }
   // Ruler: about one tick per 100 px, at the time under it.
   p.setClipping(false);

@@ -74,7 +74,16 @@ class TimelineView : public QAbstractScrollArea {
   QStringList devices_;
   std::vector<TimelineEvent> events_;
   std::vector<std::vector<int>> lane_threads_;  // per lane: thread ids in row order
-  int64_t origin_ns_ = 0, span_ns_ = 1;
+  int64_t origin_ns_ = 0, span_ns_ = 1;  // span_ns_: of the drawn (work) axis
+  // Idle stretches longer than kMaxIdleNs (a run paused at a breakpoint) are
+  // cut from the axis: per event the time cut before it, and where each cut is
+  // drawn (on the work axis) with how long it was.
+  std::vector<int64_t> cut_before_;
+  struct AxisCut {
+    int64_t at_ns;
+    int64_t removed_ns;
+  };
+  std::vector<AxisCut> cuts_;
   double ns_per_px_ = 1;
   int selected_ = -1;
   int drag_x_ = -1, drag_scroll_ = 0;

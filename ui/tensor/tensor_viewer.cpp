@@ -52,6 +52,11 @@ TensorViewer::TensorViewer(TensorCatalog* catalog, QWidget* parent)
 
   row_axis_ = new QComboBox(this);
   col_axis_ = new QComboBox(this);
+  // Wide enough for "axis 0 (1024)" whatever the tensor: never cut to "ax".
+  for (QComboBox* axis : {row_axis_, col_axis_}) {
+    axis->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    axis->setMinimumContentsLength(10);
+  }
   index_box_ = new QWidget(this);
   new QHBoxLayout(index_box_);
   index_box_->layout()->setContentsMargins(0, 0, 0, 0);
