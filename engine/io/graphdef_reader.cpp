@@ -49,9 +49,14 @@ std::string with_hint(const std::string& message) {
     return message + " (outside quoted strings GraphDef text is ASCII)";
   if (message.find("Invalid control characters") != std::string::npos)
     return message + " (is this a binary GraphDef? binary files should end in .pb)";
-  // The tokenizer reports end of input as an empty token ("got: ").
-  if (message.ends_with("got: ") || message.ends_with("found \"\".") || message.find("end of") != std::string::npos)
-    return message + "end of file (missing closing '}' or truncated file?)";
+  // The tokenizer reports end of input as an empty token ("got: ", or
+  // 'found "".'): name it instead of printing the empty token.
+  constexpr std::string_view kEmptyFound = " found \"\".";
+  if (message.ends_with(kEmptyFound))
+    return message.substr(0, message.size() - kEmptyFound.size()) +
+           " found the end of the file (missing closing '}' or truncated file?)";
+  if (message.ends_with("got: ")) return message + "the end of the file (missing closing '}' or truncated file?)";
+  if (message.find("end of") != std::string::npos) return message + " (missing closing '}' or truncated file?)";
   return message;
 }
 

@@ -151,6 +151,21 @@ class TestGraphdefReader : public QObject {
     QCOMPARE(g.function_names, std::vector<std::string>{"f"});
   }
 
+  // A cut-off text file: the message names the end of the file, never an empty token.
+  void truncated_text_names_the_end_of_the_file() {
+    for (const char* text : {"node { name: \"a\" op: \"Const\"", "node { name: "}) {
+      try {
+        parse_graph_text(text, "cut.pbtxt");
+        QFAIL("a truncated file parsed");
+      } catch (const Error& e) {
+        const std::string what = e.what();
+        QVERIFY2(what.find("end of the file") != std::string::npos, e.what());
+        QVERIFY2(what.find("\"\".") == std::string::npos, e.what());
+        QVERIFY2(what.find("cut.pbtxt") != std::string::npos, e.what());
+      }
+    }
+  }
+
   void binary_errors_name_the_node() {
     proto::GraphDef def;
     def.add_node()->set_name("a");

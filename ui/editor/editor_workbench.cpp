@@ -11,6 +11,7 @@
 #include <QGraphicsItem>
 #include <QIcon>
 #include <QLabel>
+#include <QToolBar>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -184,6 +185,9 @@ bool EditorWorkbench::active() const { return w_->central_page() == page_; }
 void EditorWorkbench::update_state() {
   const bool on = active();
   for (QAction* a : editor_only_) a->setEnabled(on);
+  // The editor has its own Run and Fetch: the viewer's run toolbar would be a
+  // second, different set acting on another graph.
+  if (auto* run_bar = w_->findChild<QToolBar*>(QStringLiteral("runToolBar"))) run_bar->setVisible(!on);
   if (on) {
     w_->findChild<QAction*>(QStringLiteral("actionUndo"))->setEnabled(model_->undo_stack()->canUndo());
     w_->findChild<QAction*>(QStringLiteral("actionRedo"))->setEnabled(model_->undo_stack()->canRedo());

@@ -223,8 +223,12 @@ void ModelPanel::fill_tree() {
                        return all;
                      }())
                          .toHtmlEscaped());
-  if (!model_->checkpoint_problem.empty())
-    html += QStringLiteral("<br><span style=\"color:#b26a00\">%1</span>").arg(qs(model_->checkpoint_problem).toHtmlEscaped());
+  if (!model_->checkpoint_problem.empty()) {
+    // One line; the full search (every path tried) is the tooltip.
+    const std::string& line = model_->checkpoint_notice.empty() ? model_->checkpoint_problem : model_->checkpoint_notice;
+    html += QStringLiteral("<br><span style=\"color:#b26a00\">%1</span>").arg(qs(line).toHtmlEscaped());
+    info_->setToolTip(qs(model_->checkpoint_problem));
+  }
   info_->setText(html);
 
   for (const Signature* sig : runnable) {

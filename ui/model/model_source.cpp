@@ -28,6 +28,10 @@ void find_meta_checkpoint(const std::string& meta_file, ModelSource* source) {
     source->checkpoint_prefix = checkpoint_for_meta_graph(meta_file);
   } catch (const std::exception& e) {
     source->checkpoint_problem = e.what();
+    // An ordinary .meta (a graph exported before any save) has no checkpoint:
+    // say what happens instead, not every path that was tried.
+    source->checkpoint_notice = "no checkpoint beside " + fs::path(meta_file).filename().string() +
+                                ": variables start from their initializers";
   }
 }
 

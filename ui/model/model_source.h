@@ -25,6 +25,9 @@ struct ModelSource {
   // there is none, with checkpoint_problem saying what was looked for.
   std::string checkpoint_prefix;
   std::string checkpoint_problem;
+  // One line for the Model dock, the file named without its directory:
+  // "no checkpoint beside x.meta: variables start from their initializers".
+  std::string checkpoint_notice;
 
   // The signatures a user can run (not __saved_model_init_op).
   std::vector<const Signature*> runnable_signatures() const;
