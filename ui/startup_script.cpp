@@ -134,6 +134,11 @@ StartupOutcome run_startup_script(MainWindow& window, const StartupOptions& o) {
       outcome.warnings << error;
     }
   }
+  if (loaded && !o.function_node.isEmpty()) {
+    QString error;
+    if (!window.open_function_body(o.function_node, 0, &error))
+      return fail(QStringLiteral("--function: %1").arg(error), 2);
+  }
   // After the first layout: that one collapses a view too big to read at fit.
   if (loaded && o.expand_all && window.graph_view()->wait_for_layout(kWaitMs)) window.graph_view()->expand_all_scopes();
   const QString resolved = loaded && !o.select.isEmpty() ? resolve_node(window, o.select) : QString();
@@ -176,6 +181,9 @@ StartupOutcome run_startup_script(MainWindow& window, const StartupOptions& o) {
     debug->set_check_numerics(o.check_numerics);
     debug->set_time_overlay(o.time_overlay);
   }
+  // Shown before the docks are raised and the run starts: a dock raised in
+  // a window not yet laid out loses to the tabs' first layout.
+  window.show();
   if (o.dock) {
     QDockWidget* dock = dock_named(window, *o.dock);
     if (!dock) return fail(QStringLiteral("--dock: no dock called '%1'").arg(*o.dock), 2);
@@ -191,9 +199,6 @@ StartupOutcome run_startup_script(MainWindow& window, const StartupOptions& o) {
   }
 
   if (screenshot) {
-    // Shown first, so the docks a run brings forward (the Tensor dock at a
-    // pause) are laid out as a user would see them.
-    window.show();
     // A run is shown paused or finished, never half way.
     if (o.run && !debug->wait_until_settled(kWaitMs))
       return fail(QStringLiteral("the run did not pause or finish in time"));
@@ -207,7 +212,6 @@ StartupOutcome run_startup_script(MainWindow& window, const StartupOptions& o) {
     return outcome;
   }
 
-  window.show();
   MainWindow* w = &window;
   if (ask_replicate) QTimer::singleShot(0, w, [w, replicas = o.replicas] { w->replicate_dialog(replicas); });
   if (!o.graph_path.isEmpty() && !editing && !loaded && !log_only)

@@ -28,6 +28,7 @@ struct StartupOptions {
   std::vector<std::pair<QString, QString>> feeds;  // --feed NAME=VALUE, in order
   int steps = 1;                          // --steps
   QString fetch;                          // --fetch: the Fetch box's text
+  QString function_node;                  // --function: open the body this node calls
   std::vector<std::string> breakpoints;   // --break NODE or NODE@iteration==N
   bool check_numerics = false;            // --check-numerics
   bool time_overlay = false;              // --time-overlay

@@ -89,6 +89,7 @@ struct Options {
   QCommandLineOption feed_option;
   QCommandLineOption steps_option;
   QCommandLineOption fetch_option;
+  QCommandLineOption function_option;
 };
 
 Options describe_options(QCommandLineParser& parser) {
@@ -175,11 +176,16 @@ Options describe_options(QCommandLineParser& parser) {
       QStringLiteral("What a run fetches or runs, as typed in the Fetch box: comma-separated nodes or tensors "
                      "(default: the graph's outputs outside loops)."),
       QStringLiteral("names"));
-  parser.addOptions({feed_option, steps_option, fetch_option});
+  const QCommandLineOption function_option(
+      QStringLiteral("function"),
+      QStringLiteral("Open the body of the library function <node> calls (a StatefulPartitionedCall, If, While, "
+                     "...), as double-clicking it does."),
+      QStringLiteral("node"));
+  parser.addOptions({feed_option, steps_option, fetch_option, function_option});
   return Options{screenshot_option, select_option,   replicas_option, split_option,  merge_option, devices_option,
                  run_option,        break_option,    numerics_option, overlay_option, dock_option, edit_option,
                  template_option,   attach_option,   key_option,      expand_option, feed_option,  steps_option,
-                 fetch_option};
+                 fetch_option,      function_option};
 }
 
 }  // namespace
@@ -249,6 +255,7 @@ int main(int argc, char** argv) {
     options.feeds.emplace_back(feed.left(eq), feed.mid(eq + 1));
   }
   options.fetch = parser.value(opt.fetch_option);
+  options.function_node = parser.value(opt.function_option);
   if (parser.isSet(opt.steps_option)) {
     bool ok = false;
     options.steps = parser.value(opt.steps_option).toInt(&ok);

@@ -204,13 +204,20 @@ class RealGraphViewsTest : public QObject {
     QVERIFY(f.whole_graph_in_view);
     // The layer chain's boxes are read at the first frame.
     QVERIFY2(f.labelled >= 40, qPrintable(QString::number(f.labelled)));
-    // Every `_Arg` (top-level, read by a layer and by Adam) is in the side area.
+    // Every variable `_Arg` (top-level, read by a layer and by Adam) is in the
+    // side area; the data arguments (images, labels) are drawn where they enter.
     const VisibleGraph visible = view->grouping().visible();
-    int arguments_aside = 0;
-    for (int node = 0; node < static_cast<int>(graph.size()); ++node)
-      arguments_aside += graph.nodes()[static_cast<std::size_t>(node)].op == "_Arg" &&
-                         visible.units[static_cast<std::size_t>(visible.unit_of_node[static_cast<std::size_t>(node)])].side;
-    QCOMPARE(arguments_aside, model.arguments);
+    int variables_aside = 0, data_aside = 0, data_args = 0;
+    for (int node = 0; node < static_cast<int>(graph.size()); ++node) {
+      const flowlens::Node& n = graph.nodes()[static_cast<std::size_t>(node)];
+      if (n.op != "_Arg") continue;
+      const bool aside = visible.units[static_cast<std::size_t>(visible.unit_of_node[static_cast<std::size_t>(node)])].side;
+      const bool variable = n.attr_type("T", flowlens::DType::Invalid) == flowlens::DType::Resource;
+      (variable ? variables_aside : data_aside) += aside;
+      data_args += !variable;
+    }
+    QCOMPARE(variables_aside, model.arguments - data_args);
+    QCOMPARE(data_aside, 0);
     QVERIFY(f.stub_edges > 0);
     QVERIFY2(f.longest_stub <= kStubLength + 1, qPrintable(QString::number(f.longest_stub)));
     QCOMPARE(f.group_bundles, f.group_pairs);

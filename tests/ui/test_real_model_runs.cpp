@@ -315,6 +315,14 @@ node { name: 'out' op: '_Retval' input: 'sum' attr { key: 'T' value { type: DT_F
 
     window_.reset();
     window_ = std::make_unique<MainWindow>();
+    o.function_node = QStringLiteral("while/add");  // calls no function
+    const auto no_body = flowlens::ui::run_startup_script(*window_, o);
+    QCOMPARE(no_body.exit_code.value_or(0), 2);
+    QVERIFY2(no_body.error.contains(QStringLiteral("calls no library function")), qPrintable(no_body.error));
+    o.function_node.clear();
+
+    window_.reset();
+    window_ = std::make_unique<MainWindow>();
     o.feeds = {{QStringLiteral("nope"), QStringLiteral("1")}};
     const auto bad = flowlens::ui::run_startup_script(*window_, o);
     QCOMPARE(bad.exit_code.value_or(0), 2);

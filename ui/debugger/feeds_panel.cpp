@@ -67,12 +67,13 @@ FeedsPanel::FeedsPanel(QWidget* parent) : QWidget(parent) {
   // The value editor for the selected row: checked as it is typed.
   editing_ = new QLabel(this);
   layout->addWidget(editing_);
-  auto* row = new QHBoxLayout;
+  // The value gets the dock's whole width; the shortcuts sit under it.
   value_edit_ = new QLineEdit(this);
   value_edit_->setObjectName(QStringLiteral("feedValueEdit"));
   value_edit_->setPlaceholderText(QStringLiteral("1,2,3  ·  [[1,0],[1,1]]  ·  \"text\"  ·  x.npy  ·  random[4,2]"));
   value_edit_->setClearButtonEnabled(true);
-  row->addWidget(value_edit_, 1);
+  layout->addWidget(value_edit_);
+  auto* row = new QHBoxLayout;
   for (const char* word : {"zeros", "ones", "random"}) {
     auto* button = new QPushButton(QString::fromLatin1(word), this);
     button->setObjectName(QStringLiteral("feed_%1").arg(QLatin1String(word)));

@@ -646,8 +646,12 @@ void NameScopeGrouping::mark_side_units(VisibleGraph& v) const {
   for (std::size_t i = 0; i < n; ++i) {
     const VisibleGraph::Unit& unit = v.units[i];
     if (unit.is_group()) continue;
-    const std::string& op = nodes[static_cast<std::size_t>(unit.node)].op;
-    by_op[i] = is_auxiliary_op(op) || (op == "NoOp" && control[i] >= kMinControlHub);
+    const Node& node = nodes[static_cast<std::size_t>(unit.node)];
+    const std::string& op = node.op;
+    // A function body's data arguments are its inputs, drawn where they
+    // enter; its variables (resource _Args, hundreds in a Keras model) go aside.
+    const bool data_arg = op == "_Arg" && dtype_base(node.attr_type("T", DType::Resource)) != DType::Resource;
+    by_op[i] = (is_auxiliary_op(op) && !data_arg) || (op == "NoOp" && control[i] >= kMinControlHub);
   }
   std::vector<int> degree(n, 0);
   for (const auto& e : v.edges) {

@@ -214,7 +214,10 @@ void ModelPanel::fill_tree() {
   facts << QStringLiteral("%1 signature%2").arg(runnable.size()).arg(runnable.size() == 1 ? QString() : QStringLiteral("s"));
   if (meta.has_object_graph) facts << QStringLiteral("TF2 object graph");
   QString html = facts.join(QStringLiteral(" \u00B7 "));
-  html += QStringLiteral("<br><small>%1</small>").arg(QDir::toNativeSeparators(qs(model_->path)).toHtmlEscaped());
+  // Relative to where FlowLens was started when that is shorter; the full path is in the title bar.
+  const QString relative = QDir::current().relativeFilePath(qs(model_->path));
+  const QString shown = relative.size() < static_cast<qsizetype>(model_->path.size()) ? relative : qs(model_->path);
+  html += QStringLiteral("<br><small>%1</small>").arg(QDir::toNativeSeparators(shown).toHtmlEscaped());
   if (model_->tag_sets.size() > 1)
     html += QStringLiteral("<br><small>meta graphs: %1</small>")
                 .arg(qs([&] {
