@@ -383,10 +383,14 @@ class ClusterAttachTest : public QObject {
     QVERIFY2(answered[0][3].toString().contains("no/such/variable"), qPrintable(answered[0][3].toString()));
 
     // The partition worker 1 runs: _Recv from the ps, coloured by live timings.
+    const QString shown = viewer->label();
     QSignalSpy opened(c, &ui::ClusterWorkbench::worker_graph_opened);
     c->open_worker_graph("worker 1");
     QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, kWait);
     QVERIFY(w.document());
+    // Opening the partition keeps what the Tensor dock shows from the cluster.
+    QCOMPARE(viewer->label(), shown);
+    QVERIFY(viewer->tensor().valid());
     int recvs = 0;
     for (const Node& n : w.document()->graph->nodes())
       if (n.op == "_Recv" && n.attr_string("send_device", "").find("/job:ps") != std::string::npos) ++recvs;
@@ -398,8 +402,7 @@ class ClusterAttachTest : public QObject {
     // Each cross-task box says the bytes the worker's last step moved:
     // mlp_train's layer1/weights (8x16 floats) arrives as 512 bytes.
     QTRY_VERIFY_WITH_TIMEOUT(transfers.count() >= 1, kWait);
-    // Every scope open, so each transfer has its own box.
-    QVERIFY(w.graph_view()->expand_all_scopes());
+    // Each transfer has its own box at the top level, scopes folded or not.
     QVERIFY(w.graph_view()->wait_for_layout(60000));
     const std::string weights_recv = "layer1/weights/read/_recv_from_job_ps_replica_0_task_0_device_CPU_0";
     ui::NodeItem* item = w.graph_view()->graph_scene()->item_for_node(w.document()->graph->index_of(weights_recv));

@@ -315,6 +315,10 @@ VisibleGraph NameScopeGrouping::visible() const {
   };
   std::vector<Placement> placement(nodes.size());
   for (std::size_t i = 0; i < nodes.size(); ++i) {
+    // A partition's _Send/_Recv are what crosses to another task (labelled
+    // with the peer and bytes): boxes at the top level, never folded into
+    // the scope of the tensor they carry.
+    if (nodes[i].op == "_Send" || nodes[i].op == "_Recv") continue;
     const std::string_view name = nodes[i].name;
     Placement& p = placement[i];
     for (std::size_t end = name.find('/');; end = name.find('/', end + 1)) {
