@@ -68,7 +68,10 @@ class MainWindow : public WorkbenchHost {
   // `which`-th, for an If's else_branch or a While's body) as a graph of
   // its own, with a breadcrumb back to the caller. False, with `error`, when
   // the node calls no function or its body does not instantiate.
-  bool open_function_body(const QString& node, int which = 0, QString* error = nullptr);
+  bool open_function_body(const QString& node, int which = 0, QString* error = nullptr) override;
+  const std::shared_ptr<const GraphDocument>& run_document() const override {
+    return crumbs_.empty() ? doc_ : crumbs_.front().doc;
+  }
   // The graphs the open function body was reached through, outermost first
   // (empty outside a body); back_to_caller(i) returns to crumb i.
   QStringList breadcrumbs() const;

@@ -33,6 +33,13 @@ class WorkbenchHost : public QMainWindow {
 
   // The graph the viewer shows; null when nothing is loaded.
   virtual const std::shared_ptr<const GraphDocument>& document() const = 0;
+  // The graph runs act on: the shown one, or, while a function body is on
+  // show, the graph it was opened from (the run goes on while its bodies are
+  // looked into).
+  virtual const std::shared_ptr<const GraphDocument>& run_document() const = 0;
+  // Shows the body of the `which`-th library function `node` of the shown
+  // graph calls, with a breadcrumb back; false with `error` when it cannot.
+  virtual bool open_function_body(const QString& node, int which = 0, QString* error = nullptr) = 0;
   virtual QString current_node_name() const = 0;  // empty when nothing is selected
   // Selects (and scrolls to) the node; false when the graph has no such node.
   virtual bool select_node(const QString& name) = 0;

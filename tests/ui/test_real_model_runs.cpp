@@ -258,6 +258,34 @@ class TestRealModelRuns : public QObject {
     QVERIFY(window_->breadcrumbs().isEmpty());
   }
 
+  // A breakpoint on a node inside a library function's body: the pause steps
+  // into the body (breadcrumb back to the caller), selects the node there, and
+  // the run goes on to finish with the body still on show.
+  void pause_inside_a_function_steps_into_its_body() {
+    const QString path = realdata("control-flow/grappler_simple_function.pbtxt");
+    REQUIRE_REALDATA(path);
+    open(path);
+    const auto caller = window_->document();
+    bench()->breakpoints()->add(QStringLiteral("Add"));
+    action("actionRunContinue")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(controller()->state() == RunController::State::Paused, kRunTimeoutMs);
+    QCOMPARE(controller()->current_stop()->call_stack.size(), std::size_t{1});
+    QVERIFY(window_->document() != caller);
+    QCOMPARE(window_->run_document(), caller);
+    QCOMPARE(window_->breadcrumbs().size(), 1);
+    QCOMPARE(window_->current_node_name(), QStringLiteral("Add"));
+    QVERIFY(bench()->run_status().contains(QStringLiteral("MyAdd_55e046a8")));
+    action("actionRunContinue")->trigger();  // the second call pauses at its Add too
+    QTRY_VERIFY_WITH_TIMEOUT(controller()->state() == RunController::State::Paused, kRunTimeoutMs);
+    bench()->breakpoints()->clear();
+    action("actionRunContinue")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(!outcomes_.empty(), kRunTimeoutMs);
+    QVERIFY2(outcomes_.back().ok, qPrintable(outcomes_.back().error));
+    window_->back_to_caller(0);
+    QCOMPARE(window_->document(), caller);
+    QCOMPARE(controller()->runs_finished(), 1);  // going back reset nothing
+  }
+
   // A graph exported from a function body: its data _Arg is fed from the
   // panel like a placeholder, its variable (a resource _Arg) is listed but
   // started by the session (zeros here), and the run fetches the _Retval.

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "exec/feed_values.h"
+#include "exec/function_library.h"
 #include "ops/op_registry.h"
 #include "tensor/tensor_format.h"
 #include "ui/debugger/breakpoint_store.h"
@@ -155,10 +156,21 @@ void DebugWorkbench::log(const QString& line, bool error) {
 }
 
 void DebugWorkbench::on_document_changed() {
-  controller_->set_document(w_->document());  // stops a run of the previous graph
+  // A function body opened from the graph being run (or stepped into at a
+  // pause) is a view into the same run: nothing is reset.
+  const auto& run_doc = w_->run_document();
+  if (run_doc && run_doc == controller_->document()) {
+    GraphScene* scene = w_->graph_view()->graph_scene();
+    const auto& stop = controller_->current_stop();
+    scene->set_current_node(stop && w_->document() ? w_->document()->graph->index_of(stop->node) : -1);
+    update_breakpoint_marks();
+    update_time_overlay();
+    return;
+  }
+  controller_->set_document(run_doc);  // stops a run of the previous graph
   breakpoints_->clear();
-  watches_->set_graph(w_->document() ? w_->document()->graph : nullptr);
-  feeds_->set_document(w_->document());
+  watches_->set_graph(run_doc ? run_doc->graph : nullptr);
+  feeds_->set_document(run_doc);
   // This debugger's tensors belonged to the old graph; others (values read
   // from a cluster's nodes) stay, and so does the viewer while it shows one.
   for (const QString& group : {kPausedGroup, kFetchedGroup, kWatchGroup}) catalog_->set_group(group, {});
@@ -172,7 +184,7 @@ void DebugWorkbench::on_document_changed() {
 }
 
 bool DebugWorkbench::current_request(RunRequest* request, QString* error, QStringList* missing) {
-  const auto& doc = w_->document();
+  const auto& doc = w_->run_document();
   if (!doc || !doc->graph) {
     if (error) *error = QStringLiteral("No graph is loaded");
     return false;
@@ -314,11 +326,15 @@ void DebugWorkbench::on_state_changed(RunController::State state) {
 }
 
 void DebugWorkbench::on_paused(const DebugStop& stop) {
+  // A stop inside a function call steps into its body, as a debugger steps
+  // into a call: each body on the call stack opens in turn (the breadcrumbs
+  // lead back), so the paused node is selected where it is.
+  if (!stop.call_stack.empty() && w_->document() == w_->run_document()) step_into(stop.call_stack);
   const auto& doc = w_->document();
   if (!doc) return;
-  // A stop inside a function body shows the top-level call it runs in
-  // (the body's nodes are not in the document's graph).
-  const std::string& shown = stop.call_stack.empty() ? stop.node : stop.call_stack.front().node;
+  // Inside a body that is not on show, the call it runs in stands for it.
+  const std::string& shown = doc->graph->find(stop.node) || stop.call_stack.empty() ? stop.node
+                                                                                    : stop.call_stack.front().node;
   w_->graph_view()->graph_scene()->set_current_node(doc->graph->index_of(shown));
   // Selecting reveals the node (expanding its scope), centres it and shows its details.
   w_->select_node(QString::fromStdString(shown));
@@ -356,6 +372,23 @@ void DebugWorkbench::on_paused(const DebugStop& stop) {
   if (stop.reason == StopReason::Numerics) log(QString::fromStdString(stop.message), true);
   if (stop.reason != StopReason::Numerics) set_status(paused_status(stop));
   emit outcome_line(QStringLiteral("run %1 %2").arg(controller_->run_number() + 1).arg(paused_status(stop).replace(0, 1, QLatin1Char('p'))));
+}
+
+void DebugWorkbench::step_into(const std::vector<CallSite>& calls) {
+  for (const CallSite& call : calls) {
+    const auto& doc = w_->document();
+    const Node* caller = doc ? doc->graph->find(call.node) : nullptr;
+    if (!caller) return;
+    const auto functions = called_functions(*doc->graph, *caller);
+    int which = -1;
+    for (std::size_t k = 0; k < functions.size() && which < 0; ++k)
+      if (functions[k].first == call.function) which = static_cast<int>(k);
+    QString error;
+    if (which < 0 || !w_->open_function_body(QString::fromStdString(call.node), which, &error)) {
+      if (!error.isEmpty()) log(QStringLiteral("Cannot show the body of %1: %2").arg(QString::fromStdString(call.function), error));
+      return;
+    }
+  }
 }
 
 QString DebugWorkbench::paused_status(const DebugStop& stop) {
@@ -409,7 +442,7 @@ void DebugWorkbench::on_finished(const RunOutcome& outcome) {
 }
 
 void DebugWorkbench::chart_summary(const std::string& tensor, const Tensor& value, int run) {
-  const auto& doc = w_->document();
+  const auto& doc = w_->run_document();
   const auto id = TensorId::parse(tensor);
   const Node* node = doc && id ? doc->graph->find(id->node) : nullptr;
   const OpDef* def = node ? OpRegistry::global().find(node->op) : nullptr;

@@ -92,6 +92,7 @@ class DebugWorkbench : public QObject {
   void start(RunController::StartMode mode, const QString& run_to = {});
   void on_document_changed();
   void on_paused(const DebugStop& stop);
+  void step_into(const std::vector<CallSite>& calls);
   void on_finished(const RunOutcome& outcome);
   void on_state_changed(RunController::State state);
   void update_breakpoint_marks();
