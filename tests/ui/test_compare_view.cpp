@@ -22,6 +22,7 @@
 #include <QStandardPaths>
 
 #include "ui/compare/compare_view.h"
+#include "ui/graphview/device_palette.h"
 #include "ui/compare/replica_comparison.h"
 #include "ui/graph_document.h"
 #include "ui/graphview/graph_scene.h"
@@ -91,6 +92,22 @@ class CompareViewTest : public QObject {
     }
   }
 
+  // Colours come from both panes' devices: "/cpu:0", only in the replica,
+  // sorts before "/gpu:0", yet /gpu:0 keeps one colour in both.
+  void a_device_has_one_colour_in_both_panes() {
+    const flowlens::Graph original = flowlens::parse_graph_text(
+        "node { name: 'a' op: 'NoOp' device: '/gpu:0' }", "original");
+    const flowlens::Graph replica = flowlens::parse_graph_text(
+        "node { name: 'a' op: 'NoOp' device: '/gpu:0' } node { name: 'b' op: 'NoOp' device: '/cpu:0' }", "replica");
+    flowlens::ui::DevicePalette left, right, alone;
+    left.set_graph(original, {&original, &replica});
+    right.set_graph(replica, {&original, &replica});
+    alone.set_graph(original);
+    QCOMPARE(left.color_for("/gpu:0"), right.color_for("/gpu:0"));
+    QVERIFY(alone.color_for("/gpu:0") != right.color_for("/gpu:0"));  // what the panes showed before
+    QCOMPARE(left.legend().size(), std::size_t{1});  // the legend lists its own devices
+  }
+
   void compare_view_shows_both_graphs() {
     auto w = compared();
     QVERIFY(w->comparing());
@@ -108,6 +125,10 @@ class CompareViewTest : public QObject {
     flowlens::ui::NodeItem* second = right->graph_scene()->item_for_node(replica.index_of("tower_1/output"));
     QVERIFY(first && second && first != second);
     QVERIFY2(first->pos().x() < second->pos().x(), qPrintable(QStringLiteral("%1 %2").arg(first->pos().x()).arg(second->pos().x())));
+    // One device, one colour, in both panes (the replica has devices the original lacks).
+    for (const auto& entry : c->original_view()->palette().legend())
+      if (!entry.device.isEmpty())
+        QCOMPARE(right->palette().color_for(entry.device.toStdString()), entry.color);
     w->close_comparison();
     QVERIFY(!w->comparing());
   }

@@ -142,6 +142,11 @@ void CompareView::set_comparison(std::shared_ptr<const ReplicaComparison> compar
   cmp_ = std::move(comparison);
   linked_left_.clear();
   linked_right_.clear();
+  // One device, one colour, in both panes.
+  std::vector<std::shared_ptr<const Graph>> both;
+  if (cmp_) both = {cmp_->original()->graph, cmp_->replicated()->graph};
+  left_->set_palette_peers(both);
+  right_->set_palette_peers(both);
   left_->set_document(cmp_ ? cmp_->original() : nullptr);
   right_->set_document(cmp_ ? cmp_->replicated() : nullptr);
   left_subtitle_->setText(cmp_ ? cmp_->original()->file_name() : QString());

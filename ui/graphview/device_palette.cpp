@@ -24,23 +24,28 @@ QString DevicePalette::normalized(const std::string& device) {
   return d;
 }
 
-void DevicePalette::set_graph(const Graph& graph) {
+void DevicePalette::set_graph(const Graph& graph, const std::vector<const Graph*>& shared) {
   colors_.clear();
   legend_.clear();
-  std::set<QString> devices;
+  std::set<QString> own, all;
   bool unassigned = false;
   for (const Node& n : graph.nodes()) {
     const QString d = normalized(n.device);
     if (d.isEmpty())
       unassigned = true;
     else
-      devices.insert(d);
+      own.insert(d);
   }
+  all = own;
+  for (const Graph* other : shared)
+    if (other)
+      for (const Node& n : other->nodes())
+        if (const QString d = normalized(n.device); !d.isEmpty()) all.insert(d);
   std::size_t i = 0;
-  for (const QString& d : devices) {
+  for (const QString& d : all) {
     const QColor c = kPalette[i++ % std::size(kPalette)];
     colors_[d] = c;
-    legend_.push_back({d, c});
+    if (own.contains(d)) legend_.push_back({d, c});
   }
   if (unassigned) legend_.push_back({QString(), unassigned_color()});
 }

@@ -21,7 +21,10 @@ class DevicePalette {
     QColor color;
   };
 
-  void set_graph(const Graph& graph);
+  // Colours for `graph`'s devices. With `shared`, they come from the sorted
+  // devices of all those graphs, so two views side by side (an original and
+  // its replica) give a device one colour; the legend lists `graph`'s own.
+  void set_graph(const Graph& graph, const std::vector<const Graph*>& shared = {});
   QColor color_for(const std::string& device) const;
   static QColor unassigned_color() { return QColor(0xE3, 0xE5, 0xE8); }
   static QColor mixed_color() { return QColor(0xF4, 0xF1, 0xEA); }

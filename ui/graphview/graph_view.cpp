@@ -192,7 +192,9 @@ void GraphView::set_document(std::shared_ptr<const GraphDocument> doc) {
     show_status(QString(), false);
     return;
   }
-  palette_.set_graph(*graph);
+  std::vector<const Graph*> peers;
+  for (const auto& g : palette_peers_) peers.push_back(g.get());
+  palette_.set_graph(*graph, peers);
   legend_->set_entries(palette_.legend());
   relayout();
 }

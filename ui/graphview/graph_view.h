@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ui/graphview/device_palette.h"
 #include "ui/graphview/edge_navigation.h"  // node menu + arrow keys
@@ -48,6 +49,10 @@ class GraphView : public QGraphicsView {
 
   // Replaces the graph (nullptr clears the view) and starts its layout.
   void set_document(std::shared_ptr<const GraphDocument> doc);
+  // Graphs whose devices share this view's colours (the other pane of a
+  // comparison); set before set_document.
+  void set_palette_peers(std::vector<std::shared_ptr<const Graph>> graphs) { palette_peers_ = std::move(graphs); }
+  const DevicePalette& palette() const { return palette_; }
 
   // Selects and centres the node's box, expanding the scopes that hide it
   // (the selection then follows the new layout). Does not emit
@@ -145,6 +150,7 @@ class GraphView : public QGraphicsView {
 
   LayoutSession session_;
   DevicePalette palette_;
+  std::vector<std::shared_ptr<const Graph>> palette_peers_;
   GraphScene* scene_ = nullptr;
   DeviceLegend* legend_ = nullptr;
   MinimapView* minimap_ = nullptr;
