@@ -224,11 +224,19 @@ void ClusterWorkbench::attach(const ClusterSpec& cluster, std::optional<dist::Cr
   constexpr int kClusterDockWidth = 420;
   if (dock_->width() < kClusterDockWidth) w_->resizeDocks({dock_, charts_dock_}, {kClusterDockWidth, kClusterDockWidth}, Qt::Horizontal);
   // Tall enough for every task without scrolling (a job row and a row per
-  // task, the header, the message line), taken from the docks above it.
-  const int rows = static_cast<int>(session_->nodes().size()) + 2;
-  const int row_height = std::max(panel_->tree()->fontMetrics().height() + 6, 20);
-  const int wanted = (rows + 1) * row_height + 4 * panel_->fontMetrics().height() + 16;
-  if (dock_->height() < wanted) w_->resizeDocks({dock_}, {std::min(wanted, w_->height() / 2)}, Qt::Vertical);
+  // task, the header, the toolbar and message lines), taken from the Node
+  // Details group above it; once laid out, as the window may not be yet.
+  QTimer::singleShot(0, this, [this] {
+    const int rows = static_cast<int>(session_->nodes().size()) + 2;
+    const int row_height = std::max(panel_->tree()->fontMetrics().height() + 6, 20);
+    const int wanted = std::min((rows + 1) * row_height + 5 * panel_->fontMetrics().height() + 24, w_->height() / 2);
+    if (dock_->height() >= wanted) return;
+    QDockWidget* details = w_->details_dock();
+    const int total = details->height() + dock_->height() + charts_dock_->height();
+    const int charts = std::max(charts_dock_->height(), total / 3);
+    const int top = std::max(total - wanted - charts, 80);
+    w_->resizeDocks({details, dock_, charts_dock_}, {top, wanted, std::max(total - top - wanted, 120)}, Qt::Vertical);
+  });
   panel_->set_message(tr("Attached to %n node(s)", nullptr, static_cast<int>(session_->nodes().size())));
   update_enabled();
 }
