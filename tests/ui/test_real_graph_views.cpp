@@ -34,6 +34,7 @@
 
 using namespace flowlens;
 using namespace flowlens::ui;
+using flowlens::testing::keep_screenshot;
 
 namespace {
 
@@ -85,13 +86,6 @@ FirstFrame read_first_frame(GraphView* view, const Graph& graph) {
     }
   f.group_pairs = static_cast<int>(pairs.size());
   return f;
-}
-
-void keep_screenshot(QWidget* window, const QString& name) {
-  const QString dir = qEnvironmentVariable("FLOWLENS_SCREENSHOT_DIR");
-  if (dir.isEmpty()) return;
-  QString error;
-  QVERIFY2(save_window_screenshot(window, dir + QLatin1Char('/') + name, &error), qPrintable(error));
 }
 
 void add_value(onnx::ValueInfoProto* v, const std::string& name, std::vector<int64_t> dims) {

@@ -34,11 +34,13 @@
 #include "ui/replicate_dialog.h"
 #include "ui/startup_script.h"
 #include "ui/tensor/tensor_viewer.h"
+#include "ui/ui_test_util.h"
 
 using flowlens::ui::DebugWorkbench;
 using flowlens::ui::MainWindow;
 using flowlens::ui::RunController;
 using flowlens::ui::RunOutcome;
+using flowlens::testing::keep_screenshot;
 
 namespace {
 
@@ -84,6 +86,13 @@ class TestRealModelRuns : public QObject {
     QVERIFY2(feeds->problem(name).isEmpty(), qPrintable(feeds->problem(name)));
   }
 
+  // The picture of a flow (FLOWLENS_SCREENSHOT_DIR), once its graphs are drawn.
+  void shot(const char* name) {
+    if (qEnvironmentVariableIsEmpty("FLOWLENS_SCREENSHOT_DIR")) return;
+    QVERIFY(window_->wait_for_layouts(60000));
+    keep_screenshot(window_.get(), QLatin1String(name));
+  }
+
   bool dock_in_front(DebugWorkbench::Dock which) {
     QDockWidget* dock = bench()->dock(which);
     return dock->isVisible() && !dock->visibleRegion().isEmpty();
@@ -106,6 +115,7 @@ class TestRealModelRuns : public QObject {
     action("actionRunContinue")->trigger();
     QVERIFY(controller()->idle());
     QVERIFY(dock_in_front(DebugWorkbench::Dock::Feeds));
+    shot("feeds_asked.png");
     auto* table = bench()->feeds_panel()->findChild<QTableWidget*>(QStringLiteral("feedsTable"));
     QCOMPARE(table->item(table->currentRow(), 0)->text(), QStringLiteral("Placeholder"));
     QCOMPARE(lines.size(), 1);
@@ -135,6 +145,7 @@ class TestRealModelRuns : public QObject {
     QVERIFY2(loss.back() < loss.front(), qPrintable(QStringLiteral("%1 -> %2").arg(loss.front()).arg(loss.back())));
     // global_step (train_op is its AssignAdd) counted every step.
     QCOMPARE(run.scalar_steps[1].back(), 100.0);
+    shot("xor_trained.png");
     QVERIFY(lines.back().front().toString().startsWith(QStringLiteral("run 1 finished: 100 steps")));
     // One run numbering: the Watches dock names the run and step as the Run Log does.
     QCOMPARE(bench()->watches_panel()->table()->item(0, 1)->text(), QStringLiteral("run 1 step 100"));
@@ -160,6 +171,7 @@ class TestRealModelRuns : public QObject {
     QCOMPARE(controller()->current_stop()->node, std::string("while/add"));
     QCOMPARE(controller()->current_stop()->iteration, int64_t{3});
     QTRY_VERIFY(dock_in_front(DebugWorkbench::Dock::Tensor));
+    shot("while_paused.png");
     QCOMPARE(bench()->tensor_viewer()->label(), QStringLiteral("while/add"));
     QCOMPARE(bench()->tensor_viewer()->tensor().values<int32_t>()[0], 4);  // i + 1 at iteration 3
     action("actionRunContinue")->trigger();
@@ -227,6 +239,7 @@ class TestRealModelRuns : public QObject {
     // |Δ| printed with two significant digits: well under 1e-5 for equal towers.
     const QString delta = text.section(QStringLiteral("|\u0394| "), 1);
     QVERIFY2(delta.toDouble() < 1e-5, qPrintable(text));
+    shot("xor_compare_loss.png");
     QCOMPARE(window_->width(), width);
   }
 
@@ -253,6 +266,7 @@ class TestRealModelRuns : public QObject {
     QVERIFY(dense > 0);
     QCOMPARE(window_->breadcrumbs().size(), 1);
     QVERIFY(window_->findChild<QWidget*>(QStringLiteral("breadcrumbBar"))->isVisible());
+    shot("function_body.png");
     window_->back_to_caller(0);
     QCOMPARE(window_->document(), caller);
     QVERIFY(window_->breadcrumbs().isEmpty());
@@ -274,6 +288,7 @@ class TestRealModelRuns : public QObject {
     QCOMPARE(window_->run_document(), caller);
     QCOMPARE(window_->breadcrumbs().size(), 1);
     QCOMPARE(window_->current_node_name(), QStringLiteral("Add"));
+    shot("stepped_into_function.png");
     QVERIFY(bench()->run_status().contains(QStringLiteral("MyAdd_55e046a8")));
     action("actionRunContinue")->trigger();  // the second call pauses at its Add too
     QTRY_VERIFY_WITH_TIMEOUT(controller()->state() == RunController::State::Paused, kRunTimeoutMs);

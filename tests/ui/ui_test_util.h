@@ -6,9 +6,11 @@
 #include <QFile>
 #include <QString>
 #include <QTemporaryDir>
+#include <QTest>
 
 #include "../bench/synthetic_graph.h"
 #include "ui/graphview/graph_view.h"
+#include "ui/screenshot.h"
 
 namespace flowlens::testing {
 
@@ -20,6 +22,15 @@ inline QString sample(const char* name) { return QStringLiteral(FLOWLENS_SAMPLES
 // True once the view's layout finished within the timeout.
 inline bool wait_for_layout(ui::GraphView* view) {
   return view->wait_for_layout(kLayoutTimeoutMs) && !view->layout_pending();
+}
+
+// With FLOWLENS_SCREENSHOT_DIR set, saves the window there as `name` (the
+// pictures a closing note shows); otherwise nothing.
+inline void keep_screenshot(QWidget* window, const QString& name) {
+  const QString dir = qEnvironmentVariable("FLOWLENS_SCREENSHOT_DIR");
+  if (dir.isEmpty()) return;
+  QString error;
+  QVERIFY2(ui::save_window_screenshot(window, dir + QLatin1Char('/') + name, &error), qPrintable(error));
 }
 
 // Writes `text` to dir/name; returns the path, or "" if it cannot be written.
