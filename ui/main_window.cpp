@@ -340,6 +340,8 @@ void MainWindow::open_folder_dialog() {
 
 void MainWindow::reload() {
   if (!doc_) return;
+  // Inside a function body: the file is the outermost graph's; reload that.
+  if (!crumbs_.empty()) back_to_caller(0);
   // A shown graph has no file to read again: show it anew, as a reopen would.
   if (doc_has_file_)
     open_file_interactive(doc_->path);
@@ -371,7 +373,7 @@ bool MainWindow::open_function_body(const QString& node, int which, QString* err
   } catch (const std::exception& e) {
     return fail(QString::fromUtf8(e.what()));
   }
-  crumbs_.push_back({doc_, doc_has_file_, crumbs_.empty() ? doc_->file_name() : doc_->path});
+  crumbs_.push_back({doc_, doc_has_file_, crumbs_.empty() ? doc_->file_name() : doc_->path, node, qs(function)});
   const QString name = QStringLiteral("%1 › %2 (%3)").arg(crumbs_.back().text, node, qs(function));
   entering_body_ = true;
   show_graph(std::move(body), name);
@@ -379,6 +381,14 @@ bool MainWindow::open_function_body(const QString& node, int which, QString* err
   update_crumbs();
   return true;
 }
+
+std::vector<std::pair<QString, QString>> MainWindow::body_path() const {
+  std::vector<std::pair<QString, QString>> path;
+  for (const Crumb& c : crumbs_) path.emplace_back(c.call_node, c.function);
+  return path;
+}
+
+void MainWindow::show_run_document() { back_to_caller(0); }
 
 QStringList MainWindow::breadcrumbs() const {
   QStringList out;
@@ -519,9 +529,10 @@ void MainWindow::replicate_dialog(int replicas) {
   defaults.replicas = replicas;
   // What was typed last time for this file wins, even if it was cancelled;
   // then the open comparison; then what the graph suggests.
+  // Remembered only with settings on (not for screenshots, which must be reproducible).
   QSettings settings;
   const QString key = QStringLiteral("replicate/") + QString::fromLatin1(QUrl::toPercentEncoding(doc_->path));
-  const QVariantMap saved = settings.value(key).toMap();
+  const QVariantMap saved = settings_enabled_ ? settings.value(key).toMap() : QVariantMap();
   if (comparing())
     defaults = compare_->comparison()->options();
   else
@@ -533,7 +544,8 @@ void MainWindow::replicate_dialog(int replicas) {
       return out;
     };
     defaults.replicas = replicas > 0 && replicas != 2 ? replicas : saved.value(QStringLiteral("replicas"), 2).toInt();
-    defaults.devices = list("devices");
+    if (const auto devices = list("devices"); static_cast<int>(devices.size()) == defaults.replicas)
+      defaults.devices = devices;
     defaults.split_inputs = list("split");
     defaults.merge_outputs = list("merge");
     defaults.loss = saved.value(QStringLiteral("loss")).toString().toStdString();
@@ -547,7 +559,8 @@ void MainWindow::replicate_dialog(int replicas) {
     for (const std::string& s : v) out << QString::fromStdString(s);
     return out;
   };
-  settings.setValue(key, QVariantMap{{QStringLiteral("replicas"), chosen.replicas},
+  if (settings_enabled_)
+    settings.setValue(key, QVariantMap{{QStringLiteral("replicas"), chosen.replicas},
                                      {QStringLiteral("devices"), to_list(chosen.devices)},
                                      {QStringLiteral("split"), to_list(chosen.split_inputs)},
                                      {QStringLiteral("merge"), to_list(chosen.merge_outputs)},
@@ -600,6 +613,7 @@ RecentFiles* MainWindow::recent_files() const { return actions_->recent_files();
 
 void MainWindow::enable_settings() {
   settings_enabled_ = true;
+  debug_->feeds_panel()->set_remember(true);  // values typed per file come back
   // A saved layout replaces the first one; debugger docks it left hidden
   // still come back with a run (docks_until_run_).
   WindowSettings::restore(this);

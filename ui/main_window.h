@@ -72,6 +72,8 @@ class MainWindow : public WorkbenchHost {
   const std::shared_ptr<const GraphDocument>& run_document() const override {
     return crumbs_.empty() ? doc_ : crumbs_.front().doc;
   }
+  std::vector<std::pair<QString, QString>> body_path() const override;
+  void show_run_document() override;
   // The graphs the open function body was reached through, outermost first
   // (empty outside a body); back_to_caller(i) returns to crumb i.
   QStringList breadcrumbs() const;
@@ -181,6 +183,7 @@ class MainWindow : public WorkbenchHost {
     std::shared_ptr<const GraphDocument> doc;
     bool has_file = false;
     QString text;
+    QString call_node, function;  // the call in `doc` whose body the next level shows
   };
   std::vector<Crumb> crumbs_;
   bool entering_body_ = false;

@@ -5,6 +5,7 @@
 #include <QMenu>
 #include <QStatusBar>
 
+#include "exec/function_library.h"
 #include "ui/debugger/breakpoint_store.h"
 #include "ui/debugger/debug_workbench.h"
 #include "ui/graph_document.h"
@@ -38,6 +39,16 @@ QMenu* MainWindow::node_context_menu(const QString& name, bool is_group) {
   hooks.in_side_area = [this](const QString& name) { return graph_view_->in_side_area(name); };
   hooks.toggle_side_area = [this](const QString& name) { graph_view_->toggle_side_area(name); };
   hooks.show_message = [this](const QString& text) { statusBar()->showMessage(text, 4000); };
+  hooks.functions_of = [this](const QString& node) {
+    QStringList names;
+    if (const Node* n = doc_->graph->find(node.toStdString()))
+      for (const auto& [function, attrs] : called_functions(*doc_->graph, *n)) names << QString::fromStdString(function);
+    return names;
+  };
+  hooks.open_function = [this](const QString& node, int which) {
+    QString error;
+    if (!open_function_body(node, which, &error)) show_error(QStringLiteral("Could not open the function body"), error);
+  };
   return build_node_context_menu(*doc_->graph, name, is_group, hooks, this);
 }
 

@@ -7,6 +7,8 @@
 #include <QMainWindow>
 #include <QString>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "io/file_formats.h"
 
@@ -40,6 +42,11 @@ class WorkbenchHost : public QMainWindow {
   // Shows the body of the `which`-th library function `node` of the shown
   // graph calls, with a breadcrumb back; false with `error` when it cannot.
   virtual bool open_function_body(const QString& node, int which = 0, QString* error = nullptr) = 0;
+  // The calls (node, function) that lead from run_document() to the body on
+  // show, outermost first; empty when run_document() itself is on show.
+  virtual std::vector<std::pair<QString, QString>> body_path() const = 0;
+  // Back from any function body to run_document().
+  virtual void show_run_document() = 0;
   virtual QString current_node_name() const = 0;  // empty when nothing is selected
   // Selects (and scrolls to) the node; false when the graph has no such node.
   virtual bool select_node(const QString& name) = 0;

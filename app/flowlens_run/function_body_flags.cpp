@@ -21,11 +21,18 @@ FeedList parse_feeds(const std::vector<std::string>& specs, const GraphAnalysis&
         if (const FunctionArg* arg = body->find_arg(name); arg && arg->resource)
           throw Error(arg->describe() + " is a variable the session owns; give it a value with --checkpoint or "
                       "--init-args instead");
-      // A .npy file's own dtype stands (the session checks it); a typed or
-      // generated value is read as the tensor's dtype.
+      // A typed or generated value is read as the tensor's dtype. A .npy
+      // file fed to a placeholder is converted to its dtype, as
+      // tf.Session.run's feed_dict does; anything else keeps the file's
+      // dtype (a function argument's is strict; the session checks it).
       const bool file = value.ends_with(".npy");
       const DType dtype = file ? DType::Invalid : feed_dtype(analysis, name, body);
-      feeds.emplace_back(name, parse_feed_value(value, dtype, feed_declared_shape(analysis, name, body)));
+      Tensor fed = parse_feed_value(value, dtype, feed_declared_shape(analysis, name, body));
+      const auto id = TensorId::parse(name);
+      const Node* node = id ? analysis.graph().find(id->node) : nullptr;
+      if (file && node && is_placeholder_op(node->op))
+        fed = convert_placeholder_feed(fed, dtype_base(node->attr_type("dtype", DType::Invalid)));
+      feeds.emplace_back(name, std::move(fed));
     } catch (const Error& e) {
       const std::string what = e.what();
       throw Error(what.starts_with("--feed") ? what : "--feed '" + name + "': " + what);

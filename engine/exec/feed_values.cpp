@@ -1,5 +1,7 @@
 #include "exec/feed_values.h"
 
+#include <algorithm>
+#include <optional>
 #include <random>
 #include <set>
 #include <utility>
@@ -49,9 +51,15 @@ Generated generated_kind(std::string_view text, const Shape& declared, Shape* sh
   return Generated::None;
 }
 
+// Generated values are typed in by hand: a slip of the keyboard
+// (random[100000,100000]) must not allocate tens of GiB.
+constexpr int64_t kMaxGeneratedBytes = int64_t{1} << 30;
+
 Tensor generate(Generated kind, DType dtype, const Shape& shape) {
-  if (!Shape::checked_num_elements(shape.dims()))
-    throw Error("shape " + shape.to_string() + " has too many elements");
+  const std::optional<int64_t> elements = Shape::checked_num_elements(shape.dims());
+  const int64_t element_size = static_cast<int64_t>(std::max<std::size_t>(dtype_size(dtype), 1));
+  if (!elements || *elements > kMaxGeneratedBytes / element_size)
+    throw Error("shape " + shape.to_string() + " is too big to generate (at most 1 GiB; feed a .npy file instead)");
   Tensor t(dtype, shape);
   // Seeded the same every time: a generated feed is reproducible across runs and sessions.
   std::mt19937_64 random(0);
@@ -222,6 +230,36 @@ Tensor parse_feed_value(const std::string& text, DType dtype, const Shape& decla
   }
   if (is_bare_list(value)) return parse_tensor_text("[" + std::string(value) + "]", dtype);
   return parse_tensor_text(value, dtype);
+}
+
+Tensor convert_placeholder_feed(const Tensor& value, DType dtype) {
+  if (dtype == DType::Invalid || !value.valid() || value.dtype() == dtype) return value;
+  Tensor out;
+  try {
+    ops::dispatch<ops::PodTypes>(value.dtype(), "feed conversion", [&](auto from) {
+      using S = decltype(from);
+      ops::dispatch<ops::PodTypes>(dtype, "feed conversion", [&](auto to) {
+        using D = decltype(to);
+        Tensor t(dtype, value.shape());
+        const S* in = value.data<S>();
+        D* o = t.data<D>();
+        for (int64_t i = 0, n = value.num_elements(); i < n; ++i) {
+          if constexpr (std::is_same_v<D, bool>)
+            o[i] = static_cast<double>(in[i]) != 0;
+          else if constexpr (std::is_same_v<S, bool>)
+            o[i] = static_cast<D>(in[i] ? 1 : 0);
+          else if constexpr (std::is_integral_v<D> && !std::is_integral_v<S>)
+            o[i] = static_cast<D>(static_cast<int64_t>(static_cast<double>(in[i])));  // truncation, as astype
+          else
+            o[i] = static_cast<D>(in[i]);
+        }
+        out = std::move(t);
+      });
+    });
+  } catch (const Error&) {
+    return value;  // not a number type on one side: the mismatch is reported as such
+  }
+  return out;
 }
 
 bool shape_fits(const Shape& declared, const Shape& shape) {

@@ -72,6 +72,13 @@ Shape feed_declared_shape(const GraphAnalysis& analysis, const std::string& name
 // Error saying what is wrong; .npy errors name the file.
 Tensor parse_feed_value(const std::string& text, DType dtype, const Shape& declared);
 
+// `value` as `dtype`, converted element by element as numpy's astype does
+// (float to integer truncates): tf.Session.run converts a placeholder's
+// feed_dict value with np.asarray(value, dtype=placeholder.dtype). Values of
+// another kind (strings, resources) or an Invalid `dtype` come back as they
+// are. Function arguments are not converted: a function's signature is strict.
+Tensor convert_placeholder_feed(const Tensor& value, DType dtype);
+
 // Empty when `value` fits a slot of `dtype` and `declared`; else why not:
 // "expected float32 [?,2], got int32 [3]".
 std::string feed_mismatch(DType dtype, const Shape& declared, const Tensor& value);

@@ -317,7 +317,8 @@ std::vector<std::pair<std::string, AttrMap>> called_functions(const Graph& graph
   auto add = [&calls](const FuncRef& f) {
     if (!f.name.empty()) calls.emplace_back(f.name, AttrMap(f.attrs.begin(), f.attrs.end()));
   };
-  for (const char* attr : {"f", "then_branch", "else_branch", "cond", "body"})
+  // A While's body first: that is what opening a loop means; then its cond.
+  for (const char* attr : {"f", "then_branch", "else_branch", "body", "cond"})
     if (const AttrValue* v = node.find_attr(attr))
       if (const auto* f = v->get_if<std::shared_ptr<FuncRef>>(); f && *f) add(**f);
   if (const AttrValue* v = node.find_attr("branches"))

@@ -52,7 +52,7 @@ using BodyVariableResolver = std::function<Variable*(const std::string& scope, c
 
 // The library functions a node calls, as (function, attrs) pairs in the
 // order the node names them: PartitionedCall's f, If's then_branch and
-// else_branch, While's cond and body, Case's branches, or the node's own op
+// else_branch, While's body and cond, Case's branches, or the node's own op
 // when it is a library function's name (called with the node's attrs).
 // Empty for any other node.
 std::vector<std::pair<std::string, AttrMap>> called_functions(const Graph& graph, const Node& node);

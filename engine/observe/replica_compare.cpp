@@ -132,7 +132,12 @@ std::unique_ptr<Session> initialized_session(const Graph& graph, Session* start)
 }
 
 double loss_of(Session& session, const std::string& loss, const FeedList& feeds) {
-  const Tensor value = session.run(feeds, {loss}, {})[0];
+  // Each graph gets the feeds that name its nodes (the replica drops what
+  // only the original's optimizer read).
+  FeedList own;
+  for (const auto& [name, value] : feeds)
+    if (const auto id = TensorId::parse(name); id && session.graph().find(id->node)) own.emplace_back(name, value);
+  const Tensor value = session.run(own, {loss}, {})[0];
   if (value.num_elements() != 1) throw Error("the loss is " + describe_tensor(value) + ", not a scalar");
   return element(value, 0);
 }

@@ -111,6 +111,10 @@ class NestedListParser {
 
   void list(size_t depth) {
     if (leaf_depth_set_ && depth >= leaf_depth_) fail("ragged nesting: expected a value");
+    // TensorFlow's TensorShape holds at most 254 dimensions; deeper text is
+    // refused before the recursion could exhaust the stack.
+    constexpr size_t kMaxNesting = 254;
+    if (depth >= kMaxNesting) fail("lists nested deeper than 254 levels (TensorFlow's largest rank)");
     ++pos_;  // '['
     if (dims_.size() <= depth) dims_.resize(depth + 1, -1);
     int64_t count = 0;

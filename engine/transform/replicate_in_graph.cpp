@@ -5,6 +5,8 @@
 // topologically ordered input stays topologically ordered.
 #include "transform/replicate_in_graph.h"
 
+#include "exec/feed_values.h"
+
 #include <algorithm>
 #include <cctype>
 #include <span>
@@ -14,6 +16,7 @@
 #include "analysis/infer_shapes.h"
 #include "analysis/validate.h"
 #include "common/error.h"
+#include "exec/feed_values.h"
 #include "graph/control_flow_frames.h"
 #include "graph/device_spec.h"
 #include "graph/edge_index.h"
@@ -165,21 +168,36 @@ class Replicator {
     });
     const int loss = opt_.loss.empty() ? -1 : in_.index_of(opt_.loss);
     if (loss < 0) return;
-    // What fed only the old step goes with it (the optimizer's learning-rate
-    // Const), so no disconnected remnant of the original train op is left;
-    // the loss and what it is computed from stay, whoever else reads them.
+    // What fed only the old step through data edges goes with it (the
+    // optimizer's learning-rate Const), so no disconnected remnant of the
+    // original train op is left. Kept: the loss and all it is computed from,
+    // placeholders (a feed stays valid in both graphs), and ops the old step
+    // only ran through control edges (tf.control_dependencies' UPDATE_OPS),
+    // which can still be run by name.
     const std::vector<char> forward = flood(count(), {loss}, [&](int i, auto visit) {
       for (const InputEdge& in : inputs_of(i))
         if (in.resolved()) visit(in.producer);
     });
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (int i = 0; i < static_cast<int>(count()); ++i) {
-        if (old_training_[i] || forward[i] || uses_of(i).empty()) continue;
-        bool only_old = true;
-        for (const OutputEdge& use : uses_of(i)) only_old = only_old && old_training_[use.consumer];
-        if (only_old) old_training_[i] = changed = true;
-      }
+    auto only_feeds_old = [&](int i) {
+      if (old_training_[i] || forward[i] || uses_of(i).empty() || is_placeholder_op(node(i).op)) return false;
+      for (const OutputEdge& use : uses_of(i))
+        if (use.is_control() || !old_training_[use.consumer]) return false;
+      return true;
+    };
+    // A worklist over producers: each node is looked at when one of its
+    // consumers is dropped, so a chain costs its length, not passes over the graph.
+    std::vector<int> work;
+    for (int i = 0; i < static_cast<int>(count()); ++i)
+      if (old_training_[i])
+        for (const InputEdge& in : inputs_of(i))
+          if (in.resolved()) work.push_back(in.producer);
+    while (!work.empty()) {
+      const int i = work.back();
+      work.pop_back();
+      if (!only_feeds_old(i)) continue;
+      old_training_[i] = 1;
+      for (const InputEdge& in : inputs_of(i))
+        if (in.resolved()) work.push_back(in.producer);
     }
   }
 

@@ -62,6 +62,7 @@ ReplicateOptions propose_replication(const Graph& graph) {
   ReplicateOptions options;
   const EdgeIndex& edges = graph.edges();
   std::vector<char> from_split(graph.size(), 0);  // depends on a split input
+  std::vector<int> ranked, unknown;  // placeholders with a declared rank >= 1, and without a shape
   for (int index = 0; index < static_cast<int>(graph.size()); ++index) {
     const Node& n = graph.nodes()[static_cast<std::size_t>(index)];
     // A batch comes in through a placeholder, with or without a default (a
@@ -71,7 +72,12 @@ ReplicateOptions propose_replication(const Graph& graph) {
     const AttrValue* shape_attr = n.find_attr("shape");
     const Shape* shape = shape_attr ? shape_attr->get_if<Shape>() : nullptr;
     if (shape && shape->rank_known() && shape->rank() == 0) continue;  // a scalar knob, not a batch
-    options.split_inputs.push_back(n.name);
+    (shape && shape->rank_known() ? ranked : unknown).push_back(index);
+  }
+  // A placeholder of unknown shape (keep_prob = tf.placeholder(tf.float32))
+  // is a batch only when no placeholder says it has a batch dimension.
+  for (const int index : ranked.empty() ? unknown : ranked) {
+    options.split_inputs.push_back(graph.nodes()[static_cast<std::size_t>(index)].name);
     from_split[static_cast<std::size_t>(index)] = 1;
   }
   // Graphs that hold their batch in a variable (the in-graph replication

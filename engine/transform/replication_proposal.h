@@ -3,8 +3,9 @@
 // graph itself: the Replicate dialog proposes it and the user edits it.
 //
 //   * split inputs: the placeholders a batch comes in through (with or
-//     without a default), those with a declared rank >= 1 (or no declared
-//     shape) that something consumes;
+//     without a default), those with a declared rank >= 1 that something
+//     consumes (those without a declared shape only when none has one:
+//     keep_prob = tf.placeholder(tf.float32) is not a batch);
 //     scalars (a learning rate, a keep probability) stay whole; without
 //     one, a node called `input_data` (the batch variable of the in-graph
 //     replication article's listings and of samples/);

@@ -83,6 +83,11 @@ class TestFeedValues : public QObject {
     QCOMPARE(floats(a), floats(b));  // reproducible
     for (float v : floats(a)) QVERIFY(v >= 0 && v < 1);
     QVERIFY_THROWS_EXCEPTION(Error, parse_feed_value("random[?,2]", DType::Float, Shape{}));
+    // A typing slip is refused, not allocated (40 GB here).
+    QVERIFY_THROWS_EXCEPTION(Error, parse_feed_value("random[100000,100000]", DType::Float, Shape{}));
+    QVERIFY_THROWS_EXCEPTION(Error, parse_feed_value("zeros[9223372036854775807,2]", DType::Float, Shape{}));
+    // Pasted nesting deeper than any tensor's rank is refused before the stack runs out.
+    QVERIFY_THROWS_EXCEPTION(Error, parse_feed_value(std::string(100000, '['), DType::Float, Shape{}));
     // For a string slot the words are text.
     QCOMPARE(parse_feed_value("ones", DType::String, Shape{}).strings()[0], std::string("ones"));
   }
@@ -100,6 +105,21 @@ class TestFeedValues : public QObject {
     } catch (const Error& e) {
       QVERIFY2(std::string(e.what()).find("missing.npy") != std::string::npos, e.what());
     }
+  }
+
+  // feed_dict converts a placeholder's value to its dtype (np.asarray(v, dtype=...)).
+  void placeholder_feeds_convert_as_numpy_does() {
+    const Tensor doubles = Tensor::from_vector<double>(Shape{3}, {1.5, -2.7, 0});
+    const Tensor f = convert_placeholder_feed(doubles, DType::Float);
+    QCOMPARE(f.dtype(), DType::Float);
+    QCOMPARE(floats(f), (std::vector<float>{1.5f, -2.7f, 0.0f}));
+    const Tensor i = convert_placeholder_feed(doubles, DType::Int32);
+    QCOMPARE(std::vector<int32_t>(i.data<int32_t>(), i.data<int32_t>() + 3), (std::vector<int32_t>{1, -2, 0}));
+    const Tensor b = convert_placeholder_feed(doubles, DType::Bool);
+    QCOMPARE(b.data<bool>()[2], false);
+    QCOMPARE(b.data<bool>()[0], true);
+    const Tensor text = Tensor::from_strings(Shape{1}, {"a"});
+    QCOMPARE(convert_placeholder_feed(text, DType::Float).dtype(), DType::String);  // reported as a mismatch later
   }
 
   void shapes_fit_as_feed_dict_checks() {

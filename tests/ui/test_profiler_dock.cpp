@@ -106,6 +106,9 @@ class ProfilerDockTest : public QObject {
     const QRectF a = view.event_rect(0), b = view.event_rect(1);
     QVERIFY2(a.width() > 100 && b.width() > 100, qPrintable(QStringLiteral("%1 %2").arg(a.width()).arg(b.width())));
     QVERIFY(b.left() > a.right());
+    // Ticks after the cut read real time: b starts 10.002 s after a.
+    QVERIFY(view.real_time(5 * ms) >= 10'000 * ms);
+    QCOMPARE(view.real_time(ms), ms);
   }
 
   void wheel_zooms_around_the_pointer() {

@@ -13,6 +13,7 @@
 #include <QFileInfo>
 #include <QTemporaryDir>
 #include <QLineEdit>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -107,6 +108,7 @@ class TestRealModelRuns : public QObject {
     REQUIRE_REALDATA(xor_meta);
     QSettings().remove(QStringLiteral("feeds"));  // nothing remembered from an earlier run
     open(xor_meta);
+    bench()->feeds_panel()->set_remember(true);  // as a window with its settings on does
     QCOMPARE(bench()->feeds_panel()->inputs().size(), std::size_t{2});
     bench()->fetch_edit()->setText(QStringLiteral("loss, train_op"));
 
@@ -152,7 +154,9 @@ class TestRealModelRuns : public QObject {
 
     // Reopening the file feeds it again: values are remembered per file.
     window_.reset();
-    open(xor_meta);
+    window_ = std::make_unique<MainWindow>();
+    window_->enable_settings();
+    QVERIFY(window_->open_file(xor_meta));
     QCOMPARE(bench()->feeds_panel()->value_text(QStringLiteral("Placeholder_1")), QStringLiteral("1,0,0,1"));
     QCOMPARE(bench()->feeds_panel()->feeds().size(), std::size_t{2});
   }
@@ -254,7 +258,13 @@ class TestRealModelRuns : public QObject {
     QVERIFY2(!call.isEmpty(), "the Keras SavedModel has a StatefulPartitionedCall");
     QString error;
     QVERIFY(!window_->open_function_body(QStringLiteral("no such node"), 0, &error));
-    QVERIFY2(window_->open_function_body(call, 0, &error), qPrintable(error));
+    // The node's menu offers its function; choosing it opens the body.
+    std::unique_ptr<QMenu> menu(window_->node_context_menu(call, false));
+    QVERIFY(menu);
+    auto* open_body = menu->findChild<QAction*>(QStringLiteral("nodeMenuFunction0"));
+    QVERIFY(open_body);
+    QVERIFY2(open_body->text().contains(QStringLiteral("__inference")), qPrintable(open_body->text()));
+    open_body->trigger();
     const auto body = window_->document();
     QVERIFY(body != caller);
     int args = 0, dense = 0;

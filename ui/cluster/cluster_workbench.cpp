@@ -89,7 +89,7 @@ ClusterWorkbench::ClusterWorkbench(WorkbenchHost* window, DebugWorkbench* debug)
   });
   // A different graph in the window ends the remote graph's live colouring.
   connect(w_, &WorkbenchHost::document_changed, this, [this] {
-    const auto& doc = w_->document();
+    const auto& doc = w_->run_document();
     if (!doc || doc->path != graph_title_) {
       graph_node_.clear();
       set_live_timings(false);

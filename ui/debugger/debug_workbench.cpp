@@ -329,12 +329,17 @@ void DebugWorkbench::on_paused(const DebugStop& stop) {
   // A stop inside a function call steps into its body, as a debugger steps
   // into a call: each body on the call stack opens in turn (the breadcrumbs
   // lead back), so the paused node is selected where it is.
-  if (!stop.call_stack.empty() && w_->document() == w_->run_document()) step_into(stop.call_stack);
+  std::vector<std::pair<QString, QString>> where;
+  for (const CallSite& c : stop.call_stack) where.emplace_back(QString::fromStdString(c.node), QString::fromStdString(c.function));
+  if (w_->body_path() != where) {
+    w_->show_run_document();
+    if (!step_into(stop.call_stack)) w_->show_run_document();
+  }
   const auto& doc = w_->document();
   if (!doc) return;
-  // Inside a body that is not on show, the call it runs in stands for it.
-  const std::string& shown = doc->graph->find(stop.node) || stop.call_stack.empty() ? stop.node
-                                                                                    : stop.call_stack.front().node;
+  // A body that could not be opened: the call it runs in stands for it.
+  const bool here = w_->body_path() == where;
+  const std::string& shown = here || stop.call_stack.empty() ? stop.node : stop.call_stack.front().node;
   w_->graph_view()->graph_scene()->set_current_node(doc->graph->index_of(shown));
   // Selecting reveals the node (expanding its scope), centres it and shows its details.
   w_->select_node(QString::fromStdString(shown));
@@ -374,11 +379,11 @@ void DebugWorkbench::on_paused(const DebugStop& stop) {
   emit outcome_line(QStringLiteral("run %1 %2").arg(controller_->run_number() + 1).arg(paused_status(stop).replace(0, 1, QLatin1Char('p'))));
 }
 
-void DebugWorkbench::step_into(const std::vector<CallSite>& calls) {
+bool DebugWorkbench::step_into(const std::vector<CallSite>& calls) {
   for (const CallSite& call : calls) {
     const auto& doc = w_->document();
     const Node* caller = doc ? doc->graph->find(call.node) : nullptr;
-    if (!caller) return;
+    if (!caller) return false;
     const auto functions = called_functions(*doc->graph, *caller);
     int which = -1;
     for (std::size_t k = 0; k < functions.size() && which < 0; ++k)
@@ -386,9 +391,10 @@ void DebugWorkbench::step_into(const std::vector<CallSite>& calls) {
     QString error;
     if (which < 0 || !w_->open_function_body(QString::fromStdString(call.node), which, &error)) {
       if (!error.isEmpty()) log(QStringLiteral("Cannot show the body of %1: %2").arg(QString::fromStdString(call.function), error));
-      return;
+      return false;
     }
   }
+  return true;
 }
 
 QString DebugWorkbench::paused_status(const DebugStop& stop) {

@@ -92,7 +92,8 @@ class DebugWorkbench : public QObject {
   void start(RunController::StartMode mode, const QString& run_to = {});
   void on_document_changed();
   void on_paused(const DebugStop& stop);
-  void step_into(const std::vector<CallSite>& calls);
+  // Opens the body of each call in turn; false (partway) when one cannot be.
+  bool step_into(const std::vector<CallSite>& calls);
   void on_finished(const RunOutcome& outcome);
   void on_state_changed(RunController::State state);
   void update_breakpoint_marks();

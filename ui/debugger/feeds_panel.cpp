@@ -207,6 +207,8 @@ void FeedsPanel::evaluate(int row) {
   if (r.text.trimmed().isEmpty()) return;
   try {
     Tensor value = parse_feed_value(r.text.toStdString(), slot.dtype, slot.shape);
+    // A .npy fed to a placeholder is converted to its dtype, as feed_dict does.
+    if (slot.kind == FeedSlot::Kind::Placeholder) value = convert_placeholder_feed(value, slot.dtype);
     const std::string mismatch = feed_mismatch(slot.dtype, slot.shape, value);
     if (!mismatch.empty())
       r.problem = qs(mismatch);
@@ -255,10 +257,14 @@ QString FeedsPanel::problem(const QString& name) const {
   return row < 0 ? QString() : rows_[static_cast<std::size_t>(row)].problem;
 }
 
-FeedList FeedsPanel::feeds(QStringList* bad) const {
+FeedList FeedsPanel::feeds(QStringList* bad) {
   FeedList list;
   for (std::size_t i = 0; i < rows_.size(); ++i) {
     if (!fed_slot(static_cast<int>(i))) continue;
+    if (rows_[i].text.trimmed().endsWith(QLatin1String(".npy"))) {
+      evaluate(static_cast<int>(i));
+      update_row(static_cast<int>(i));
+    }
     if (rows_[i].value.valid())
       list.emplace_back(slots_[i].name, rows_[i].value);
     else if (bad && !rows_[i].problem.isEmpty())
@@ -323,7 +329,7 @@ void FeedsPanel::choose_npy() {
 }
 
 void FeedsPanel::save() const {
-  if (!doc_ || doc_->path.isEmpty()) return;
+  if (!remember_ || !doc_ || doc_->path.isEmpty()) return;
   QVariantMap values;
   for (std::size_t i = 0; i < rows_.size(); ++i)
     if (!rows_[i].text.isEmpty()) values.insert(qs(slots_[i].name), rows_[i].text);
@@ -335,7 +341,7 @@ void FeedsPanel::save() const {
 }
 
 void FeedsPanel::load_saved() {
-  if (!doc_ || doc_->path.isEmpty()) return;
+  if (!remember_ || !doc_ || doc_->path.isEmpty()) return;
   const QVariantMap values = QSettings().value(feeds_settings_key(doc_->path)).toMap();
   for (auto it = values.begin(); it != values.end(); ++it) {
     const int row = row_of(it.key());

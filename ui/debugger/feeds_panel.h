@@ -44,9 +44,14 @@ class FeedsPanel : public QWidget {
   QString value_text(const QString& name) const;
   // Why slot `name`'s value is unusable ("" when it is fine or empty).
   QString problem(const QString& name) const;
-  // The feeds with a usable value. Slots whose text does not parse or fit are
-  // left out and named in `bad` ("x: expected float32 [?,2], got int32 [3]").
-  FeedList feeds(QStringList* bad = nullptr) const;
+  // The feeds with a usable value; .npy files are read again, so a file
+  // written since it was chosen feeds what it holds now. Slots whose text
+  // does not parse or fit are left out and named in `bad` ("x: expected
+  // float32 [?,2], got int32 [3]").
+  FeedList feeds(QStringList* bad = nullptr);
+  // Whether values are saved per file (QSettings) and brought back when it
+  // opens again; off until the window's settings are (never for screenshots).
+  void set_remember(bool on) { remember_ = on; }
   // How a function body's variables start: "random" (by role, as
   // flowlens-run --init-args random) or "zeros"; takes effect when the
   // session starts (Run → Reset Session).
@@ -81,6 +86,7 @@ class FeedsPanel : public QWidget {
   std::vector<FeedSlot> slots_;
   std::vector<Row> rows_;
   QString resource_fill_ = QStringLiteral("random");
+  bool remember_ = false;
   QLabel* summary_ = nullptr;
   QTableWidget* table_ = nullptr;
   QLabel* editing_ = nullptr;

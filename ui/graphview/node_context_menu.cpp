@@ -102,6 +102,19 @@ QMenu* build_node_context_menu(const Graph& graph, const QString& name, bool is_
                   consumers_of(graph, node), hooks);
   }
 
+  // A call (PartitionedCall, If's branches, While's body and cond): one
+  // item per function it calls, so an If's else_branch is reachable too.
+  if (hooks.functions_of && hooks.open_function) {
+    const QStringList functions = hooks.functions_of(name);
+    if (!functions.isEmpty()) menu->addSeparator();
+    for (int k = 0; k < functions.size(); ++k) {
+      QAction* open = menu->addAction(QStringLiteral("Open Function Body: %1").arg(functions[k]));
+      open->setObjectName(QStringLiteral("nodeMenuFunction%1").arg(k));
+      auto hook = hooks.open_function;
+      QObject::connect(open, &QAction::triggered, menu, [hook, name, k] { hook(name, k); });
+    }
+  }
+
   if (hooks.toggle_breakpoint || hooks.fetch) menu->addSeparator();
   if (hooks.toggle_breakpoint) {
     const bool has = hooks.has_breakpoint && hooks.has_breakpoint(name);

@@ -32,6 +32,10 @@ struct NodeMenuHooks {
   // Move to Side Area / Move Back into the Layout, for nodes and groups.
   std::function<bool(const QString& name)> in_side_area;
   std::function<void(const QString& name)> toggle_side_area;
+  // Open Function Body: the library functions the node calls (names, in
+  // called_functions' order) and how to open the k-th.
+  std::function<QStringList(const QString& node)> functions_of;
+  std::function<void(const QString& node, int which)> open_function;
   bool can_fetch = true;  // false: Fetch is shown disabled (a run is going)
   std::function<void(const QString& text)> show_message;  // "Copied …" in the status bar
 };

@@ -49,7 +49,8 @@ ModelWorkbench::ModelWorkbench(WorkbenchHost* window, DebugWorkbench* debug)
 }
 
 void ModelWorkbench::on_document_changed() {
-  const auto& doc = w_->document();
+  // A function body opened from the model is still the model's.
+  const auto& doc = w_->run_document();
   const std::shared_ptr<const ModelSource> model = doc ? doc->model : nullptr;
   if (model == model_->model()) return;
   model_->set_model(model);

@@ -57,7 +57,7 @@ void TimelineView::set_events(QStringList devices, std::vector<TimelineEvent> ev
     const TimelineEvent& e = events_[i];
     if (e.start_ns - busy_until > kMaxIdleNs) {
       const int64_t gap = e.start_ns - busy_until - kCutNs;
-      cuts_.push_back({busy_until - origin_ns_ - removed + kCutNs / 2, gap + kCutNs});
+      cuts_.push_back({busy_until - origin_ns_ - removed + kCutNs / 2, gap + kCutNs, gap});
       removed += gap;
     }
     cut_before_[i] = removed;
@@ -65,6 +65,13 @@ void TimelineView::set_events(QStringList devices, std::vector<TimelineEvent> ev
   }
   span_ns_ = events_.empty() ? 1 : std::max<int64_t>(1, last - first - removed);
   fit();
+}
+
+int64_t TimelineView::real_time(int64_t axis_ns) const {
+  int64_t real = axis_ns;
+  for (const AxisCut& c : cuts_)
+    if (c.at_ns <= axis_ns) real += c.shift_ns;
+  return real;
 }
 
 int TimelineView::rows_in_lane(int lane) const {
@@ -193,14 +200,17 @@ void TimelineView::paintEvent(QPaintEvent*) {
     p.setPen(QPen(palette().mid().color(), 1, Qt::DashLine));
     p.drawLine(QPointF(x, 18), QPointF(x, viewport()->height()));
     p.setPen(palette().text().color());
-    p.drawText(QPointF(x + 3, 30), QStringLiteral("idle %1 s").arg(static_cast<double>(c.removed_ns) / 1e9, 0, 'f', 1));
+    const double idle_ms = static_cast<double>(c.idle_ns) / 1e6;
+    p.drawText(QPointF(x + 3, 30), idle_ms >= 1000 ? QStringLiteral("idle %1 s").arg(idle_ms / 1000, 0, 'f', 1)
+                                                   : QStringLiteral("idle %1 ms").arg(idle_ms, 0, 'f', 0));
   }
   // Ruler: about one tick per 100 px, at the time under it.
   p.setClipping(false);
   p.fillRect(QRect(0, 0, viewport()->width(), 18), palette().window());
   p.setPen(palette().text().color());
   for (int x = kLabelWidth; x < viewport()->width(); x += 100) {
-    const auto ns = static_cast<int64_t>((x - kLabelWidth + horizontalScrollBar()->value()) * ns_per_px_);
+    // The time a tick stands for is real time: the cuts before it added back.
+    const auto ns = real_time(static_cast<int64_t>((x - kLabelWidth + horizontalScrollBar()->value()) * ns_per_px_));
     p.drawLine(x, 12, x, 18);
     p.drawText(x + 3, 12, time_text(ns));
   }

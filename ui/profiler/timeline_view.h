@@ -42,6 +42,9 @@ class TimelineView : public QAbstractScrollArea {
 
   // Where event `i` is drawn, in viewport coordinates (may be outside it).
   QRectF event_rect(int i) const;
+  // Real time (from the first event) at work-axis time `axis_ns`: the idle
+  // stretches cut from the axis before it added back.
+  int64_t real_time(int64_t axis_ns) const;
   int event_at(const QPoint& viewport_pos) const;  // -1 for none
   int selected_event() const { return selected_; }
   // Selects the node's first event (scrolling to it); -1 when it has none.
@@ -80,9 +83,11 @@ class TimelineView : public QAbstractScrollArea {
   // drawn (on the work axis) with how long it was.
   std::vector<int64_t> cut_before_;
   struct AxisCut {
-    int64_t at_ns;
-    int64_t removed_ns;
+    int64_t at_ns;    // where it is drawn, on the work axis
+    int64_t idle_ns;  // how long nothing ran there
+    int64_t shift_ns; // how much of that the axis leaves out
   };
+
   std::vector<AxisCut> cuts_;
   double ns_per_px_ = 1;
   int selected_ = -1;

@@ -56,7 +56,7 @@ TensorBoardWorkbench::~TensorBoardWorkbench() = default;
 const EventLog* TensorBoardWorkbench::log() const { return log_.get(); }
 
 void TensorBoardWorkbench::on_document_changed() {
-  const auto& doc = w_->document();
+  const auto& doc = w_->run_document();  // a function body opened from the log's graph keeps the log
   const QString path = doc ? doc->path : QString();
   // A log (again, on reload: it may have grown) is read; anything else hides the dock.
   if (is_event_log(path)) {
