@@ -1,18 +1,15 @@
 #include "transform/replication_proposal.h"
 
-#include <set>
 #include <vector>
 
+#include "analysis/graph_outputs.h"
 #include "exec/feed_values.h"
-#include "graph/control_flow_frames.h"
 #include "graph/edge_index.h"
-#include "graph/variable_initializers.h"
-#include "ops/op_registry.h"
 
 namespace flowlens {
 namespace {
 
-// "scope/gradients/Fill" -> "scope/"; nullopt-like "" with ok=false otherwise.
+// "scope/gradients/Fill" -> prefix "scope/" and true; false for any other name.
 bool gradients_prefix(const std::string& name, const std::string& leaf, std::string* prefix) {
   const std::string tail = "gradients/" + leaf;
   if (!name.ends_with(tail)) return false;
@@ -44,16 +41,6 @@ std::string find_loss(const Graph& graph) {
     }
   }
   return graph.find("loss") ? "loss" : "";
-}
-
-int output_count(const Node& node) {
-  const OpDef* def = OpRegistry::global().find(node.op);
-  if (!def) return 0;
-  try {
-    return def->outputs_for(node);
-  } catch (const std::exception&) {
-    return 0;
-  }
 }
 
 }  // namespace
@@ -103,16 +90,8 @@ ReplicateOptions propose_replication(const Graph& graph) {
         stack.push_back(out.consumer);
       }
   }
-  const ControlFlowFrames frames = compute_frames(graph);
-  const std::vector<std::string> initializers = variable_initializers(graph);
-  const std::set<std::string> init(initializers.begin(), initializers.end());
-  for (int i = 0; i < static_cast<int>(graph.size()); ++i) {
-    const Node& n = graph.nodes()[static_cast<std::size_t>(i)];
-    const bool in_loop = frames.has_control_flow && frames.frame_of[static_cast<std::size_t>(i)] != 0;
-    if (from_split[static_cast<std::size_t>(i)] && edges.outputs(i).empty() && !in_loop && !init.contains(n.name) &&
-        output_count(n) > 0)
-      options.merge_outputs.push_back(n.name);
-  }
+  for (std::string& output : graph_outputs(graph).fetches)
+    if (from_split[static_cast<std::size_t>(graph.index_of(output))]) options.merge_outputs.push_back(std::move(output));
   return options;
 }
 

@@ -1,56 +1,20 @@
 #include "ui/debugger/run_request.h"
 
 #include <QStringList>
-#include <set>
 #include <string_view>
 
+#include "analysis/graph_outputs.h"
 #include "graph/control_flow_frames.h"
-#include "graph/edge_index.h"
 #include "graph/name_list.h"
-#include "graph/variable_initializers.h"
-#include "ops/op_registry.h"
 
 namespace flowlens::ui {
 namespace {
 
-int output_count(const Node& node) {
-  const OpDef* def = OpRegistry::global().find(node.op);
-  if (!def) return 0;
-  try {
-    return def->outputs_for(node);
-  } catch (const std::exception&) {  // malformed attrs: the run reports it properly
-    return 0;
-  }
-}
-
-// tf.global_variables_initializer(): a NoOp `init` that only depends on the
-// initializers. Running it every step would reset the variables.
-bool is_init_group(const Graph& graph, int node, const std::set<std::string>& initializers) {
-  const auto inputs = graph.edges().inputs(node);
-  if (inputs.empty()) return false;
-  for (const InputEdge& in : inputs)
-    if (!in.resolved() || !initializers.contains(graph.nodes()[static_cast<std::size_t>(in.producer)].name))
-      return false;
-  return true;
-}
-
 void add_node(const Node& node, RunRequest* request) {
-  if (output_count(node) > 0)
+  if (node_output_count(node) > 0)
     request->fetches.push_back(node.name);
   else
     request->targets.push_back(node.name);
-}
-
-// Whether node `i` runs inside a loop, so that it has a value per iteration.
-// An Exit belongs to its loop's frame (as in TensorFlow's
-// BuildControlFlowInfo) but its value leaves the loop: a top-level loop's
-// Exit is fetched like any root-frame node.
-bool runs_per_iteration(const Graph& graph, const ControlFlowFrames& frames, int i) {
-  if (!frames.has_control_flow) return false;
-  const int frame = frames.frame_of[static_cast<std::size_t>(i)];
-  if (frame <= 0) return false;
-  return !(is_exit_op(graph.nodes()[static_cast<std::size_t>(i)].op) &&
-           frames.frames[static_cast<std::size_t>(frame)].parent == 0);
 }
 
 QString to_qstring(std::string_view text) {
@@ -87,20 +51,10 @@ std::vector<std::string> RunRequest::fed_names() const {
 }
 
 RunRequest default_run_request(const Graph& graph) {
-  const EdgeIndex& edges = graph.edges();
-  const std::vector<std::string> initializers = variable_initializers(graph);
-  const std::set<std::string> init(initializers.begin(), initializers.end());
-  // A sink inside a loop (an inner loop's Exit, seen from the outer frame)
-  // runs once per iteration: the outer loop's own Exits carry results out.
-  const ControlFlowFrames frames = compute_frames(graph);
-
+  GraphOutputs outputs = graph_outputs(graph);
   RunRequest request;
-  for (int i = 0; i < static_cast<int>(graph.size()); ++i) {
-    const Node& n = graph.nodes()[static_cast<std::size_t>(i)];
-    const bool consumed = !edges.outputs(i).empty();
-    const bool in_loop = runs_per_iteration(graph, frames, i);
-    if (!consumed && !in_loop && !init.contains(n.name) && !is_init_group(graph, i, init)) add_node(n, &request);
-  }
+  request.fetches = std::move(outputs.fetches);
+  request.targets = std::move(outputs.targets);
   return request;
 }
 
