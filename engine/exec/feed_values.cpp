@@ -1,6 +1,7 @@
 #include "exec/feed_values.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <random>
 #include <set>
@@ -109,33 +110,29 @@ bool is_placeholder_op(const std::string& op) { return op == "Placeholder" || op
 std::string FeedSlot::describe_type() const { return dtype_name(dtype) + " " + shape.to_string(); }
 
 std::vector<FeedSlot> feed_slots(const Graph& graph, const FunctionBody* body) {
+  std::map<std::string_view, const FunctionArg*> args;  // by node name
+  if (body)
+    for (const FunctionArg& arg : body->args()) args.emplace(arg.node, &arg);
   std::vector<FeedSlot> slots;
-  for (const Node& n : graph.nodes()) {
-    if (!is_placeholder_op(n.op)) continue;
+  for (const Node& n : graph.nodes()) {  // graph order, whatever the kind
     FeedSlot slot;
     slot.name = n.name;
-    slot.dtype = dtype_base(n.attr_type("dtype", DType::Invalid));
-    if (const AttrValue* shape = n.find_attr("shape"))
-      if (const Shape* s = shape->get_if<Shape>()) slot.shape = *s;
+    if (const auto it = args.find(n.name); it != args.end()) {
+      const FunctionArg& arg = *it->second;
+      slot.kind = arg.resource ? FeedSlot::Kind::ResourceArg : FeedSlot::Kind::DataArg;
+      slot.dtype = arg.resource ? arg.var_dtype : arg.dtype;
+      slot.shape = arg.resource ? arg.var_shape : arg.shape;
+      if (arg.role) slot.role = arg.role->kind;
+    } else if (is_placeholder_op(n.op)) {
+      slot.dtype = dtype_base(n.attr_type("dtype", DType::Invalid));
+      if (const AttrValue* shape = n.find_attr("shape"))
+        if (const Shape* s = shape->get_if<Shape>()) slot.shape = *s;
+    } else {
+      continue;
+    }
     slots.push_back(std::move(slot));
   }
-  if (!body) return slots;
-  for (const FunctionArg& arg : body->args()) {
-    FeedSlot slot;
-    slot.name = arg.node;
-    slot.kind = arg.resource ? FeedSlot::Kind::ResourceArg : FeedSlot::Kind::DataArg;
-    slot.dtype = arg.resource ? arg.var_dtype : arg.dtype;
-    slot.shape = arg.resource ? arg.var_shape : arg.shape;
-    if (arg.role) slot.role = arg.role->kind;
-    slots.push_back(std::move(slot));
-  }
-  // Graph order, whatever the kind.
-  std::vector<FeedSlot> ordered;
-  ordered.reserve(slots.size());
-  for (const Node& n : graph.nodes())
-    for (FeedSlot& slot : slots)
-      if (slot.name == n.name && !slot.name.empty()) ordered.push_back(std::move(slot));
-  return ordered;
+  return slots;
 }
 
 std::vector<std::string> missing_feeds(const Graph& graph, const std::vector<std::string>& roots,

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "common/trim.h"
+#include "exec/feed_values.h"
 #include "graph/edge_index.h"
 #include "io/checkpoint_reader.h"
 #include "ops/dtype_dispatch.h"
@@ -24,15 +25,6 @@ bool is_arg_op(const std::string& op) { return op == "_Arg" || op == "_DeviceArg
 bool is_retval_op(const std::string& op) { return op == "_Retval" || op == "_DeviceRetval"; }
 
 std::string type_and_shape(DType dtype, const Shape& shape) { return dtype_name(dtype) + " " + shape.to_string(); }
-
-// A value of `shape` fits a declared (partial) shape.
-bool shape_fits(const Shape& declared, const Shape& actual) {
-  if (!declared.rank_known()) return true;
-  if (declared.rank() != actual.rank()) return false;
-  for (int d = 0; d < declared.rank(); ++d)
-    if (declared.dim(d) >= 0 && declared.dim(d) != actual.dim(d)) return false;
-  return true;
-}
 
 // "arg:3" -> 3; nullopt when `spec` does not start with "prefix:". Throws
 // for a prefix with something other than a number after it.

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "exec/feed_values.h"
 #include "exec/session.h"
 #include "graph/run_subgraph.h"
 #include "ops/queue.h"
@@ -16,7 +17,7 @@ constexpr int kOutOfRangeCode = 11;  // TensorFlow's error::OUT_OF_RANGE
 bool needs_feed(const Graph& graph, const std::string& node) {
   const Graph needed = run_subgraph(graph, {node});
   return std::any_of(needed.nodes().begin(), needed.nodes().end(), [](const Node& n) {
-    return n.op == "Placeholder" || n.op == "PlaceholderV2";
+    return is_placeholder_op(n.op);
   });
 }
 
