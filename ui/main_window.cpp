@@ -10,7 +10,6 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QSettings>
-#include <QUrl>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTimer>
@@ -531,7 +530,7 @@ void MainWindow::replicate_dialog(int replicas) {
   // then the open comparison; then what the graph suggests.
   // Remembered only with settings on (not for screenshots, which must be reproducible).
   QSettings settings;
-  const QString key = QStringLiteral("replicate/") + QString::fromLatin1(QUrl::toPercentEncoding(doc_->path));
+  const QString key = per_file_settings_key(QStringLiteral("replicate"), doc_->path);
   const QVariantMap saved = settings_enabled_ ? settings.value(key).toMap() : QVariantMap();
   if (comparing())
     defaults = compare_->comparison()->options();

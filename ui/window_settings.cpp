@@ -2,8 +2,14 @@
 
 #include <QMainWindow>
 #include <QSettings>
+#include <QUrl>
 
 namespace flowlens::ui {
+
+QString per_file_settings_key(const QString& group, const QString& path) {
+  return group + QLatin1Char('/') + QString::fromLatin1(QUrl::toPercentEncoding(path));
+}
+
 namespace {
 
 const QString kGeometry = QStringLiteral("window/geometry");

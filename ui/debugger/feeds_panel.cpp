@@ -10,7 +10,6 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QTableWidget>
-#include <QUrl>
 #include <QVBoxLayout>
 #include <optional>
 
@@ -18,19 +17,14 @@
 #include "tensor/tensor_format.h"
 #include "ui/graph_document.h"
 #include "ui/std_text.h"
+#include "ui/window_settings.h"
 
 namespace flowlens::ui {
 namespace {
 
 enum FeedColumn { kFeedName, kFeedType, kFeedValue, kFeedColumns };
 
-const QString kFeedsGroup = QStringLiteral("feeds");
-
-// One settings key per file: the path, percent-encoded so its slashes do not
-// become settings groups.
-QString feeds_settings_key(const QString& path) {
-  return kFeedsGroup + QLatin1Char('/') + QString::fromLatin1(QUrl::toPercentEncoding(path));
-}
+QString feeds_settings_key(const QString& path) { return per_file_settings_key(QStringLiteral("feeds"), path); }
 
 // "float32 [4,2]: [[1,0],[1,1],...]", one line for the table.
 QString feed_value_summary(const Tensor& value) {
