@@ -2,13 +2,16 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QLabel>
 #include <QLineSeries>
+#include <QStackedWidget>
 #include <QValueAxis>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 
 #include "io/summary.pb.h"
+#include "ui/chart_axes.h"
 
 namespace flowlens::ui {
 
@@ -41,7 +44,18 @@ SummaryCharts::SummaryCharts(QWidget* parent) : QWidget(parent) {
   view_->setRenderHint(QPainter::Antialiasing);
   view_->setMinimumHeight(140);
   view_->setObjectName(QStringLiteral("summaryChart"));
-  layout->addWidget(view_);
+  placeholder_ = new QLabel(tr("No summaries yet.\n\nWhen a run fetches the output of a summary op (ScalarSummary, or a "
+                               "MergeSummary of them), or stops at one, its scalar values are charted here: one line "
+                               "per tag, one point per run.\nA TensorBoard log's summaries open in the Scalars, "
+                               "Histograms, Distributions and Images docks."));
+  placeholder_->setObjectName(QStringLiteral("summariesPlaceholder"));
+  placeholder_->setWordWrap(true);
+  placeholder_->setAlignment(Qt::AlignCenter);
+  placeholder_->setMargin(12);
+  pages_ = new QStackedWidget(this);
+  pages_->addWidget(placeholder_);
+  pages_->addWidget(view_);
+  layout->addWidget(pages_);
   rescale();
 }
 
@@ -79,6 +93,8 @@ void SummaryCharts::clear() {
   rescale();
 }
 
+bool SummaryCharts::showing_chart() const { return pages_->currentWidget() == view_; }
+
 QStringList SummaryCharts::tags() const {
   QStringList out;
   for (const auto& [tag, s] : series_) out << tag;
@@ -91,19 +107,20 @@ QLineSeries* SummaryCharts::series(const QString& tag) const {
 }
 
 void SummaryCharts::rescale() {
-  double first = 1, last = 1, low = 0, high = 0;
+  double low = 0, high = 0;
   bool any = false;
+  std::vector<long long> runs;
   for (const auto& [tag, s] : series_)
     for (const QPointF& p : s->points()) {
+      runs.push_back(static_cast<long long>(p.x()));
       if (!std::isfinite(p.y())) continue;
-      first = any ? std::min(first, p.x()) : p.x();
-      last = any ? std::max(last, p.x()) : p.x();
       low = any ? std::min(low, p.y()) : p.y();
       high = any ? std::max(high, p.y()) : p.y();
       any = true;
     }
   if (!any) low = 0, high = 1;
-  x_axis_->setRange(first, std::max(first + 1, last));
+  set_step_axis(x_axis_, runs);
+  pages_->setCurrentWidget(series_.empty() ? static_cast<QWidget*>(placeholder_) : view_);
   const double pad = (high - low) * 0.05 + 1e-9;
   y_axis_->setRange(low - pad, high + pad);
 }

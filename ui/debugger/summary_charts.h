@@ -3,7 +3,9 @@
 // MergeSummary of them) charted over the session's runs, one line per tag,
 // in the style of the cluster charts. A run that fetches a summary tensor,
 // or a pause at a summary node, adds that run's point; a later value for the
-// same run replaces it. Histograms and other values are not charted.
+// same run replaces it; the x ticks are at the run numbers. Histograms and
+// other values are not charted (a log's are, in the TensorBoard docks). Until
+// a scalar arrives the dock says what it is for instead of an empty chart.
 #include <QStringList>
 #include <QWidget>
 #include <map>
@@ -15,7 +17,9 @@
 
 QT_BEGIN_NAMESPACE
 class QChartView;
+class QLabel;
 class QLineSeries;
+class QStackedWidget;
 class QValueAxis;
 QT_END_NAMESPACE
 
@@ -39,10 +43,13 @@ class SummaryCharts : public QWidget {
   QStringList tags() const;
   QLineSeries* series(const QString& tag) const;  // null if the tag has no line
   QChartView* view() const { return view_; }
+  bool showing_chart() const;  // false while there is nothing to chart: the explanation is shown
 
  private:
   void rescale();
 
+  QStackedWidget* pages_ = nullptr;
+  QLabel* placeholder_ = nullptr;
   QChartView* view_ = nullptr;
   QValueAxis* x_axis_ = nullptr;
   QValueAxis* y_axis_ = nullptr;

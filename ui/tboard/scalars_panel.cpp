@@ -1,12 +1,19 @@
 #include "ui/tboard/scalars_panel.h"
 
+#include <QCheckBox>
 #include <QChart>
+#include <QDoubleSpinBox>
+#include <QListView>
+#include <QLogValueAxis>
+#include <QSlider>
 #include <QChartView>
 #include <QCursor>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QListWidget>
 #include <QPushButton>
@@ -20,6 +27,8 @@
 #include <set>
 
 #include "io/event_log.h"
+#include "ui/chart_axes.h"
+#include "ui/tboard/run_selection.h"
 
 namespace flowlens::ui {
 namespace {
@@ -30,9 +39,32 @@ constexpr int kTagRole = Qt::UserRole + 2;
 
 QString number_text(double v) { return QString::number(v, 'g', 6); }
 
+constexpr double kMaxSmoothing = 0.999;
+
 }  // namespace
 
-ScalarsPanel::ScalarsPanel(QWidget* parent) : QWidget(parent) {
+std::vector<double> smooth_scalars(const std::vector<double>& values, double weight) {
+  weight = std::clamp(weight, 0.0, kMaxSmoothing);
+  const bool constant =
+      std::all_of(values.begin(), values.end(), [&](double v) { return !values.empty() && v == values.front(); });
+  if (constant) return values;
+  std::vector<double> out;
+  out.reserve(values.size());
+  double last = 0;
+  int accumulated = 0;
+  for (double v : values) {
+    if (!std::isfinite(v)) {
+      out.push_back(v);
+      continue;
+    }
+    last = last * weight + (1 - weight) * v;
+    ++accumulated;
+    out.push_back(last / (1 - std::pow(weight, accumulated)));
+  }
+  return out;
+}
+
+ScalarsPanel::ScalarsPanel(RunSelection* runs, QWidget* parent) : QWidget(parent), runs_(runs) {
   summary_ = new QLabel(this);
   summary_->setObjectName(QStringLiteral("scalarsSummary"));
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -53,6 +85,7 @@ ScalarsPanel::ScalarsPanel(QWidget* parent) : QWidget(parent) {
   auto* side = new QWidget(this);
   auto* side_layout = new QVBoxLayout(side);
   side_layout->setContentsMargins(0, 0, 0, 0);
+  side_layout->addWidget(runs_->make_view(side));
   side_layout->addWidget(tags_, 3);
   side_layout->addWidget(metadata_, 2);
   side_layout->addWidget(show_metadata_);
@@ -70,15 +103,44 @@ ScalarsPanel::ScalarsPanel(QWidget* parent) : QWidget(parent) {
   view_->setObjectName(QStringLiteral("scalarChart"));
   view_->setRenderHint(QPainter::Antialiasing);
   view_->setMinimumHeight(140);
+  log_axis_ = new QLogValueAxis;
+  log_axis_->setLabelFormat(QStringLiteral("%g"));
+  log_axis_->setBase(10);
+  log_axis_->setMinorTickCount(-1);
+
+  smoothing_slider_ = new QSlider(Qt::Horizontal, this);
+  smoothing_slider_->setObjectName(QStringLiteral("smoothingSlider"));
+  smoothing_slider_->setRange(0, 999);
+  smoothing_slider_->setToolTip(QStringLiteral("Smoothing: TensorBoard's exponential moving average (debiased)"));
+  smoothing_box_ = new QDoubleSpinBox(this);
+  smoothing_box_->setObjectName(QStringLiteral("smoothingBox"));
+  smoothing_box_->setRange(0, kMaxSmoothing);
+  smoothing_box_->setDecimals(3);
+  smoothing_box_->setSingleStep(0.05);
+  log_box_ = new QCheckBox(QStringLiteral("Log scale"), this);
+  log_box_->setObjectName(QStringLiteral("logScale"));
+  log_box_->setToolTip(QStringLiteral("A logarithmic y axis; values <= 0 are left out"));
+  auto* controls = new QHBoxLayout;
+  controls->setContentsMargins(0, 0, 0, 0);
+  controls->addWidget(new QLabel(QStringLiteral("Smoothing"), this));
+  controls->addWidget(smoothing_slider_, 1);
+  controls->addWidget(smoothing_box_);
+  controls->addSpacing(12);
+  controls->addWidget(log_box_);
+  auto* chart_side = new QWidget(this);
+  auto* chart_layout = new QVBoxLayout(chart_side);
+  chart_layout->setContentsMargins(0, 0, 0, 0);
+  chart_layout->addLayout(controls);
+  chart_layout->addWidget(view_, 1);
 
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(side);
-  split->addWidget(view_);
+  split->addWidget(chart_side);
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 4);
   split->setCollapsible(1, false);
   side->setMinimumWidth(160);
-  view_->setMinimumWidth(320);
+  chart_side->setMinimumWidth(320);
   split->setSizes({240, 760});
 
   problems_label_ = new QLabel(this);
@@ -102,10 +164,56 @@ ScalarsPanel::ScalarsPanel(QWidget* parent) : QWidget(parent) {
   });
   connect(metadata_, &QTreeWidget::itemActivated, this, [this] { activate_current_metadata(); });
   connect(show_metadata_, &QPushButton::clicked, this, [this] { activate_current_metadata(); });
+  connect(smoothing_slider_, &QSlider::valueChanged, this, [this](int v) { set_smoothing(v / 1000.0); });
+  connect(smoothing_box_, &QDoubleSpinBox::valueChanged, this, [this](double v) { set_smoothing(v); });
+  connect(log_box_, &QCheckBox::toggled, this, [this](bool on) { set_log_scale(on); });
+  connect(runs_, &RunSelection::changed, this, [this] { chart_tag(tag_); });
   clear();
 }
 
-ScalarsPanel::~ScalarsPanel() = default;
+ScalarsPanel::~ScalarsPanel() {
+  // The axis not on the chart is this panel's to delete.
+  if (log_scale_)
+    delete y_axis_;
+  else
+    delete log_axis_;
+}
+
+QAbstractAxis* ScalarsPanel::y_axis() const {
+  if (log_scale_) return log_axis_;
+  return y_axis_;
+}
+
+void ScalarsPanel::set_smoothing(double weight) {
+  weight = std::clamp(weight, 0.0, kMaxSmoothing);
+  const bool changed = weight != smoothing_;
+  smoothing_ = weight;
+  {
+    const QSignalBlocker a(smoothing_slider_), b(smoothing_box_);
+    smoothing_slider_->setValue(static_cast<int>(std::lround(weight * 1000)));
+    smoothing_box_->setValue(weight);
+  }
+  if (changed) chart_tag(tag_);
+}
+
+void ScalarsPanel::set_log_scale(bool on) {
+  if (on == log_scale_) return;
+  QChart* chart = view_->chart();
+  QAbstractAxis* old_axis = y_axis();
+  log_scale_ = on;
+  chart->removeAxis(old_axis);  // ownership back to us
+  chart->addAxis(y_axis(), Qt::AlignLeft);
+  {
+    const QSignalBlocker block(log_box_);
+    log_box_->setChecked(on);
+  }
+  chart_tag(tag_);
+}
+
+QLineSeries* ScalarsPanel::raw_series(const QString& run) const {
+  auto it = raw_series_.find(run);
+  return it == raw_series_.end() ? nullptr : it->second;
+}
 
 void ScalarsPanel::clear() {
   log_.reset();
@@ -203,45 +311,67 @@ QLineSeries* ScalarsPanel::series(const QString& run) const {
 
 void ScalarsPanel::chart_tag(const QString& tag) {
   QChart* chart = view_->chart();
-  for (auto& [run, s] : series_) {
-    chart->removeSeries(s);
-    delete s;
+  for (auto* lines : {&series_, &raw_series_}) {
+    for (auto& [run, s] : *lines) {
+      chart->removeSeries(s);
+      delete s;
+    }
+    lines->clear();
   }
-  series_.clear();
   tag_ = tag;
   chart->setTitle(tag);
-  double first = 0, last = 1, low = 0, high = 1;
+  double low = 0, high = 1;
   bool any = false;
+  std::vector<long long> steps;
+  auto add_line = [&](const QString& name, const QList<QPointF>& xy, const QColor& color, bool faint) {
+    auto* s = new QLineSeries;
+    s->setName(name);
+    s->replace(xy);
+    QPen pen(faint ? QColor(color.red(), color.green(), color.blue(), 70) : color);
+    pen.setWidthF(faint ? 1.0 : 2.0);
+    s->setPen(pen);
+    s->setPointsVisible(!faint && xy.size() <= 50);
+    chart->addSeries(s);
+    s->attachAxis(x_axis_);
+    s->attachAxis(y_axis());
+    if (faint)
+      for (QLegendMarker* marker : chart->legend()->markers(s)) marker->setVisible(false);
+    return s;
+  };
   if (log_ && !tag.isEmpty()) {
     const std::string key = tag.toStdString();
     for (const EventRun& run : log_->runs) {
       auto it = run.scalars.find(key);
       if (it == run.scalars.end()) continue;
+      const QString name = QString::fromStdString(run.name);
+      if (!runs_->is_enabled(name)) continue;
       // In step order (a restarted run writes steps again; its later values
       // follow the earlier ones at the same step).
       std::vector<ScalarPoint> points = it->second;
       std::stable_sort(points.begin(), points.end(),
                        [](const ScalarPoint& a, const ScalarPoint& b) { return a.step < b.step; });
-      QList<QPointF> xy;
-      xy.reserve(static_cast<qsizetype>(points.size()));
-      for (const ScalarPoint& p : points) {
-        xy.append(QPointF(static_cast<double>(p.step), p.value));
-        if (!std::isfinite(p.value)) continue;
-        const double x = static_cast<double>(p.step);
-        first = any ? std::min(first, x) : x;
-        last = any ? std::max(last, x) : x;
-        low = any ? std::min(low, p.value) : p.value;
-        high = any ? std::max(high, p.value) : p.value;
-        any = true;
+      std::vector<double> values;
+      values.reserve(points.size());
+      for (const ScalarPoint& p : points) values.push_back(p.value);
+      const std::vector<double> smoothed = smooth_scalars(values, smoothing_);
+      QList<QPointF> raw_xy, xy;
+      for (std::size_t i = 0; i < points.size(); ++i) {
+        const double x = static_cast<double>(points[i].step);
+        // A log axis cannot place values <= 0: they are left out.
+        if (log_scale_ && !(values[i] > 0 && smoothed[i] > 0)) continue;
+        raw_xy.append(QPointF(x, values[i]));
+        xy.append(QPointF(x, smoothed[i]));
+        steps.push_back(points[i].step);
+        for (double v : {values[i], smoothed[i]}) {
+          if (!std::isfinite(v)) continue;
+          low = any ? std::min(low, v) : v;
+          high = any ? std::max(high, v) : v;
+          any = true;
+        }
       }
-      const QString name = QString::fromStdString(run.name);
-      auto* s = new QLineSeries;
-      s->setName(name);
-      s->replace(xy);
-      s->setPointsVisible(xy.size() <= 50);
-      chart->addSeries(s);
-      s->attachAxis(x_axis_);
-      s->attachAxis(y_axis_);
+      const QColor color = runs_->color(name);
+      if (smoothing_ > 0) raw_series_[name] = add_line(name + QStringLiteral(" (raw)"), raw_xy, color, true);
+      QLineSeries* s = add_line(name, xy, color, false);
       connect(s, &QLineSeries::hovered, this, [this, name](const QPointF& point, bool state) {
         if (state)
           QToolTip::showText(QCursor::pos(), hover_text(name, point.x()), view_);
@@ -251,10 +381,15 @@ void ScalarsPanel::chart_tag(const QString& tag) {
       series_[name] = s;
     }
   }
-  x_axis_->setRange(first, std::max(first + 1, last));
-  const double pad = (high - low) * 0.05 + 1e-9;
-  y_axis_->setRange(low - pad, high + pad);
-  if (any) y_axis_->applyNiceNumbers();
+  set_step_axis(x_axis_, steps);
+  if (log_scale_) {
+    if (!any) low = 0.1, high = 10;
+    log_axis_->setRange(low / 1.2, high * 1.2);
+  } else {
+    const double pad = (high - low) * 0.05 + 1e-9;
+    y_axis_->setRange(low - pad, high + pad);
+    if (any) y_axis_->applyNiceNumbers();
+  }
 }
 
 QString ScalarsPanel::hover_text(const QString& run, double step) const {
@@ -265,7 +400,9 @@ QString ScalarsPanel::hover_text(const QString& run, double step) const {
   if (at == points.end() || (at != points.begin() && step - (at - 1)->x() < at->x() - step)) --at;
   const double nearest = at->x();
   QStringList parts{QStringLiteral("%1 \u2014 step %2").arg(tag_).arg(static_cast<qint64>(nearest))};
-  for (const auto& [name, line] : series_) {
+  for (const auto& [name, plotted] : series_) {
+    // The logged value (the faint raw line when smoothing is on).
+    const QLineSeries* line = raw_series(name) ? raw_series(name) : plotted;
     const QList<QPointF> pts = line->points();
     auto hit = std::lower_bound(pts.begin(), pts.end(), nearest, [](const QPointF& p, double x) { return p.x() < x; });
     if (hit == pts.end() || hit->x() != nearest) continue;

@@ -13,6 +13,9 @@
 #include "ui/debugger/debug_workbench.h"
 #include "ui/graph_document.h"
 #include "ui/profiler/profiler_panel.h"
+#include "ui/tboard/histograms_panel.h"
+#include "ui/tboard/images_panel.h"
+#include "ui/tboard/run_selection.h"
 #include "ui/tboard/scalars_panel.h"
 #include "ui/workbench_host.h"
 
@@ -36,12 +39,34 @@ QString canonical(const QString& path) {
 
 TensorBoardWorkbench::TensorBoardWorkbench(WorkbenchHost* window, DebugWorkbench* debug)
     : QObject(window), w_(window), debug_(debug) {
-  panel_ = new ScalarsPanel;
+  runs_ = new RunSelection(this);
+  panel_ = new ScalarsPanel(runs_);
   dock_ = new QDockWidget(QStringLiteral("Scalars"), w_);
   dock_->setObjectName(QStringLiteral("scalarsDock"));
   dock_->setWidget(panel_);
   w_->add_view_dock(dock_, Qt::BottomDockWidgetArea);
-  if (QDockWidget* summaries = debug_->dock(DebugWorkbench::Dock::Summaries)) w_->tabifyDockWidget(summaries, dock_);
+  QDockWidget* summaries = debug_->dock(DebugWorkbench::Dock::Summaries);
+
+  // The other dashboards, tabbed beside Scalars, shown when a log has their data.
+  auto add_dashboard = [this, summaries](QWidget* panel, const QString& title, const QString& name) {
+    auto* dock = new QDockWidget(title, w_);
+    dock->setObjectName(name);
+    dock->setWidget(panel);
+    w_->add_view_dock(dock, Qt::BottomDockWidgetArea);
+    if (summaries) w_->tabifyDockWidget(summaries, dock);
+    dock->hide();
+    return dock;
+  };
+  histograms_ = new HistogramsPanel(HistogramsPanel::Mode::Histograms, runs_);
+  histograms_dock_ = add_dashboard(histograms_, QStringLiteral("Histograms"), QStringLiteral("histogramsDock"));
+  distributions_ = new HistogramsPanel(HistogramsPanel::Mode::Distributions, runs_);
+  distributions_dock_ =
+      add_dashboard(distributions_, QStringLiteral("Distributions"), QStringLiteral("distributionsDock"));
+  images_ = new ImagesPanel(runs_);
+  images_dock_ = add_dashboard(images_, QStringLiteral("Images"), QStringLiteral("imagesDock"));
+  // Scalars last in the group: before the window's first layout (a log named
+  // on the command line) the last tab of a group is the one shown.
+  if (summaries) w_->tabifyDockWidget(summaries, dock_);
   w_->diagnostics_dock()->raise();
 
   connect(w_, &WorkbenchHost::document_changed, this, &TensorBoardWorkbench::on_document_changed);
@@ -64,7 +89,17 @@ void TensorBoardWorkbench::on_document_changed() {
   } else if (log_) {
     log_.reset();
     panel_->clear();
+    histograms_->clear();
+    distributions_->clear();
+    images_->clear();
+    runs_->set_runs({});
+    show_dashboards(false, false);
   }
+}
+
+void TensorBoardWorkbench::show_dashboards(bool histograms, bool images) {
+  for (auto [dock, on] : {std::pair{histograms_dock_, histograms}, {distributions_dock_, histograms}, {images_dock_, images}})
+    if (dock->isVisible() != on) dock->setVisible(on);
 }
 
 bool TensorBoardWorkbench::open_log(const QString& path, QString* error) {
@@ -84,10 +119,21 @@ bool TensorBoardWorkbench::open_log(const QString& path, QString* error) {
     if (error) *error = QString::fromStdString(e.what());
     return false;
   }
-  bool has_graph = false;
-  for (const EventRun& run : log->runs) has_graph = has_graph || !run.graphs.empty() || !run.meta_graphs.empty();
+  bool has_graph = false, has_histograms = false, has_images = false;
+  QStringList run_names;
+  for (const EventRun& run : log->runs) {
+    has_graph = has_graph || !run.graphs.empty() || !run.meta_graphs.empty();
+    has_histograms = has_histograms || !run.histograms.empty();
+    has_images = has_images || !run.images.empty();
+    run_names << QString::fromStdString(run.name);
+  }
   log_ = log;
+  runs_->set_runs(run_names);
+  histograms_->set_log(log);
+  distributions_->set_log(log);
+  images_->set_log(log);
   panel_->set_log(std::move(log), canonical(path));
+  show_dashboards(has_histograms, has_images);
   dock_->show();  // if the user closed it
   dock_->raise();
   if (!has_graph)
