@@ -6,8 +6,16 @@
 #include <google/protobuf/text_format.h>
 #include <google/protobuf/wire_format_lite.h>
 
+#include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstdint>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include "common/error.h"
 #include "io/graphdef_convert.h"
@@ -26,6 +34,11 @@ constexpr int kMaxNesting = 100;
 // Keeps the first error: later ones are usually consequences of it.
 class FirstErrorCollector : public gp::io::ErrorCollector {
  public:
+  void reset() {
+    has_error = false;
+    line = column = 0;
+    message.clear();
+  }
   void AddError(int line, gp::io::ColumnNumber column, const std::string& message) override {
     if (has_error) return;
     has_error = true;
@@ -98,6 +111,14 @@ struct TextField {
   int line = 1;                // 1-based line of `begin`
   std::size_t line_start = 0;  // offset of that line's first byte
   bool is_node = false;
+  // The field's big string literals: [first_big, end_big) in the scanner's list.
+  std::size_t first_big = 0, end_big = 0;
+};
+
+// A quoted string of at least TextReadOptions::big_string_bytes, quotes
+// included: what tensor_content holds in a Const with big values.
+struct BigString {
+  std::size_t begin = 0, end = 0;
 };
 
 // Finds the top-level fields' extents: identifiers, brackets balanced
@@ -107,12 +128,24 @@ struct TextField {
 // would, since the fields together are the whole text.
 class TextFieldScanner {
  public:
-  explicit TextFieldScanner(std::string_view text) : t_(text) {}
+  // Strings of at least `big_string_bytes` (0: none) inside fields are
+  // listed in big_strings().
+  TextFieldScanner(std::string_view text, std::size_t big_string_bytes = 0)
+      : t_(text), big_string_bytes_(big_string_bytes) {}
+
+  const std::vector<BigString>& big_strings() const { return big_; }
 
   bool next(TextField* field) {
     skip_space_and_comments();
     if (pos_ >= t_.size()) return false;
-    *field = TextField{pos_, t_.size(), line_, line_start_, false};
+    *field = TextField{pos_, t_.size(), line_, line_start_, false, big_.size(), big_.size()};
+    next_field(field);
+    field->end_big = big_.size();
+    return true;
+  }
+
+ private:
+  bool next_field(TextField* field) {
     if (!is_ident_start(t_[pos_])) return rest_is_one_field(field);
     const std::size_t name_begin = pos_;
     while (pos_ < t_.size() && is_ident_char(t_[pos_])) ++pos_;
@@ -134,7 +167,6 @@ class TextFieldScanner {
     return true;
   }
 
- private:
   static bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
   static bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
 
@@ -164,12 +196,29 @@ class TextFieldScanner {
   // A quoted string; one that runs into a newline or the end is left for
   // the parser to report.
   void skip_string() {
+    const std::size_t begin = pos_;
     const char quote = t_[pos_++];
-    while (pos_ < t_.size() && t_[pos_] != quote && t_[pos_] != '\n') {
-      if (t_[pos_] == '\\' && pos_ + 1 < t_.size() && t_[pos_ + 1] != '\n') ++pos_;
-      ++pos_;
+    // The string ends at its first quote after an even run of backslashes,
+    // or unterminated at a newline (a backslash does not escape one): found
+    // with memchr, since tensor_content strings run for megabytes.
+    for (std::size_t from = pos_;;) {
+      const void* q = std::memchr(t_.data() + from, quote, t_.size() - from);
+      const std::size_t end = q ? static_cast<std::size_t>(static_cast<const char*>(q) - t_.data()) : t_.size();
+      if (const void* nl = std::memchr(t_.data() + pos_, '\n', end - pos_)) {
+        pos_ = static_cast<std::size_t>(static_cast<const char*>(nl) - t_.data());
+        return;
+      }
+      pos_ = end;
+      if (!q) return;
+      std::size_t backslashes = 0;
+      while (end - backslashes > begin + 1 && t_[end - backslashes - 1] == '\\') ++backslashes;
+      if (backslashes % 2 == 0) break;
+      from = end + 1;
     }
-    if (pos_ < t_.size() && t_[pos_] == quote) ++pos_;
+    if (pos_ < t_.size() && t_[pos_] == quote) {
+      ++pos_;
+      if (big_string_bytes_ > 0 && pos_ - begin >= big_string_bytes_) big_.push_back({begin, pos_});
+    }
   }
   void skip_adjacent_strings() {  // "a" "b" is one string value
     while (pos_ < t_.size() && (t_[pos_] == '"' || t_[pos_] == '\'')) {
@@ -217,6 +266,8 @@ class TextFieldScanner {
   }
 
   std::string_view t_;
+  std::size_t big_string_bytes_ = 0;
+  std::vector<BigString> big_;
   std::size_t pos_ = 0;
   int line_ = 1;
   std::size_t line_start_ = 0;
@@ -242,8 +293,16 @@ class TextFieldParser {
     // stack. The binary parser's default limit is the same 100.
     parser_.SetRecursionLimit(kMaxNesting);
   }
+  // Parses `text` into `into`; false on any error (none is reported).
+  bool try_parse(std::string_view text, proto::GraphDef* into) {
+    if (text.size() > static_cast<std::size_t>(INT_MAX)) return false;
+    errors_.reset();
+    gp::io::ArrayInputStream stream(text.data(), static_cast<int>(text.size()));
+    return parser_.Parse(&stream, into);
+  }
   // Parses `text`, whose first line is line `first_line` of the file.
   void parse(std::string_view text, int first_line, proto::GraphDef* into) {
+    errors_.reset();
     if (text.size() > static_cast<std::size_t>(INT_MAX))
       throw ParseError(source_, first_line, 0, "a field larger than protobuf's 2 GiB limit");
     gp::io::ArrayInputStream stream(text.data(), static_cast<int>(text.size()));
@@ -258,12 +317,212 @@ class TextFieldParser {
   gp::TextFormat::Parser parser_;
 };
 
-std::size_t count_text_nodes(std::string_view text) {
-  TextFieldScanner scan(text);
-  TextField field;
-  std::size_t nodes = 0;
-  while (scan.next(&field)) nodes += field.is_node;
-  return nodes;
+// ---- big strings: tensor_content decoded without protobuf's tokenizer --------
+
+// Decodes string literal `literal` (quotes included) when it uses only what
+// protobuf's CEscape writes for bytes: printable ASCII, \ooo with three
+// octal digits (at most \377), \n \r \t \" \' \\. Anything else
+// (hex or unicode escapes, raw control or non-ASCII bytes) returns false and
+// is left to protobuf, which decodes or reports it exactly.
+bool decode_plain_literal(std::string_view literal, std::string* out) {
+  if (literal.size() < 2 || literal.back() != literal.front()) return false;
+  const std::string_view body = literal.substr(1, literal.size() - 2);
+  out->resize(body.size());  // the decoded bytes are never more
+  char* o = out->data();
+  const char* p = body.data();
+  const char* const end = p + body.size();
+  while (p < end) {
+    const auto c = static_cast<unsigned char>(*p);
+    if (c != '\\') {
+      if (c < 0x20 || c >= 0x7f) return false;
+      *o++ = static_cast<char>(c);
+      ++p;
+      continue;
+    }
+    if (end - p < 2) return false;
+    const char e = p[1];
+    if (e >= '0' && e <= '3') {
+      if (end - p < 4) return false;
+      const char d1 = p[2], d2 = p[3];
+      if (d1 < '0' || d1 > '7' || d2 < '0' || d2 > '7') return false;
+      *o++ = static_cast<char>(((e - '0') << 6) | ((d1 - '0') << 3) | (d2 - '0'));
+      p += 4;
+      continue;
+    }
+    switch (e) {
+      case 'n': *o++ = '\n'; break;
+      case 'r': *o++ = '\r'; break;
+      case 't': *o++ = '\t'; break;
+      case '"': *o++ = '"'; break;
+      case '\'': *o++ = '\''; break;
+      case '\\': *o++ = '\\'; break;
+      default: return false;
+    }
+    p += 2;
+  }
+  out->resize(static_cast<std::size_t>(o - out->data()));
+  return true;
+}
+
+bool is_text_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9');
+}
+
+// True when the literal at [begin, end) of `text` is written as
+// `tensor_content: "..."` (the colon optional, spaces only between) and is
+// not followed by another literal that protobuf would join to it.
+bool is_lone_tensor_content(std::string_view text, std::size_t begin, std::size_t end) {
+  std::size_t k = begin;
+  while (k > 0 && is_text_space(text[k - 1])) --k;
+  if (k > 0 && text[k - 1] == ':') --k;
+  while (k > 0 && is_text_space(text[k - 1])) --k;
+  constexpr std::string_view kName = "tensor_content";
+  if (k < kName.size() || text.substr(k - kName.size(), kName.size()) != kName) return false;
+  k -= kName.size();
+  if (k > 0 && (is_ident_char(text[k - 1]) || text[k - 1] == '.')) return false;
+  for (std::size_t j = end; j < text.size();) {
+    if (is_text_space(text[j])) {
+      ++j;
+    } else if (text[j] == '#') {
+      while (j < text.size() && text[j] != '\n') ++j;
+    } else {
+      return text[j] != '"' && text[j] != '\'';
+    }
+  }
+  return true;
+}
+
+constexpr std::string_view kBigStringMarker = "__flowlens_big_string_";
+
+// Puts `value` into the one tensor_content of `node`'s attrs (values and
+// lists) that holds `marker`; false unless exactly one does.
+bool put_big_string(proto::NodeDef* node, const std::string& marker, std::string* value) {
+  proto::TensorProto* found = nullptr;
+  int count = 0;
+  for (auto& [key, attr] : *node->mutable_attr()) {
+    if (attr.has_tensor() && attr.tensor().tensor_content() == marker) {
+      found = attr.mutable_tensor();
+      ++count;
+    }
+    if (attr.has_list())
+      for (proto::TensorProto& t : *attr.mutable_list()->mutable_tensor())
+        if (t.tensor_content() == marker) {
+          found = &t;
+          ++count;
+        }
+  }
+  if (count != 1) return false;
+  found->set_tensor_content(std::move(*value));
+  return true;
+}
+
+// Parses one node field into `into`. Its big tensor_content literals are
+// replaced by short markers before protobuf sees the text, decoded here and
+// put back into the parsed message; the result is the message protobuf
+// would give. If anything is unusual (other escapes, a marker not found,
+// any parse error) the field is parsed whole by protobuf, so errors are
+// protobuf's own, at their own line and column.
+void parse_node_field(std::string_view text, const TextField& field, const std::vector<BigString>& big,
+                      TextFieldParser& parser, proto::GraphDef* into, std::string* storage) {
+  const std::string_view original = field_text(text, field, storage);
+  if (field.first_big == field.end_big) return parser.parse(original, field.line, into);
+  const std::string_view body = text.substr(field.begin, field.end - field.begin);
+  std::vector<std::string> values;
+  std::vector<std::size_t> replaced;  // indices into `big`
+  if (body.find(kBigStringMarker) == std::string_view::npos) {
+    for (std::size_t b = field.first_big; b < field.end_big; ++b) {
+      if (!is_lone_tensor_content(text, big[b].begin, big[b].end)) continue;
+      std::string value;
+      if (!decode_plain_literal(text.substr(big[b].begin, big[b].end - big[b].begin), &value)) continue;
+      values.push_back(std::move(value));
+      replaced.push_back(b);
+    }
+  }
+  if (replaced.empty()) return parser.parse(original, field.line, into);
+  std::string cut;  // the field with markers for the big literals, same lines and columns before the first
+  cut.reserve(field.begin - field.line_start + body.size() / 16 + 64 * replaced.size());
+  for (std::size_t k = field.line_start; k < field.begin; ++k) cut.push_back(text[k] == '\t' ? '\t' : ' ');
+  std::size_t at = field.begin;
+  for (std::size_t r = 0; r < replaced.size(); ++r) {
+    const BigString& b = big[replaced[r]];
+    cut.append(text.substr(at, b.begin - at));
+    cut.append("\"").append(kBigStringMarker).append(std::to_string(r)).append("\"");
+    at = b.end;
+  }
+  cut.append(text.substr(at, field.end - at));
+  bool ok = parser.try_parse(cut, into);
+  for (std::size_t r = 0; ok && r < replaced.size(); ++r) {
+    const std::string marker = std::string(kBigStringMarker) + std::to_string(r);
+    ok = into->node_size() == 1 && put_big_string(into->mutable_node(0), marker, &values[r]);
+  }
+  if (!ok) parser.parse(original, field.line, into);
+}
+
+// ---- text: node fields in parallel chunks -------------------------------------
+
+// A node field as the chunks keep it: 24 bytes, since a file may hold
+// millions (text is under 2 GiB, so offsets fit 32 bits).
+struct NodeField {
+  uint32_t begin, end, line_start;
+  int32_t line;
+  uint32_t first_big, end_big;
+  explicit NodeField(const TextField& f)
+      : begin(static_cast<uint32_t>(f.begin)), end(static_cast<uint32_t>(f.end)),
+        line_start(static_cast<uint32_t>(f.line_start)), line(f.line), first_big(static_cast<uint32_t>(f.first_big)),
+        end_big(static_cast<uint32_t>(f.end_big)) {}
+  TextField field() const { return TextField{begin, end, line, line_start, true, first_big, end_big}; }
+};
+
+// A run of consecutive node fields parsed by one thread, and what came of it:
+// the nodes in file order, then (if the chunk failed) its first error.
+struct TextChunk {
+  std::size_t first = 0, last = 0;  // indices into the node fields
+  std::vector<Node> nodes;
+  std::exception_ptr error;
+  // Set instead of `error` for a string field that is not UTF-8: the node's
+  // index in the file is known only when the chunks are joined.
+  std::string bad_utf8_field;
+  int line = 0, column = 0;
+};
+
+void parse_text_chunk(std::string_view text, const std::vector<NodeField>& fields,
+                      const std::vector<BigString>& big, const std::string& source, TextChunk* chunk) {
+  try {
+    TextFieldParser parser(source);
+    proto::GraphDef parsed;
+    std::string storage;
+    chunk->nodes.reserve(chunk->last - chunk->first);
+    for (std::size_t f = chunk->first; f < chunk->last; ++f) {
+      const TextField field = fields[f].field();
+      parse_node_field(text, field, big, parser, &parsed, &storage);
+      const int column = static_cast<int>(field.begin - field.line_start) + 1;
+      for (const proto::NodeDef& def : parsed.node()) {
+        // The name itself may be the invalid string, so the node goes by index.
+        if (std::string bad = invalid_utf8_field(def); !bad.empty()) {
+          chunk->bad_utf8_field = std::move(bad);
+          chunk->line = field.line;
+          chunk->column = column;
+          return;
+        }
+        try {
+          chunk->nodes.push_back(node_from_proto(def));
+        } catch (const Error& e) {
+          throw ParseError(source, field.line, column, e.what());
+        }
+      }
+    }
+  } catch (...) {
+    chunk->error = std::current_exception();
+  }
+}
+
+bool chunk_failed(const TextChunk& chunk) { return chunk.error || !chunk.bad_utf8_field.empty(); }
+
+int text_threads(const TextReadOptions& options, std::size_t chunks) {
+  int threads = options.threads;
+  if (threads <= 0) threads = static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+  return static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads), chunks));
 }
 
 // ---- binary -----------------------------------------------------------------
@@ -321,41 +580,113 @@ void walk_binary_fields(std::string_view bytes, const std::string& source, gp::i
 
 }  // namespace
 
-Graph read_graphdef_text(std::string_view text, const std::string& source) {
-  Graph graph;
-  graph.reserve(count_text_nodes(text));
-  TextFieldParser parser(source);
-  proto::GraphDef fields;  // one top-level field at a time
-  std::string rest;        // the other fields, at their own line numbers
+Graph read_graphdef_text(std::string_view text, const std::string& source, const TextReadOptions& options) {
+  if (text.size() > static_cast<std::size_t>(INT_MAX))
+    throw ParseError(source, 0, 0, "GraphDef text larger than protobuf's 2 GiB limit");
+  // One scan finds every field; node fields go to the chunks, the others are
+  // kept (at their own line numbers) and parsed together at the end, so a
+  // repeated `versions` is still an error.
+  TextFieldScanner scan(text, options.big_string_bytes);
+  std::vector<NodeField> nodes;
+  std::string rest;
   int rest_lines = 1;
   std::string storage;
-  std::size_t node_index = 0;
-  TextFieldScanner scan(text);
   TextField field;
   while (scan.next(&field)) {
-    const std::string_view body = field_text(text, field, &storage);
-    if (!field.is_node) {
-      // Parsed together at the end, so a repeated `versions` is still an error.
-      for (; rest_lines < field.line; ++rest_lines) rest.push_back('\n');
-      rest.append(body);
-      for (char c : body) rest_lines += c == '\n';
+    if (field.is_node) {
+      nodes.emplace_back(field);
       continue;
     }
-    parser.parse(body, field.line, &fields);
-    const int column = static_cast<int>(field.begin - field.line_start) + 1;
-    for (const proto::NodeDef& def : fields.node()) {
-      // The name itself may be the invalid string, so the node goes by index.
-      if (const std::string bad = invalid_utf8_field(def); !bad.empty())
-        throw ParseError(source, field.line, column, "node " + std::to_string(node_index) + ": field " + bad + kUtf8Hint);
-      try {
-        graph.add_node(node_from_proto(def));
-      } catch (const Error& e) {
-        throw ParseError(source, field.line, column, e.what());
+    const std::string_view body = field_text(text, field, &storage);
+    for (; rest_lines < field.line; ++rest_lines) rest.push_back('\n');
+    rest.append(body);
+    for (char c : body) rest_lines += c == '\n';
+  }
+  std::vector<TextChunk> chunks;
+  for (std::size_t f = 0; f < nodes.size();) {
+    TextChunk chunk;
+    chunk.first = f;
+    std::size_t bytes = 0;
+    while (f < nodes.size() && (f == chunk.first || bytes < options.chunk_bytes)) {
+      bytes += nodes[f].end - nodes[f].begin;
+      ++f;
+    }
+    chunk.last = f;
+    chunks.push_back(std::move(chunk));
+  }
+
+  Graph graph;
+  graph.reserve(nodes.size());
+  // Moves a parsed chunk into the graph; throws its error, if any, after
+  // the nodes before it, as a serial read would.
+  auto join = [&](TextChunk& chunk) {
+    for (Node& n : chunk.nodes) graph.add_node(std::move(n));
+    std::vector<Node>().swap(chunk.nodes);
+    if (!chunk.bad_utf8_field.empty())
+      throw ParseError(source, chunk.line, chunk.column,
+                       "node " + std::to_string(graph.size()) + ": field " + chunk.bad_utf8_field + kUtf8Hint);
+    if (chunk.error) std::rethrow_exception(chunk.error);
+  };
+  const int threads = text_threads(options, chunks.size());
+  if (threads <= 1) {
+    for (TextChunk& chunk : chunks) {
+      parse_text_chunk(text, nodes, scan.big_strings(), source, &chunk);
+      join(chunk);
+    }
+  } else {
+    // Threads take chunks in file order. This thread takes its share too and,
+    // between its chunks, joins the ones finished so far in order, so parsed
+    // nodes do not pile up beside the graph. After a failed chunk, later
+    // ones are skipped: the first error in the file is the one reported.
+    const std::size_t count = chunks.size();
+    std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[count]());
+    std::atomic<std::size_t> next{0};
+    std::atomic<std::size_t> first_failed{count};
+    auto parse_one = [&]() -> bool {
+      const std::size_t c = next.fetch_add(1);
+      if (c >= count) return false;
+      if (c <= first_failed.load()) {
+        parse_text_chunk(text, nodes, scan.big_strings(), source, &chunks[c]);
+        if (chunk_failed(chunks[c])) {
+          std::size_t seen = first_failed.load();
+          while (c < seen && !first_failed.compare_exchange_weak(seen, c)) {
+          }
+        }
       }
-      ++node_index;
+      done[c].store(true, std::memory_order_release);
+      return true;
+    };
+    std::vector<std::thread> helpers;
+    auto stop_helpers = [&] {
+      next.store(count);
+      for (std::thread& t : helpers) t.join();
+      helpers.clear();
+    };
+    try {
+      for (int t = 1; t < threads; ++t) {
+        try {
+          helpers.emplace_back([&] {
+            while (parse_one()) {
+            }
+          });
+        } catch (const std::system_error&) {
+          break;  // no more threads: the ones running (and this one) do the rest
+        }
+      }
+      std::size_t joined = 0;
+      while (parse_one())
+        for (; joined < count && done[joined].load(std::memory_order_acquire); ++joined) join(chunks[joined]);
+      stop_helpers();
+      for (; joined < count; ++joined) join(chunks[joined]);
+    } catch (...) {
+      stop_helpers();
+      throw;
     }
   }
+
   if (!rest.empty()) {
+    TextFieldParser parser(source);
+    proto::GraphDef fields;
     parser.parse(rest, 1, &fields);
     if (const std::string bad = invalid_utf8_field(fields.library()); !bad.empty())
       throw ParseError(source, 0, 0, "library: field " + bad + kUtf8Hint);
