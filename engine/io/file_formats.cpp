@@ -40,9 +40,32 @@ bool directory_has_event_files(const fs::path& dir, int depth) {
   return false;
 }
 
+// What text sniffing reads: looks_like_text looks at the first 64 KiB, and
+// the text checks at the first word.
+constexpr std::size_t kTextSniffBytes = 64 * 1024;
+
+// Where io_detail::first_text_word's word ends in `text`: after a byte-order
+// mark, spaces and # comments, the run of letters, digits and '_'.
+std::size_t first_word_end(std::string_view text) {
+  std::size_t k = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+  while (k < text.size()) {
+    if (std::isspace(static_cast<unsigned char>(text[k]))) {
+      ++k;
+    } else if (text[k] == '#') {
+      while (k < text.size() && text[k] != '\n') ++k;
+    } else {
+      break;
+    }
+  }
+  while (k < text.size() && (std::isalnum(static_cast<unsigned char>(text[k])) || text[k] == '_')) ++k;
+  return k;
+}
+
 // Enough of a file to sniff: protobuf detection walks the top-level fields,
 // which needs the whole message for binary files (fields are skipped, not
-// parsed, so this is a read, not a decode).
+// parsed, so this is a read, not a decode). Text needs only its start: a file
+// whose first 64 KiB are text and hold a word is not read further (a 70 MB
+// GraphDef text would otherwise be read twice, once here and once to parse).
 std::string read_for_sniffing(const std::string& path) {
   std::error_code ec;
   const auto size = fs::file_size(path, ec);
@@ -51,9 +74,21 @@ std::string read_for_sniffing(const std::string& path) {
     throw ParseError(path, 0, 0, "file is larger than 2 GiB, the most a protobuf message can hold");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open '" + path + "'");
-  std::string bytes(static_cast<std::size_t>(size), '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(size));
-  bytes.resize(static_cast<std::size_t>(in.gcount()));
+  const auto read_up_to = [&](std::string* bytes, std::size_t n) {
+    const std::size_t had = bytes->size();
+    bytes->resize(had + n);
+    in.read(bytes->data() + had, static_cast<std::streamsize>(n));
+    bytes->resize(had + static_cast<std::size_t>(in.gcount()));
+  };
+  std::string bytes;
+  const std::size_t head = std::min<std::size_t>(static_cast<std::size_t>(size), kTextSniffBytes + 1);
+  read_up_to(&bytes, head);
+  // The first word must end inside the head, or the rest may lengthen it.
+  if (bytes.size() < static_cast<std::size_t>(size) && io_detail::looks_like_text(bytes)) {
+    const std::string first = io_detail::first_text_word(bytes);
+    if (!first.empty() && first_word_end(bytes) < bytes.size()) return bytes;
+  }
+  read_up_to(&bytes, static_cast<std::size_t>(size) - bytes.size());
   return bytes;
 }
 
