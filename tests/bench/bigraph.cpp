@@ -18,10 +18,25 @@
 //
 //   bench_bigraph [--smoke] [--sizes 1000,10000] [--dot-limit SECONDS]
 //   bench_bigraph --write-graph NODES FILE   (the synthetic graph, to open in flowlens)
-// --smoke: one 400-node graph and a 30 s dot limit, to check it runs.
+//   bench_bigraph --text-graph [MB] [--repeat N]
+//   bench_bigraph --write-text-graph MB FILE
+// --smoke: one 400-node graph and a 30 s dot limit, to check it runs, and a
+// 2 MB text graph.
+//
+// --text-graph: a big GraphDef text whose bytes are mostly Const values
+// (synthetic_seq2seq_graph: ~5,900 nodes, a 73 MB GNMT export's shape; 70 MB
+// by default), opened N times (default 3) as a user opens it, each in its own
+// process: time to the first painted frame and peak RSS, split into loading
+// (read, parse and convert: load_graph_document, analysis included), layout
+// and paint; and, in other processes, the loading phases one by one
+// (load_graph: sniff, read, parse and convert; the analysis's diagnostics and
+// shapes) with the RSS, and the reader on text in memory against the reader as
+// it was (one thread, protobuf's tokenizer for every string). Medians, with
+// the range over the runs.
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QGraphicsItem>
 #include <QGraphicsView>
 #include <QProcess>
@@ -29,6 +44,7 @@
 #include <QStringList>
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -39,6 +55,9 @@
 
 #include "bench_util.h"
 #include "synthetic_graph.h"
+#include "exec/graph_analysis.h"
+#include "io/graph_io.h"
+#include "io/graphdef_reader.h"
 #include "ui/graph_document.h"
 #include "ui/graphview/device_palette.h"
 #include "ui/graphview/graph_scene.h"
@@ -155,6 +174,101 @@ int measure_flowlens(const QString& path, int frames) {
   return 0;
 }
 
+// Child: the first frame only, as a user opens the file, split into
+// open_file (read, parse, convert, analysis: the document; then the view
+// starts its layout), the layout's wait and the first paint.
+int measure_first_frame(const QString& path) {
+  Figures f;
+  flowlens::ui::MainWindow window;
+  window.resize(1280, 800);
+  window.show();
+  settle();
+  f["start_rss_mib"] = peak_rss_mib();
+  QElapsedTimer timer, phase;
+  timer.start();
+  phase.start();
+  QString error;
+  if (!window.open_file(path, &error)) {
+    std::fprintf(stderr, "bench_bigraph: %s\n", qPrintable(error));
+    return 1;
+  }
+  f["open_file_ms"] = ms_since(phase);
+  f["open_file_rss_mib"] = peak_rss_mib();
+  phase.restart();
+  flowlens::ui::GraphView* view = window.graph_view();
+  if (!view->wait_for_layout(600000)) {
+    std::fprintf(stderr, "bench_bigraph: layout of %s did not finish\n", qPrintable(path));
+    return 1;
+  }
+  f["layout_ms"] = ms_since(phase);
+  phase.restart();
+  window.grab();
+  f["paint_ms"] = ms_since(phase);
+  f["open_ms"] = ms_since(timer);
+  f["open_boxes"] = view->graph_scene()->node_item_count() + view->graph_scene()->group_item_count();
+  f["open_rss_mib"] = peak_rss_mib();
+  std::printf("RESULT");
+  for (const auto& [k, v] : f) std::printf(" %s=%.3f", k.c_str(), v);
+  std::printf("\n");
+  return 0;
+}
+
+// Current resident set size, in MiB.
+double rss_mib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  return 0;
+}
+
+// Child: the loading phases one at a time, without the window: load_graph
+// (sniff, read, parse and convert), the analysis's diagnostics and shapes;
+// then the reader alone on text already in memory, as load_graph runs it and
+// as it was before it was split (one thread, protobuf's tokenizer for every
+// string), in alternating order.
+int measure_load_phases(const QString& path) {
+  Figures f;
+  f["start_rss_mib"] = peak_rss_mib();
+  const std::string file = path.toStdString();
+  QElapsedTimer phase;
+  phase.start();
+  auto graph = std::make_shared<const flowlens::Graph>(flowlens::load_graph(file));
+  f["load_ms"] = ms_since(phase);
+  f["load_peak_rss_mib"] = peak_rss_mib();
+  f["graph_rss_mib"] = rss_mib();
+  phase.restart();
+  flowlens::GraphAnalysis analysis(graph);
+  f["diagnostics"] = static_cast<double>(analysis.diagnostics().size());
+  f["diagnostics_ms"] = ms_since(phase);
+  phase.restart();
+  f["shapes_known"] = analysis.shapes() != nullptr;
+  f["shapes_ms"] = ms_since(phase);
+  f["nodes"] = static_cast<double>(graph->nodes().size());
+  graph.reset();
+
+  std::string bytes;
+  {
+    std::ifstream in(file, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const flowlens::io_detail::TextReadOptions serial{1, std::size_t{1} << 40, 0};
+  for (int order = 0; order < 2; ++order)
+    for (int k = 0; k < 2; ++k) {
+      const bool as_before = (k + order) % 2 == 1;
+      phase.restart();
+      const flowlens::Graph g =
+          flowlens::io_detail::read_graphdef_text(bytes, file, as_before ? serial : flowlens::io_detail::TextReadOptions{});
+      const double ms = ms_since(phase);
+      const char* key = as_before ? "parse_serial_ms" : "parse_ms";
+      f[key] = order == 0 ? ms : std::min(f[key], ms);
+    }
+  std::printf("RESULT");
+  for (const auto& [k, v] : f) std::printf(" %s=%.3f", k.c_str(), v);
+  std::printf("\n");
+  return 0;
+}
+
 // Child: the baseline. Every node a box, no scopes, Graphviz dot, one
 // QGraphicsItem painted per box and edge.
 int measure_dot(const QString& path, int frames) {
@@ -262,6 +376,78 @@ std::optional<int64_t> write_synthetic_graph(const QString& path, int64_t nodes)
   return graph.nodes;
 }
 
+std::optional<int64_t> write_text_graph(const QString& path, int64_t megabytes) {
+  const auto graph = flowlens::bench::synthetic_seq2seq_graph(megabytes * 1000 * 1000);
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly) || f.write(graph.text.data(), static_cast<qint64>(graph.text.size())) < 0) {
+    std::fprintf(stderr, "bench_bigraph: cannot write %s: %s\n", qPrintable(path), qPrintable(f.errorString()));
+    return std::nullopt;
+  }
+  return graph.nodes;
+}
+
+// Median and range of one figure over runs.
+struct Spread {
+  double median = 0, low = 0, high = 0;
+};
+Spread spread_of(const std::vector<Figures>& runs, const std::string& key) {
+  std::vector<double> v;
+  for (const Figures& f : runs)
+    if (auto it = f.find(key); it != f.end()) v.push_back(it->second);
+  if (v.empty()) return {};
+  return {flowlens::bench::median(v), *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end())};
+}
+
+// The big text graph: `repeat` runs of each child, alternating.
+int run_text_graph(int64_t megabytes, int repeat, const QTemporaryDir& dir) {
+  const QString path = dir.filePath(QStringLiteral("seq2seq_%1MB.pbtxt").arg(megabytes));
+  const auto nodes = write_text_graph(path, megabytes);
+  if (!nodes) return 1;
+  const double file_mb = static_cast<double>(QFileInfo(path).size()) / 1e6;
+  std::vector<Figures> opens, phases;
+  for (int r = 0; r < repeat; ++r) {
+    QString why;
+    const auto open = run_child(QStringLiteral("first-frame"), path, 0, 600, &why);
+    const auto load = run_child(QStringLiteral("load-phases"), path, 0, 600, &why);
+    if (!open || !load) {
+      std::fprintf(stderr, "bench_bigraph: the %lld MB text graph: %s\n", static_cast<long long>(megabytes),
+                   qPrintable(why));
+      return 1;
+    }
+    opens.push_back(*open);
+    phases.push_back(*load);
+  }
+  auto show = [](const char* what, const Spread& s, const char* unit) {
+    std::printf("    %-34s %8.0f %s  (%.0f-%.0f)\n", what, s.median, unit, s.low, s.high);
+  };
+  std::printf("== text graph: %.1f MB GraphDef text, %lld nodes, mostly Const values; medians of %d runs (range)\n",
+              file_mb, static_cast<long long>(*nodes), repeat);
+  std::printf("  opened in the main window, to the first painted frame (%.0f boxes)\n", opens[0]["open_boxes"]);
+  show("open to first frame", spread_of(opens, "open_ms"), "ms");
+  show("  open_file (load + analysis)", spread_of(opens, "open_file_ms"), "ms");
+  show("  layout", spread_of(opens, "layout_ms"), "ms");
+  show("  first paint", spread_of(opens, "paint_ms"), "ms");
+  show("peak RSS at the first frame", spread_of(opens, "open_rss_mib"), "MiB");
+  show("  of which before opening", spread_of(opens, "start_rss_mib"), "MiB");
+  std::printf("  loading phases, one at a time (no window)\n");
+  show("load_graph: sniff, read, parse", spread_of(phases, "load_ms"), "ms");
+  show("analysis: diagnostics", spread_of(phases, "diagnostics_ms"), "ms");
+  show("analysis: shapes", spread_of(phases, "shapes_ms"), "ms");
+  show("peak RSS while loading", spread_of(phases, "load_peak_rss_mib"), "MiB");
+  show("RSS with the Graph, file freed", spread_of(phases, "graph_rss_mib"), "MiB");
+  show("parse text in memory", spread_of(phases, "parse_ms"), "ms");
+  show("  one thread, protobuf strings", spread_of(phases, "parse_serial_ms"), "ms");
+  std::vector<double> ratios;
+  for (const Figures& p : phases) ratios.push_back(p.at("parse_serial_ms") / p.at("parse_ms"));
+  std::printf("bigraph_text_parse_%lldMB: %.2f   (one thread with protobuf strings / as load_graph parses)\n",
+              static_cast<long long>(megabytes), flowlens::bench::median(ratios));
+  std::printf("bigraph_text_open_%lldMB: %.0f ms, %.0f MiB   (target for 70 MB: <= 1500 ms, <= 400 MiB)\n",
+              static_cast<long long>(megabytes), spread_of(opens, "open_ms").median,
+              spread_of(opens, "open_rss_mib").median);
+  std::fflush(stdout);
+  return 0;
+}
+
 std::string size_label(int64_t n) { return n >= 1000 ? std::to_string(n / 1000) + "k" : std::to_string(n); }
 
 }  // namespace
@@ -274,10 +460,40 @@ int main(int argc, char** argv) {
     const int frames = args[4].toInt();
     if (args[2] == QLatin1String("flowlens")) return measure_flowlens(args[3], frames);
     if (args[2] == QLatin1String("dot")) return measure_dot(args[3], frames);
+    if (args[2] == QLatin1String("first-frame")) return measure_first_frame(args[3]);
+    if (args[2] == QLatin1String("load-phases")) return measure_load_phases(args[3]);
     std::fprintf(stderr, "bench_bigraph: unknown mode %s\n", qPrintable(args[2]));
     return 2;
   }
 
+  if (args.size() >= 2 && args[1] == QLatin1String("--write-text-graph")) {
+    bool ok = false;
+    const qlonglong mb = args.size() == 4 ? args[2].toLongLong(&ok) : 0;
+    if (!ok || mb < 1 || mb > 1500) {
+      std::fprintf(stderr, "usage: bench_bigraph --write-text-graph MB FILE   (1 <= MB <= 1500)\n");
+      return 2;
+    }
+    const auto nodes = write_text_graph(args[3], mb);
+    if (!nodes) return 1;
+    std::printf("%s: %lld nodes, %lld bytes\n", qPrintable(args[3]), static_cast<long long>(*nodes),
+                static_cast<long long>(QFileInfo(args[3]).size()));
+    return 0;
+  }
+  if (args.size() >= 2 && args[1] == QLatin1String("--text-graph")) {
+    qlonglong mb = 70;
+    int repeat = 3;
+    for (int i = 2; i < args.size(); ++i) {
+      bool ok = true;
+      if (args[i] == QLatin1String("--repeat") && i + 1 < args.size()) repeat = args[++i].toInt(&ok);
+      else mb = args[i].toLongLong(&ok);
+      if (!ok || mb < 1 || mb > 1500 || repeat < 1) {
+        std::fprintf(stderr, "usage: bench_bigraph --text-graph [MB] [--repeat N]   (1 <= MB <= 1500)\n");
+        return 2;
+      }
+    }
+    QTemporaryDir dir;
+    return run_text_graph(mb, repeat, dir);
+  }
   if (args.size() >= 2 && args[1] == QLatin1String("--write-graph")) {
     bool ok = false;
     const qlonglong n = args.size() == 4 ? args[2].toLongLong(&ok) : 0;
@@ -313,7 +529,9 @@ int main(int argc, char** argv) {
       }
     } else if (args[i] == QLatin1String("--help")) {
       std::printf("usage: bench_bigraph [--smoke] [--sizes N,N,...] [--dot-limit SECONDS]\n"
-                  "       bench_bigraph --write-graph NODES FILE\n");
+                  "       bench_bigraph --write-graph NODES FILE\n"
+                  "       bench_bigraph --text-graph [MB] [--repeat N]   (default 70 MB, 3 runs)\n"
+                  "       bench_bigraph --write-text-graph MB FILE\n");
       return 0;
     }
   }
@@ -367,5 +585,6 @@ int main(int argc, char** argv) {
                 size >= 100000 ? "2 s" : "1 s");
     std::fflush(stdout);
   }
+  if (smoke) return run_text_graph(2, 1, dir);
   return 0;
 }
