@@ -52,7 +52,7 @@ QChartView* make_dashboard_chart_view(QChart* chart, QWidget* parent) {
   chart->setMargins(QMargins(4, 4, 4, 4));
   auto* view = new QChartView(chart, parent);
   view->setRenderHint(QPainter::Antialiasing);
-  view->setMinimumHeight(260);
+  view->setMinimumHeight(180);  // fits the bottom dock area's first height without a scroll
   return view;
 }
 
