@@ -134,7 +134,11 @@ std::optional<std::vector<double>> event_tensor_doubles(const proto::TensorProto
   const uint64_t present = !content.empty() ? content.size() / element
                            : element == sizeof(double) ? static_cast<uint64_t>(t.double_val_size())
                                                        : static_cast<uint64_t>(t.float_val_size());
-  if ((!content.empty() && content.size() % element != 0) || present != count) {
+  // TensorFlow's rule for the typed fields: fewer values than elements repeat
+  // the last one, none at all mean zeros; tensor_content must be whole.
+  const bool typed_short_ok = content.empty() && present <= count;
+  if ((!content.empty() && (content.size() % element != 0 || present != count)) ||
+      (!typed_short_ok && present != count)) {
     why = std::to_string(!content.empty() ? content.size() : present) +
           (!content.empty() ? " content byte(s)" : " value(s)") + " for " + std::to_string(count) + " element(s)";
     return std::nullopt;
@@ -149,8 +153,11 @@ std::optional<std::vector<double>> event_tensor_doubles(const proto::TensorProto
         std::memcpy(&f, content.data() + i * element, element);
         out[i] = f;
       }
+    } else if (present == 0) {
+      out[i] = 0.0;
     } else {
-      out[i] = element == sizeof(double) ? t.double_val(static_cast<int>(i)) : t.float_val(static_cast<int>(i));
+      const int at = static_cast<int>(std::min<uint64_t>(i, present - 1));
+      out[i] = element == sizeof(double) ? t.double_val(at) : t.float_val(at);
     }
   }
   return out;
@@ -543,12 +550,14 @@ std::vector<double> compress_histogram(const HistogramPoint& h) {
   out.reserve(n);
   if (h.num == 0) return std::vector<double>(n, 0.0);
   double total = 0;
-  for (double c : h.bucket) total += c;
+  for (std::size_t i = 0; i < std::min(h.bucket.size(), h.bucket_limit.size()); ++i) total += h.bucket[i];
   if (total == 0) total = 1.0;
   // Cumulative weights in basis points.
-  std::vector<double> weights(h.bucket.size());
+  // Parallel arrays; a point built by hand may have them of different lengths.
+  const std::size_t buckets = std::min(h.bucket.size(), h.bucket_limit.size());
+  std::vector<double> weights(buckets);
   double acc = 0;
-  for (std::size_t i = 0; i < h.bucket.size(); ++i) weights[i] = acc += h.bucket[i] * 10000.0 / total;
+  for (std::size_t i = 0; i < buckets; ++i) weights[i] = acc += h.bucket[i] * 10000.0 / total;
   std::size_t j = 0;
   while (j < n) {
     const double bp = kDistributionBasisPoints[j];

@@ -285,6 +285,47 @@ class TestEventSummaries : public QObject {
     QCOMPARE(d[0], 1.5);
     QCOMPARE(d[4], 1.625);
     QCOMPARE(d[8], 1.75);
+    // Arrays of different lengths (a point built by hand) are read as far as both go.
+    HistogramPoint ragged = h;
+    ragged.bucket.push_back(5);
+    QCOMPARE(compress_histogram(ragged), c);
+  }
+
+  void tf2_histograms_follow_tensorflows_typed_field_rules() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("events.out.tfevents.4.host").toStdString();
+    auto event = [](int64_t step, std::vector<double> typed, int64_t rows) {
+      proto::Event e;
+      e.set_step(step);
+      proto::Summary::Value* v = e.mutable_summary()->add_value();
+      v->set_tag("splat");
+      v->mutable_metadata()->mutable_plugin_data()->set_plugin_name("histograms");
+      proto::TensorProto* t = v->mutable_tensor();
+      t->set_dtype(proto::DT_DOUBLE);
+      t->mutable_tensor_shape()->add_dim()->set_size(rows);
+      t->mutable_tensor_shape()->add_dim()->set_size(3);
+      for (double d : typed) t->add_double_val(d);
+      return e.SerializeAsString();
+    };
+    {
+      TFRecordWriter w(path);
+      w.write(summaries_file_version());
+      w.write(event(0, {}, 4));          // no values: zeros, an empty histogram of 4 buckets
+      w.write(event(1, {0, 1, 2}, 2));   // fewer values than elements: the last repeats
+      w.write(event(2, {0, 1, 2, 3, 4, 5, 6}, 2));  // more values than elements
+    }
+    const EventLog log = read_event_file(path);
+    const EventRun& run = log.runs.at(0);
+    const auto& splat = run.histograms.at("splat");
+    QCOMPARE(splat.size(), std::size_t{2});
+    QCOMPARE(splat[0].bucket, std::vector<double>(4, 0.0));
+    QCOMPARE(splat[0].num, 0.0);
+    QCOMPARE(splat[1].bucket_limit, (std::vector<double>{1, 2}));
+    QCOMPARE(splat[1].bucket, (std::vector<double>{2, 2}));
+    QCOMPARE(splat[1].min, 0.0);
+    QCOMPARE(run.problems.size(), std::size_t{1});
+    QVERIFY2(run.problems[0].what.find("7 value(s) for 6 element(s)") != std::string::npos,
+             run.problems[0].what.c_str());
   }
 
   void rebins_keeping_the_counts() {

@@ -241,6 +241,7 @@ QChartView* HistogramsPanel::histogram_chart(const QString& run_name, const QStr
   double tallest = 0;
   for (const HistogramPoint& h : points) {
     binned.push_back(rebin_histogram(h, lo, hi, kHistogramBins));
+    binned.back().resize(kHistogramBins, 0.0);  // empty for a range it cannot bin
     for (double c : binned.back()) tallest = std::max(tallest, c);
   }
   const bool offset = layout_ == Layout::Offset;
