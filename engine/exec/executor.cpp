@@ -16,11 +16,6 @@
 namespace flowlens {
 namespace {
 
-int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 // What both executors share: the plan, observers, failure and the waiter.
 struct RunShared {
   const ExecutionPlan& plan;
@@ -203,7 +198,7 @@ void run_node(RunShared* st, const PlanNode& pn, const Source& source, std::span
                     &device, device.memory(), pn.def, &device.log_sink(), &st->run);
 
   const bool observed = !st->observers.empty();
-  int64_t start = observed ? now_ns() : 0;
+  int64_t start = observed ? node_event_clock_ns() : 0;
   std::shared_ptr<const DeviceMark> begin_mark;  // set when this node's end is deferred
   const std::span<const Tensor> observed_inputs(inputs.data(), n_in);
   try {
@@ -217,7 +212,7 @@ void run_node(RunShared* st, const PlanNode& pn, const Source& source, std::span
       // start_ns is after every on_node_start returned: a worker an observer
       // held (the debugger's pause, its gate while another node is stopped)
       // was waiting, not computing, and profilers must not charge the node.
-      start = now_ns();
+      start = node_event_clock_ns();
       if (st->marks_only && device.memory()) begin_mark = device.mark();
     }
     if (!reuse_device_constant(pn, outputs)) {
@@ -239,7 +234,7 @@ void run_node(RunShared* st, const PlanNode& pn, const Source& source, std::span
     std::lock_guard lock(st->deferred_mu);
     st->deferred.push_back(std::move(d));
   } else if (observed) {
-    NodeEvent ev{*pn.node, pn.graph_index, *pn.device, start, now_ns(), observed_inputs};
+    NodeEvent ev{*pn.node, pn.graph_index, *pn.device, start, node_event_clock_ns(), observed_inputs};
     ev.frame = where.frame;
     ev.iteration = where.iteration;
     try {

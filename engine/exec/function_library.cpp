@@ -12,11 +12,6 @@
 namespace flowlens {
 namespace {
 
-int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 std::string where(const std::string& function) { return "function '" + function + "'"; }
 
 // The signature attrs of `f` as the call gives them, else their defaults.
@@ -492,13 +487,13 @@ std::vector<Tensor> FunctionCallFrame::run_body(const FunctionInstance& inst, co
     std::span<Tensor> outputs(values.data() + pn.first_slot, static_cast<size_t>(pn.num_outputs));
     KernelContext ctx(*pn.node, inputs, pn.input_refs, outputs, pn.own_variable, &device, device.memory(), pn.def,
                       &device.log_sink(), &run);
-    int64_t start = observed ? now_ns() : 0;
+    int64_t start = observed ? node_event_clock_ns() : 0;
     std::string failure;
     try {
       if (observed) {
         NodeEvent ev{*pn.node, pn.graph_index, device, start, 0, inputs, {}, 0, stack};
         for (auto* o : observers_) o->on_node_start(run_id_, ev);
-        start = now_ns();
+        start = node_event_clock_ns();
       }
       // As in the executor: a body's Const on a device is uploaded once per
       // instance, not once per call.
@@ -511,7 +506,7 @@ std::vector<Tensor> FunctionCallFrame::run_body(const FunctionInstance& inst, co
       failure = at + e.what();
     }
     if (observed) {
-      NodeEvent ev{*pn.node, pn.graph_index, device, start, now_ns(), inputs, {}, 0, stack};
+      NodeEvent ev{*pn.node, pn.graph_index, device, start, node_event_clock_ns(), inputs, {}, 0, stack};
       try {
         for (auto* o : observers_) o->on_node_end(run_id_, ev, outputs);
       } catch (const std::exception& e) {

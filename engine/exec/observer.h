@@ -5,6 +5,7 @@
 // debugger pauses a run that way). on_node_start/on_node_end may throw to
 // abort the run: the node fails with the exception's message (a throwing
 // on_node_start also skips the kernel); the other hooks must not throw.
+#include <chrono>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -24,6 +25,12 @@ struct CallSite {
   std::string node;
   std::string function;
 };
+
+// The steady clock NodeEvent times are read from, in nanoseconds.
+inline int64_t node_event_clock_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 struct NodeEvent {
   const Node& node;
