@@ -2,6 +2,7 @@
 
 #include "graph/control_flow_frames.h"
 #include "graph/edge_index.h"
+#include "ui/graphview/layer_blocks.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -93,11 +94,11 @@ std::vector<bool> NameScopeGrouping::runs_are_parallel(const SeriesRuns& runs) c
   const auto& nodes = graph_->nodes();
   const EdgeIndex& edges = graph_->edges();
   for (int node = 0; node < static_cast<int>(nodes.size()); ++node) {
-    const std::string_view consumer = nodes[static_cast<std::size_t>(node)].name;
+    const std::string_view consumer = path_of(node);
     const std::string_view to = member_holding(consumer);
     for (const InputEdge& in : edges.inputs(node)) {
       if (!in.resolved()) continue;
-      const std::string_view producer = nodes[static_cast<std::size_t>(in.producer)].name;
+      const std::string_view producer = path_of(in.producer);
       const std::string_view from = member_holding(producer);
       if (from == to) continue;
       if (!from.empty()) neighbours[std::string(from)].insert(neighbour_key(consumer, member_of.find(from)->second.parent));
@@ -141,10 +142,11 @@ void NameScopeGrouping::find_series() {
     if (static_cast<std::size_t>(op) >= it->second.size()) it->second.resize(static_cast<std::size_t>(op) + 1, 0);
     ++it->second[static_cast<std::size_t>(op)];
   };
-  for (const Node& n : graph_->nodes()) {
+  for (std::size_t i = 0; i < graph_->size(); ++i) {
+    const Node& n = graph_->nodes()[i];
     const auto [it, fresh] = op_ids.try_emplace(n.op, static_cast<int>(op_names.size()));
     if (fresh) op_names.push_back(n.op);
-    const std::string_view name = n.name;
+    const std::string_view name = path_of(static_cast<int>(i));
     for (auto slash = name.find('/'); slash != std::string::npos; slash = name.find('/', slash + 1))
       add(name.substr(0, slash), it->second);
     if (scope_sizes_.contains(name)) add(name, it->second);
@@ -221,9 +223,11 @@ void NameScopeGrouping::set_graph(std::shared_ptr<const Graph> graph) {
   branch_of_node_.clear();
   cond_switch_.clear();
   frame_iterations_.clear();
+  paths_.clear();
   if (!graph_) return;
-  for (const Node& n : graph_->nodes()) {
-    const std::string_view name = n.name;
+  paths_ = layer_block_paths(*graph_);
+  for (std::size_t i = 0; i < graph_->size(); ++i) {
+    const std::string_view name = path_of(static_cast<int>(i));
     for (auto slash = name.find('/'); slash != std::string::npos; slash = name.find('/', slash + 1)) {
       const std::string_view scope = name.substr(0, slash);
       if (auto it = scope_sizes_.find(scope); it != scope_sizes_.end()) ++it->second;
@@ -239,6 +243,59 @@ void NameScopeGrouping::set_graph(std::shared_ptr<const Graph> graph) {
     return;
   }
   open_lone_groups();
+  open_start_groups();
+}
+
+void NameScopeGrouping::open_start_groups() {
+  // A first view of a dozen group boxes says little; open the groups where
+  // the data starts (least deep first: the stem, then the first blocks) as
+  // long as the view stays a screenful.
+  const int n = static_cast<int>(graph_->size());
+  // Each round recomputes the view: past this size the top level stays.
+  if (n > kMaxStartGroupNodes) return;
+  const EdgeIndex& edges = graph_->edges();
+  std::vector<int> pending(static_cast<std::size_t>(n), 0), depth(static_cast<std::size_t>(n), 0), ready;
+  for (int v = 0; v < n; ++v)
+    for (const OutputEdge& e : edges.outputs(v)) pending[static_cast<std::size_t>(e.consumer)] += !e.is_control();
+  for (int v = 0; v < n; ++v)
+    if (pending[static_cast<std::size_t>(v)] == 0) ready.push_back(v);
+  for (std::size_t next = 0; next < ready.size(); ++next)
+    for (const OutputEdge& e : edges.outputs(ready[next])) {
+      if (e.is_control()) continue;
+      const auto c = static_cast<std::size_t>(e.consumer);
+      depth[c] = std::max(depth[c], depth[static_cast<std::size_t>(ready[next])] + 1);
+      if (--pending[c] == 0) ready.push_back(e.consumer);
+    }
+  std::set<std::string> tried;
+  for (int round = 0; round < kMaxStartGroupRounds; ++round) {
+    const VisibleGraph v = visible();
+    if (static_cast<int>(v.units.size()) >= kStartViewBoxes) return;
+    // The collapsed group (not a side unit) holding the least deep node:
+    // weights and constants are deep 0, so count only nodes with data inputs.
+    std::vector<int> least(v.units.size(), std::numeric_limits<int>::max());
+    for (int node = 0; node < n; ++node) {
+      const int u = v.unit_of_node[static_cast<std::size_t>(node)];
+      const auto inputs = edges.inputs(node);
+      if (u < 0 || std::none_of(inputs.begin(), inputs.end(), [](const InputEdge& in) { return !in.is_control(); }))
+        continue;
+      least[static_cast<std::size_t>(u)] = std::min(least[static_cast<std::size_t>(u)], depth[static_cast<std::size_t>(node)]);
+    }
+    int best = -1;
+    for (std::size_t u = 0; u < v.units.size(); ++u) {
+      const auto& unit = v.units[u];
+      if (!unit.is_group() || unit.side || is_side_bundle(unit.scope) || tried.contains(unit.scope)) continue;
+      if (least[u] == std::numeric_limits<int>::max()) continue;  // constants only
+      if (best < 0 || least[u] < least[static_cast<std::size_t>(best)]) best = static_cast<int>(u);
+    }
+    if (best < 0) return;
+    const std::string scope = v.units[static_cast<std::size_t>(best)].scope;
+    tried.insert(scope);
+    open(scope);
+    if (static_cast<int>(visible().units.size()) > 2 * kStartViewBoxes) {
+      expanded_.erase(scope);
+      if (const std::string series = series_of(scope); !series.empty()) expanded_.erase(series);
+    }
+  }
 }
 
 void NameScopeGrouping::open_lone_groups() {
@@ -272,7 +329,7 @@ bool NameScopeGrouping::collapse(const std::string& scope) { return expanded_.er
 
 bool NameScopeGrouping::reveal(int node, bool unfold_bundle) {
   if (!graph_ || node < 0 || node >= static_cast<int>(graph_->size())) return false;
-  const std::string& name = graph_->nodes()[static_cast<std::size_t>(node)].name;
+  const std::string name(path_of(node));
   bool changed = false;
   for (auto slash = name.find('/'); slash != std::string::npos; slash = name.find('/', slash + 1))
     changed |= open(name.substr(0, slash));
@@ -319,7 +376,7 @@ VisibleGraph NameScopeGrouping::visible() const {
     // with the peer and bytes): boxes at the top level, never folded into
     // the scope of the tensor they carry.
     if (nodes[i].op == "_Send" || nodes[i].op == "_Recv") continue;
-    const std::string_view name = nodes[i].name;
+    const std::string_view name = path_of(static_cast<int>(i));
     Placement& p = placement[i];
     for (std::size_t end = name.find('/');; end = name.find('/', end + 1)) {
       const std::string_view prefix = name.substr(0, end);
@@ -432,9 +489,9 @@ void NameScopeGrouping::find_control_flow() {
   for (std::size_t f = 1; f < frames.frames.size(); ++f) {
     const ControlFlowFrame& frame = frames.frames[f];
     if (frame.nodes.empty()) continue;
-    std::string scope = parent_of(nodes[static_cast<std::size_t>(frame.nodes.front())].name);
+    std::string scope = parent_of(std::string(path_of(frame.nodes.front())));
     for (int n : frame.nodes) {
-      const std::string& name = nodes[static_cast<std::size_t>(n)].name;
+      const std::string_view name = path_of(n);
       while (!scope.empty() && !(name.size() > scope.size() && name.starts_with(scope) && name[scope.size()] == '/'))
         scope = parent_of(scope);
     }
@@ -543,7 +600,7 @@ void NameScopeGrouping::dissolve_lone_frames(VisibleGraph& v) const {
     for (std::size_t c = 0; c < v.clusters.size(); ++c) {
       if (dropped[c] || direct[c] != 1 || children[c] != 0) continue;
       VisibleGraph::Unit& only = v.units[static_cast<std::size_t>(last[c])];
-      if (only.is_group() || nodes[static_cast<std::size_t>(only.node)].name != v.clusters[c].scope) continue;
+      if (only.is_group() || path_of(only.node) != v.clusters[c].scope) continue;
       only.cluster = v.clusters[c].parent;
       dropped[c] = true;
       changed = true;

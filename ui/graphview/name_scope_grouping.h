@@ -110,6 +110,12 @@ using ScopeSet = std::unordered_set<std::string, ScopeHash, std::equal_to<>>;
 class NameScopeGrouping {
  public:
   static constexpr int kMaxVisible = 300;
+  // A big graph's first view opens the groups where its data starts while
+  // fewer boxes than this show (see open_start_groups), on graphs up to
+  // kMaxStartGroupNodes nodes (each round recomputes the view).
+  static constexpr int kStartViewBoxes = 64;
+  static constexpr int kMaxStartGroupRounds = 24;
+  static constexpr int kMaxStartGroupNodes = 20000;
 
   // Small graphs start fully expanded, large ones collapsed to the top level
   // (descending through scopes that are the only thing visible).
@@ -178,6 +184,13 @@ class NameScopeGrouping {
   std::string display_parent(const std::string& path) const;
 
   std::shared_ptr<const Graph> graph_;
+  // The path node `node` is grouped by: its name, or for a long chain of
+  // layers its block's path (layer_blocks.h).
+  std::string_view path_of(int node) const {
+    return paths_.empty() ? std::string_view(graph_->nodes()[static_cast<std::size_t>(node)].name)
+                          : std::string_view(paths_[static_cast<std::size_t>(node)]);
+  }
+  std::vector<std::string> paths_;  // per node; empty: the names themselves
   void find_control_flow();  // loop scopes and cond branches, in set_graph
   void mark_control_flow(VisibleGraph& v) const;
   ScopeMap<std::string> loop_frame_of_scope_;    // loop scope → frame name
@@ -186,6 +199,11 @@ class NameScopeGrouping {
   std::map<std::string, int64_t> frame_iterations_;
   // Expands the lone top-level group, and so on down (after expanded_ was cleared).
   void open_lone_groups();
+  // A big graph's first view: opens the groups where its data starts while
+  // fewer than kStartViewBoxes boxes show (an opening that would show more
+  // than twice that is undone).
+  void open_start_groups();
+
 
   ScopeMap<std::vector<std::string>> series_;  // series path → member scopes
   ScopeMap<std::string> series_of_;            // member scope → series path
