@@ -1,6 +1,7 @@
 #include "ui/graph_document.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <exception>
@@ -101,10 +102,15 @@ std::shared_ptr<const GraphDocument> load_graph_document(const QString& path, QS
     flowlens::Graph graph;
     // SavedModels and meta graphs keep their signatures and checkpoint;
     // everything else is load_graph's (io/file_formats.h dispatches).
+    QElapsedTimer clock;
+    clock.start();
     std::shared_ptr<const ModelSource> model = read_model_source(native, &graph);
     if (!model) graph = flowlens::load_graph(native);
+    const double parse_ms = static_cast<double>(clock.nsecsElapsed()) / 1e6;
     const auto made = make_graph_document(std::move(graph), absolute);
     auto doc = std::make_shared<GraphDocument>(*made);
+    doc->parse_ms = parse_ms;
+    doc->analysis_ms = static_cast<double>(clock.nsecsElapsed()) / 1e6 - parse_ms;
     doc->model = std::move(model);
     // By name only: sniffing would read the file a second time.
     if (flowlens::format_for_path(native) == flowlens::GraphFormat::Dot)

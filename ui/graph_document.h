@@ -28,6 +28,10 @@ struct GraphDocument {
   // and Variables docks); null for every other format.
   std::shared_ptr<const ModelSource> model;
 
+  // How long opening took (the view report's first two phases): reading
+  // and parsing the file, then validation and analysis (make_graph_document).
+  double parse_ms = 0, analysis_ms = 0;
+
   int op_count = 0;      // distinct op types
   int device_count = 0;  // distinct non-empty device strings
 

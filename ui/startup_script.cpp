@@ -21,6 +21,7 @@
 #include "ui/main_window.h"
 #include "ui/replicate_dialog.h"
 #include "ui/screenshot.h"
+#include "ui/graphview/view_report.h"
 
 namespace flowlens::ui {
 namespace {
@@ -83,7 +84,8 @@ StartupOutcome run_startup_script(MainWindow& window, const StartupOptions& o) {
     outcome.error = message;
     return outcome;
   };
-  const bool screenshot = o.screenshot.has_value();
+  // Both end once the first frame is drawn.
+  const bool screenshot = o.screenshot.has_value() || o.view_report.has_value();
 
   EditorWorkbench* editor = window.editor_workbench();
   const bool editing = o.template_name || o.edit;
@@ -207,7 +209,19 @@ StartupOutcome run_startup_script(MainWindow& window, const StartupOptions& o) {
     if (loaded && !window.wait_for_layouts(kWaitMs)) return fail(QStringLiteral("graph layout did not finish in time"));
     if (o.attach) let_cluster_charts_fill();
     QString error;
-    if (!save_window_screenshot(&window, *o.screenshot, &error)) return fail(error);
+    if (o.view_report) {
+      if (!loaded) return fail(QStringLiteral("--view-report: %1 has no graph to view").arg(o.graph_path));
+      GraphView* view = window.graph_view();
+      QElapsedTimer painted;
+      painted.start();
+      while (!view->first_frame_painted() && painted.elapsed() < kWaitMs) {
+        view->viewport()->update();
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+      }
+      if (!view->first_frame_painted()) return fail(QStringLiteral("--view-report: the first frame was not painted"));
+      if (!write_view_report(measure_view(*view, *window.document()), *o.view_report, &error)) return fail(error);
+    }
+    if (o.screenshot && !save_window_screenshot(&window, *o.screenshot, &error)) return fail(error);
     outcome.exit_code = 0;
     return outcome;
   }

@@ -19,6 +19,7 @@ class MainWindow;
 struct StartupOptions {
   QString graph_path;                     // [graph]
   std::optional<QString> screenshot;      // --screenshot out.png: render, then end
+  std::optional<QString> view_report;     // --view-report out.json: measure the first frame, then end
   QString select;                         // --select: a node name, or an op type (its first node)
   int replicas = 0;                       // --replicas (0: no comparison)
   std::vector<std::string> split_inputs;  // --split

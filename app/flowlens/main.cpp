@@ -90,6 +90,8 @@ struct Options {
   QCommandLineOption steps_option;
   QCommandLineOption fetch_option;
   QCommandLineOption function_option;
+  QCommandLineOption view_report_option;
+  QCommandLineOption size_option;
 };
 
 Options describe_options(QCommandLineParser& parser) {
@@ -103,7 +105,7 @@ Options describe_options(QCommandLineParser& parser) {
                                QStringLiteral("[graph]"));
   const QCommandLineOption screenshot_option(
       QStringLiteral("screenshot"),
-      QStringLiteral("Load the graph, render the window at 1280x800 to <out.png> and exit."),
+      QStringLiteral("Load the graph, render the window (1280x800, or --size) to <out.png> and exit."),
       QStringLiteral("out.png"));
   const QCommandLineOption select_option(QStringLiteral("select"),
                                          QStringLiteral("Select the node called <node> after loading."),
@@ -182,10 +184,20 @@ Options describe_options(QCommandLineParser& parser) {
                      "...), as double-clicking it does."),
       QStringLiteral("node"));
   parser.addOptions({feed_option, steps_option, fetch_option, function_option});
+  const QCommandLineOption view_report_option(
+      QStringLiteral("view-report"),
+      QStringLiteral("Load the graph, measure its first frame (scale, boxes drawn, labelled boxes and their on-screen "
+                     "text size, inputs and outputs in view, layout size, edge crossings, time per phase), write it "
+                     "to <out.json> and exit; with --screenshot, both."),
+      QStringLiteral("out.json"));
+  const QCommandLineOption size_option(
+      QStringLiteral("size"), QStringLiteral("The window's size for --screenshot and --view-report (default 1280x800)."),
+      QStringLiteral("WxH"));
+  parser.addOptions({view_report_option, size_option});
   return Options{screenshot_option, select_option,   replicas_option, split_option,  merge_option, devices_option,
                  run_option,        break_option,    numerics_option, overlay_option, dock_option, edit_option,
                  template_option,   attach_option,   key_option,      expand_option, feed_option,  steps_option,
-                 fetch_option,      function_option};
+                 fetch_option,      function_option, view_report_option, size_option};
 }
 
 }  // namespace
@@ -216,7 +228,7 @@ int main(int argc, char** argv) {
   if (positional.size() > 1)
     return fail(QStringLiteral("expected at most one graph file, got %1 (see --help)").arg(positional.size()), 2);
   const QString graph_path = positional.value(0);
-  const bool screenshot = parser.isSet(opt.screenshot_option);
+  const bool screenshot = parser.isSet(opt.screenshot_option) || parser.isSet(opt.view_report_option);
   const QString select = parser.value(opt.select_option);
   const bool editing = parser.isSet(opt.template_option) || parser.isSet(opt.edit_option);
   if (!select.isEmpty() && graph_path.isEmpty() && !editing)
@@ -233,6 +245,18 @@ int main(int argc, char** argv) {
   flowlens::ui::StartupOptions options;
   options.graph_path = graph_path;
   options.screenshot = value_if_set(parser, opt.screenshot_option);
+  options.view_report = value_if_set(parser, opt.view_report_option);
+  QSize window_size(1280, 800);
+  if (parser.isSet(opt.size_option)) {
+    const QStringList parts = parser.value(opt.size_option).split(QLatin1Char('x'));
+    bool w_ok = false, h_ok = false;
+    const int w = parts.size() == 2 ? parts[0].toInt(&w_ok) : 0, h = parts.size() == 2 ? parts[1].toInt(&h_ok) : 0;
+    if (!w_ok || !h_ok || w < 320 || h < 240 || w > 8192 || h > 8192)
+      return fail(QStringLiteral("--size '%1': expected WIDTHxHEIGHT between 320x240 and 8192x8192")
+                      .arg(parser.value(opt.size_option)), 2);
+    window_size = QSize(w, h);
+  }
+  if (options.view_report && graph_path.isEmpty()) return fail(QStringLiteral("--view-report needs a graph file"), 2);
   options.select = select;
   options.replicas = replicas;
   options.split_inputs = split_list(parser.value(opt.split_option));
@@ -265,7 +289,7 @@ int main(int argc, char** argv) {
   flowlens::ui::MainWindow window;
   // Screenshots are reproducible: no restored geometry, no recent-file churn.
   if (!screenshot) window.enable_settings();
-  window.resize(1280, 800);
+  window.resize(window_size);
 
   const flowlens::ui::StartupOutcome outcome = flowlens::ui::run_startup_script(window, options);
   for (const QString& warning : outcome.warnings) std::fprintf(stderr, "flowlens: %s\n", qPrintable(warning));

@@ -4,6 +4,7 @@
 #include <QContextMenuEvent>
 #include <QCoreApplication>
 #include <QDeadlineTimer>
+#include <QElapsedTimer>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
@@ -19,6 +20,7 @@
 #include <exception>
 #include <utility>
 
+#include "analysis/graph_inputs.h"
 #include "ops/op_registry.h"
 #include "ui/graphview/device_legend.h"
 #include "ui/graphview/graph_scene.h"
@@ -38,6 +40,13 @@ constexpr double kSelectionScale = 1.0;
 // the screen with giant boxes.
 constexpr double kMaxFitScale = 1.4;
 constexpr int kOverlayMargin = 10;
+// A first frame never opens below this: boxes are tall enough on screen for
+// their compact labels (NodeItem::label_mode), so a graph too big to fit
+// legibly opens here, on its start, instead of as unreadable dots.
+constexpr double kLegibleScale = 0.4;
+// Choosing a node (filter list, diagnostics, arrows, the debugger) shows it
+// at least this large: its full label at ≥ kLegiblePixels.
+constexpr double kFocusScale = NodeItem::kTextLevelOfDetail * 1.2;
 constexpr int kMinimapWidth = 200, kMinimapHeight = 150;
 
 }  // namespace
@@ -83,6 +92,15 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
     minimap_->update_frame();
   });
 
+  // The zoom readout, bottom left: "40 %" (1:1 is 100 %).
+  zoom_readout_ = new QLabel(this);
+  zoom_readout_->setObjectName(QStringLiteral("zoomReadout"));
+  zoom_readout_->setAttribute(Qt::WA_TransparentForMouseEvents);
+  zoom_readout_->setStyleSheet(QStringLiteral(
+      "QLabel { background: rgba(255,255,255,215); color: #4a515a; border: 1px solid #d0d5dc; border-radius: 4px;"
+      " padding: 1px 5px; }"));
+  zoom_readout_->hide();
+
   // The busy/failure card: children of the view, not the viewport, so
   // scrolling never moves them.
   status_card_ = new QWidget(this);
@@ -123,6 +141,9 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
                                  &GraphView::zoom_out);
   zoom_selection_action_ = make_action(QStringLiteral("Zoom to &Selection"), {QKeySequence(Qt::Key_Z)},
                                        &GraphView::zoom_to_selection);
+  actual_size_action_ = make_action(QStringLiteral("&Actual Size"),
+                                    {QKeySequence(Qt::CTRL | Qt::Key_0), QKeySequence(Qt::Key_1)}, &GraphView::actual_size);
+  actual_size_action_->setToolTip(QStringLiteral("Zoom to 1:1 (boxes and labels at their design size)"));
   minimap_action_ = new QAction(QStringLiteral("Show &Minimap"), this);
   minimap_action_->setObjectName(QStringLiteral("actionMinimap"));
   minimap_action_->setCheckable(true);
@@ -165,7 +186,7 @@ GraphView::~GraphView() {
 }
 
 QList<QAction*> GraphView::view_actions() const {
-  return {fit_action_, zoom_in_action_, zoom_out_action_, zoom_selection_action_};
+  return {fit_action_, actual_size_action_, zoom_in_action_, zoom_out_action_, zoom_selection_action_};
 }
 
 bool GraphView::zoom_to_selection() {
@@ -184,7 +205,13 @@ bool GraphView::zoom_to_selection() {
 
 void GraphView::set_document(std::shared_ptr<const GraphDocument> doc) {
   scene_->clear_graph();
+  QElapsedTimer grouping;
+  grouping.start();
+  open_clock_.start();
   session_.set_document(std::move(doc));
+  timings_ = FirstFrameTimings{};
+  timings_.grouping_ms = static_cast<double>(grouping.nsecsElapsed()) / 1e6;
+  first_frame_pending_ = true;
   update_minimap_visibility();
   const Graph* graph = session_.graph();
   if (!graph) {
@@ -234,7 +261,8 @@ void GraphView::show_layout(bool expansion, bool first) {
   selecting_ = false;
   show_status(QString(), false);
   update_minimap_visibility();  // before fitting, which keeps clear of it
-  if (expansion) {
+  const bool focus = std::exchange(focus_after_layout_, false) && session_.pending_selection() >= 0;
+  if (expansion || focus) {
     setTransform(zoom);
     centerOn(centre);
     auto_fit_ = false;
@@ -245,16 +273,69 @@ void GraphView::show_layout(bool expansion, bool first) {
   // Fully expanded but too big to read at fit: start from the scope overview
   // instead, as TensorBoard does (only judged on screen, at its real size).
   NameScopeGrouping& grouping = session_.grouping();
-  if (first && isVisible() && transform().m11() < NodeItem::kTextLevelOfDetail &&
-      grouping.collapse_all()) {
+  if (first && isVisible() && transform().m11() < kLegibleScale &&
+      static_cast<int>(session_.graph()->size()) <= NameScopeGrouping::kMaxVisible && grouping.collapse_all()) {
     if (session_.pending_selection() >= 0) grouping.reveal(session_.pending_selection());
     relayout();
     return;
   }
+  // Still too big to read whole: open legibly on the graph's start.
+  if (first && isVisible() && !focus && transform().m11() < kLegibleScale) open_at_start();
   const int pending = session_.take_pending_selection();
   const int node = pending >= 0 ? pending : session_.graph()->index_of(previous.toStdString());
-  if (node >= 0) select_item_of(node);
+  if (node >= 0) {
+    select_item_of(node);
+    if (focus || (first && pending >= 0)) bring_into_view(scene_->item_for_node(node));
+  }
+  if (first_frame_pending_) timings_.layout_ms = static_cast<double>(open_clock_.nsecsElapsed()) / 1e6 - timings_.grouping_ms;
   emit layout_finished();
+}
+
+void GraphView::open_at_start() {
+  const Graph* graph = session_.graph();
+  const QRectF bounds = scene_->itemsBoundingRect();
+  if (!graph || bounds.isEmpty()) return;
+  // The topmost box holding one of the graph's inputs (dot ranks run down).
+  NodeItem* start = nullptr;
+  for (int input : graph_inputs(*graph))
+    if (NodeItem* item = scene_->item_for_node(input); item && (!start || item->y() < start->y())) start = item;
+  const double s = kLegibleScale;
+  setTransform(QTransform::fromScale(s, s));
+  const QSizeF seen = QSizeF(viewport()->size()) / s;
+  const double margin = 24 / s;
+  const QPointF anchor = start ? start->sceneBoundingRect().topLeft() + QPointF(start->sceneBoundingRect().width() / 2, 0)
+                               : bounds.topLeft();
+  // The start at the top, centred across; never beyond the layout's sides.
+  double cx = anchor.x();
+  if (seen.width() >= bounds.width()) cx = bounds.center().x();
+  else cx = std::clamp(cx, bounds.left() - margin + seen.width() / 2, bounds.right() + margin - seen.width() / 2);
+  const double top = std::max(bounds.top() - margin, anchor.y() - margin);
+  centerOn(QPointF(cx, top + seen.height() / 2));
+  auto_fit_ = false;
+  minimap_->update_frame();
+}
+
+void GraphView::bring_into_view(NodeItem* item) {
+  if (!item) return;
+  const double current = transform().m11();
+  const bool legible = NodeItem::title_pixels(item->label_mode(current), current) >= NodeItem::kLegiblePixels;
+  const bool in_view = viewport()->rect().contains(mapFromScene(item->sceneBoundingRect()).boundingRect());
+  if (legible && in_view) return;
+  if (!legible && current > 0) zoom_by(std::max(kFocusScale, current) / current);
+  centerOn(item);
+  auto_fit_ = false;
+  minimap_->update_frame();
+  place_overlays();
+}
+
+void GraphView::actual_size() {
+  const double current = transform().m11();
+  if (current <= 0) return;
+  const QPointF centre = mapToScene(viewport()->rect().center());
+  setTransform(QTransform::fromScale(1, 1));
+  centerOn(centre);
+  auto_fit_ = false;
+  minimap_->update_frame();
 }
 
 bool GraphView::expand_scope(const QString& scope) {
@@ -336,12 +417,18 @@ bool GraphView::select_node(const QString& name) {
   if (!graph) return false;
   const int node = graph->index_of(name.toStdString());
   if (node < 0) return false;
-  if (session_.grouping().reveal(node)) relayout();
+  // A node hidden in a collapsed scope: lay out with its scopes open, then
+  // go to it (not to a fit of the whole graph).
+  if (session_.grouping().reveal(node)) {
+    relayout();
+    focus_after_layout_ = session_.running();
+  }
   if (session_.running()) {
     session_.set_pending_selection(node);
     return true;
   }
   select_item_of(node);
+  bring_into_view(scene_->item_for_node(node));
   return true;
 }
 
@@ -408,7 +495,7 @@ bool GraphView::focus_node(const QString& name) {
   NodeItem* item = graph && !session_.running() ? scene_->item_for_node(graph->index_of(name.toStdString())) : nullptr;
   if (!item) return false;
   const double current = transform().m11();
-  if (current > 0 && current < NodeItem::kTextLevelOfDetail) zoom_by(NodeItem::kTextLevelOfDetail * 1.6 / current);
+  if (current > 0 && current < kFocusScale) zoom_by(kFocusScale / current);
   centerOn(item);
   return true;
 }
@@ -430,6 +517,28 @@ void GraphView::scrollContentsBy(int dx, int dy) {
 
 void GraphView::paintEvent(QPaintEvent* event) {
   const double scale = transform().m11();
+  update_zoom_readout(scale);
+  paint_frame(event, scale);
+  if (first_frame_pending_ && session_.has_shown() && !session_.running()) {
+    first_frame_pending_ = false;
+    timings_.first_paint_ms =
+        static_cast<double>(open_clock_.nsecsElapsed()) / 1e6 - timings_.grouping_ms - timings_.layout_ms;
+  }
+}
+
+void GraphView::update_zoom_readout(double scale) {
+  const bool shown = scene_->node_item_count() + scene_->group_item_count() > 0;
+  zoom_readout_->setVisible(shown);
+  if (!shown) return;
+  const QString text = QStringLiteral("%1 %").arg(scale * 100, 0, 'f', scale < 0.1 ? 1 : 0);
+  if (zoom_readout_->text() != text) {
+    zoom_readout_->setText(text);
+    zoom_readout_->adjustSize();
+    place_overlays();
+  }
+}
+
+void GraphView::paint_frame(QPaintEvent* event, double scale) {
   if (!scene_->draws_overview_at(scale)) return QGraphicsView::paintEvent(event);
   QPainter painter(viewport());
   painter.setClipRegion(event->region());
@@ -526,6 +635,8 @@ void GraphView::place_overlays() {
   place(legend_, true);
   status_card_->move(area.center().x() - status_card_->width() / 2, area.top() + kOverlayMargin);
   place(minimap_, false);
+  zoom_readout_->move(area.left() + kOverlayMargin, area.bottom() - zoom_readout_->height() - kOverlayMargin);
+  zoom_readout_->raise();
   legend_->raise();
   minimap_->raise();
   status_card_->raise();

@@ -15,6 +15,7 @@
 // clicking or dragging there moves the view (toggled by minimap_action()).
 // The arrow keys move the selection along edges (edge_navigation.h) and a
 // right-click asks for the node menu (context_menu_requested()).
+#include <QElapsedTimer>
 #include <QGraphicsView>
 #include <QImage>
 #include <QString>
@@ -38,6 +39,7 @@ namespace flowlens::ui {
 struct GraphDocument;
 class DeviceLegend;
 class GraphScene;
+class NodeItem;
 class MinimapView;
 
 class GraphView : public QGraphicsView {
@@ -106,9 +108,22 @@ class GraphView : public QGraphicsView {
   QList<QAction*> view_actions() const;
   MinimapView* minimap() const { return minimap_; }
   QAction* minimap_action() const { return minimap_action_; }
+  QLabel* zoom_readout() const { return zoom_readout_; }
+
+  // How long the current document took to reach its first painted frame, by
+  // phase (the view report's timings; parse and analysis are the document's).
+  struct FirstFrameTimings {
+    double grouping_ms = 0;     // name scopes, series and control flow
+    double layout_ms = 0;       // from grouping to the first layout shown
+    double first_paint_ms = 0;  // from then to the first painted frame
+  };
+  const FirstFrameTimings& first_frame_timings() const { return timings_; }
+  bool first_frame_painted() const { return !first_frame_pending_; }
 
  public slots:
   void fit_to_graph();
+  // 1:1 around the view's centre (keys 1 and Ctrl+0).
+  void actual_size();
   void zoom_in() { zoom_by(1.25); }
   void zoom_out() { zoom_by(0.8); }
   // Centres the selected box and zooms in (never out) until its labels are
@@ -146,6 +161,14 @@ class GraphView : public QGraphicsView {
   void update_minimap_visibility();
   void zoom_by(double factor);
   void select_item_of(int node);
+  // A first frame too big to read whole: a legible scale, on the graph's
+  // inputs (graph_inputs), as Netron opens.
+  void open_at_start();
+  // Zooms in (never out) until the box's label is legible and centres it,
+  // unless it already is both.
+  void bring_into_view(NodeItem* item);
+  void update_zoom_readout(double scale);
+  void paint_frame(QPaintEvent* event, double scale);
   void on_scene_selection();
 
   LayoutSession session_;
@@ -168,6 +191,12 @@ class GraphView : public QGraphicsView {
   QAction* zoom_in_action_ = nullptr;
   QAction* zoom_out_action_ = nullptr;
   QAction* zoom_selection_action_ = nullptr;
+  QAction* actual_size_action_ = nullptr;
+  QLabel* zoom_readout_ = nullptr;
+  bool focus_after_layout_ = false;  // the running layout reveals a chosen node: go to it
+  QElapsedTimer open_clock_;         // since set_document
+  FirstFrameTimings timings_;
+  bool first_frame_pending_ = false;
   double min_scale_ = 0.03;  // kMinScale, or less for a graph fitted below it
   // The whole overview drawn at one scale (see paintEvent), while it is small.
   static constexpr double kMaxOverviewImagePixels = 4.0e6;

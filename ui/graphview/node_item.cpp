@@ -19,7 +19,7 @@ constexpr double kHaloWidth = 5;
 
 QFont title_font() {
   QFont f;
-  f.setPixelSize(12);
+  f.setPixelSize(static_cast<int>(NodeItem::kTitlePixels));
   f.setWeight(QFont::DemiBold);
   return f;
 }

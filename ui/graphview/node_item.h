@@ -24,8 +24,14 @@ class NodeItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 1 };
   enum class Style { Op, Constant, Variable, Placeholder, Group };
-  // Below this zoom labels would be unreadable smudges; boxes alone read better.
-  static constexpr double kTextLevelOfDetail = 0.45;
+  // The title's design size (pixels at 1:1); the subtitle is smaller.
+  static constexpr double kTitlePixels = 12;
+  // The smallest text on screen that reads (view reports count labels at
+  // this size or more as legible).
+  static constexpr double kLegiblePixels = 8;
+  // Below this zoom full labels would be smaller than kLegiblePixels:
+  // compact labels at a fixed size read better.
+  static constexpr double kTextLevelOfDetail = kLegiblePixels / kTitlePixels;
 
   // Below this the title is drawn at a fixed screen size (kCompactLabelPixels)
   // where it fits; boxes shorter on screen than kCompactMinBoxPixels show none.
@@ -52,6 +58,11 @@ class NodeItem : public QGraphicsItem {
   // fits whole ("data", "prob").
   static LabelMode label_mode(double scale, QSizeF size, bool group, double title_pixels = 0);
   LabelMode label_mode(double scale) const { return label_mode(scale, size_, is_group(), compact_title_pixels_); }
+  // The on-screen pixel size of the title a box in `mode` shows at `scale`
+  // (0 for none).
+  static double title_pixels(LabelMode mode, double scale) {
+    return mode == LabelMode::Full ? kTitlePixels * scale : mode == LabelMode::Compact ? kCompactLabelPixels : 0;
+  }
   // Draws the compact label (the caller checked label_mode() == Compact);
   // `painter` carries the scene transform with this item's position applied.
   void paint_compact_label(QPainter* painter, double scale) const;

@@ -1,0 +1,61 @@
+#include "analysis/graph_inputs.h"
+
+#include <algorithm>
+#include <cstddef>
+
+#include "graph/edge_index.h"
+
+namespace flowlens {
+namespace {
+
+// A loop's back edge: ignored, so the data edges form a DAG.
+bool is_back_edge_source(const std::string& op) { return op == "NextIteration" || op == "RefNextIteration"; }
+
+}  // namespace
+
+bool is_graph_input_op(const std::string& op) {
+  return op == "Placeholder" || op == "PlaceholderV2" || op == "PlaceholderWithDefault" || op == "_Arg" ||
+         op == "IteratorGetNext" || op == "IteratorGetNextSync";
+}
+
+std::vector<int> graph_inputs(const Graph& graph) {
+  const int n = static_cast<int>(graph.size());
+  std::vector<int> inputs;
+  for (int i = 0; i < n; ++i)
+    if (is_graph_input_op(graph.nodes()[static_cast<std::size_t>(i)].op)) inputs.push_back(i);
+  if (!inputs.empty() || n == 0) return inputs;
+
+  // The longest data path, by Kahn's order over data edges: depth[v] is the
+  // longest path ending at v, from[v] its predecessor on it. Nodes on a
+  // cycle (malformed graphs) are never reached and keep depth 0.
+  const EdgeIndex& edges = graph.edges();
+  auto data_edge = [&](const OutputEdge& e, int producer) {
+    return !e.is_control() && !is_back_edge_source(graph.nodes()[static_cast<std::size_t>(producer)].op);
+  };
+  std::vector<int> pending(static_cast<std::size_t>(n), 0);
+  for (int v = 0; v < n; ++v)
+    for (const OutputEdge& e : edges.outputs(v))
+      if (data_edge(e, v)) ++pending[static_cast<std::size_t>(e.consumer)];
+  std::vector<int> ready, depth(static_cast<std::size_t>(n), 0), from(static_cast<std::size_t>(n), -1);
+  for (int v = 0; v < n; ++v)
+    if (pending[static_cast<std::size_t>(v)] == 0) ready.push_back(v);
+  int deepest = 0;
+  for (std::size_t next = 0; next < ready.size(); ++next) {
+    const int v = ready[next];
+    if (depth[static_cast<std::size_t>(v)] > depth[static_cast<std::size_t>(deepest)]) deepest = v;
+    for (const OutputEdge& e : edges.outputs(v)) {
+      if (!data_edge(e, v)) continue;
+      const auto c = static_cast<std::size_t>(e.consumer);
+      if (depth[static_cast<std::size_t>(v)] + 1 > depth[c]) {
+        depth[c] = depth[static_cast<std::size_t>(v)] + 1;
+        from[c] = v;
+      }
+      if (--pending[c] == 0) ready.push_back(e.consumer);
+    }
+  }
+  int start = deepest;
+  while (from[static_cast<std::size_t>(start)] >= 0) start = from[static_cast<std::size_t>(start)];
+  return {start};
+}
+
+}  // namespace flowlens

@@ -1,0 +1,20 @@
+#pragma once
+// Where a graph starts, for a view that opens on it as Netron does: the
+// nodes that take the data in. Placeholders, function arguments (`_Arg`)
+// and input iterators (IteratorGetNext) when the graph has any; otherwise
+// (a Keras training step in graph mode reads its batch from variables) the
+// first node of the longest data path, which is where the model's chain
+// begins.
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace flowlens {
+
+// True for the ops that take data into a graph by their kind.
+bool is_graph_input_op(const std::string& op);
+
+// Graph node indices, in graph order; empty only for an empty graph.
+std::vector<int> graph_inputs(const Graph& graph);
+
+}  // namespace flowlens
