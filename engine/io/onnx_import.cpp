@@ -371,6 +371,9 @@ class Importer {
       }
     }
     if (!np.domain().empty() && np.domain() != "ai.onnx") attrs["_onnx_domain"] = np.domain();
+    // The ONNX op as written (a mapped op's FlowLens name differs: Add is
+    // AddV2): views title boxes by it, as Netron does.
+    attrs[std::string(kOnnxOpTypeAttr)] = np.op_type();
     const DType t = in_values.empty() ? DType::Float : type_of(in_values[0]);
     const std::string op = mapped_op(np, in_values, t);
     if (op.empty()) {

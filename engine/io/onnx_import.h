@@ -17,7 +17,8 @@
 //    are kept as attrs; GRAPH attributes (If/Loop bodies) become the string
 //    "<subgraph: N nodes>". Mapped ops get T from value_info, graph
 //    inputs/outputs and initializers, propagated through mapped ops; float
-//    when unknown. Non-default domains are recorded in attr "_onnx_domain".
+//    when unknown. Non-default domains are recorded in attr "_onnx_domain",
+//    the ONNX op_type of every node in attr "_onnx_op_type" (kOnnxOpTypeAttr).
 //  * graph outputs -> an Identity node named after the output value (so the
 //    ONNX output name can be fetched), marked with attr "_onnx_output" = true.
 //    Outputs that are themselves a graph input or initializer need none.
@@ -30,6 +31,8 @@
 #include "graph/graph.h"
 
 namespace flowlens {
+
+inline constexpr std::string_view kOnnxOpTypeAttr = "_onnx_op_type";
 
 Graph parse_graph_onnx(std::string_view bytes, const std::string& source_name);
 

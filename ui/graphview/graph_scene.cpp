@@ -12,6 +12,7 @@
 #include "graph/edge_index.h"
 #include "tensor/dtype.h"
 #include "ui/graphview/device_palette.h"
+#include "io/onnx_import.h"
 #include "ui/graphview/edge_item.h"
 #include "ui/graphview/node_item.h"
 #include "ui/graphview/scope_frame_item.h"
@@ -65,6 +66,10 @@ Labels labels_of(const VisibleGraph::Unit& u, const Graph& graph) {
   for (const auto& w : u.weights) weights << qs(last_name_component(graph.nodes()[static_cast<std::size_t>(w.node)].name));
   QString subtitle = transfer_subtitle(n);
   if (u.branch != 0) subtitle += u.branch > 0 ? QStringLiteral(" \u00B7 true branch") : QStringLiteral(" \u00B7 false branch");
+  // An ONNX node: titled by its op type, named below, as Netron does (ONNX
+  // names are often "n4" or "resnetv17_conv0_fwd"; the op says more).
+  if (const std::string onnx_op = n.attr_string(std::string(kOnnxOpTypeAttr), ""); !onnx_op.empty())
+    return {qs(onnx_op), qs(last_name_component(n.name)), NodeItem::style_for_op(n.op), weights};
   return {qs(last_name_component(n.name)), subtitle, NodeItem::style_for_op(n.op), weights};
 }
 
