@@ -380,7 +380,7 @@ class RunReader {
         }
         const std::string plugin = it != metadata_.end() ? it->second.plugin : std::string();
         if (plugin == "histograms") {
-          count_other(tag, "histogram");
+          count_other(tag, plugin);  // tensor summaries are listed by plugin, legacy values by kind
           std::string why;
           if (auto h = histogram_from_event_tensor(value.tensor(), why))
             add_histogram(tag, std::move(*h), event);
@@ -390,7 +390,7 @@ class RunReader {
           return;
         }
         if (plugin == "images") {
-          count_other(tag, "image");
+          count_other(tag, plugin);
           std::string why;
           if (auto image = image_from_event_tensor(value.tensor(), why))
             add_image(tag, std::move(*image), event, file, offset);

@@ -27,7 +27,7 @@ class TestEventsCommand : public QObject {
     write_file(dir.filePath("eval/events.out.tfevents.100.host").toStdString(),
                frame_tfrecord(file_version_event(1.0)) +
                    frame_tfrecord(tensor_scalar_event(2.0, 3, "accuracy", 0.75f, true)) +
-                   frame_tfrecord(tensor_scalar_event(3.0, 3, "weights", 1.0f, true, "histograms")));
+                   frame_tfrecord(tensor_scalar_event(3.0, 3, "weights", 1.0f, true, "pr_curves")));
     const CliResult r = flowlens_run({"events", dir.path()});
     QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
     QVERIFY2(r.out.contains("2 run(s)"), qPrintable(r.out));
@@ -35,7 +35,7 @@ class TestEventsCommand : public QObject {
     QVERIFY2(r.out.contains(QRegularExpression("loss +2 point\\(s\\)  last 0.125 at step 2")), qPrintable(r.out));
     QVERIFY2(r.out.contains("graphs: 1") && r.out.contains("step 0: 1 node(s)"), qPrintable(r.out));
     QVERIFY2(r.out.contains(QRegularExpression("accuracy +1 point\\(s\\)  last 0.75 at step 3")), qPrintable(r.out));
-    QVERIFY2(r.out.contains(QRegularExpression("weights +histograms, 1 value\\(s\\)")), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QRegularExpression("weights +pr_curves, 1 value\\(s\\)")), qPrintable(r.out));
     QVERIFY(r.out.indexOf("run eval") < r.out.indexOf("run train"));
     QVERIFY(!r.out.contains("problems"));
   }
