@@ -217,6 +217,51 @@ class TestEventSummaries : public QObject {
     QCOMPARE(run.other_tags.at("big").count, int64_t{1});  // still counted
   }
 
+  // Every byte of each kind of event flipped in turn, each framed with a
+  // good CRC so the damaged protobuf reaches the decoder: reading never
+  // throws, and what it keeps stays within the limits.
+  void flipped_bytes_never_throw() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("events.out.tfevents.5.host").toStdString();
+    const std::string png = grey_png(4, 4);
+    const std::vector<std::string> originals = {
+        histogram_event(1, uniform_histogram()), tf2_histogram_event(2, {0, 1, 2, 1, 3, 5}, 2, true),
+        image_event(3, "img", 4, 4, png), tf2_image_event(4, {"4", "4", png})};
+    std::size_t written = 0;
+    {
+      TFRecordWriter w(path);
+      w.write(summaries_file_version());
+      for (const std::string& original : originals)
+        for (std::size_t i = 0; i < original.size(); ++i)
+          for (unsigned char flip : {0xffu, 0x80u, 0x01u}) {
+            std::string bad = original;
+            bad[i] = static_cast<char>(static_cast<unsigned char>(bad[i]) ^ flip);
+            w.write(bad);
+            ++written;
+          }
+    }
+    QVERIFY(written > 300);
+    EventLimits limits;
+    limits.histograms = 50;
+    limits.images = 5;
+    EventLog log;
+    try {
+      log = read_event_file(path, limits);
+    } catch (const std::exception& e) {
+      QFAIL(e.what());
+    }
+    const EventRun& run = log.runs.at(0);
+    for (const auto& [tag, points] : run.histograms) QVERIFY(points.size() <= limits.histograms);
+    for (const auto& [tag, points] : run.images) QVERIFY(points.size() <= limits.images);
+    for (const EventProblem& p : run.problems) {
+      QCOMPARE(p.file, path);
+      QVERIFY(p.offset > 0);
+    }
+    // Some damage is caught as such, some yields other valid messages: both happen.
+    QVERIFY(!run.problems.empty());
+    QVERIFY(!run.histograms.empty() && !run.images.empty());
+  }
+
   void reservoirs_keep_a_sample_with_the_last_step() {
     QTemporaryDir dir;
     const std::string path = dir.filePath("events.out.tfevents.3.host").toStdString();
