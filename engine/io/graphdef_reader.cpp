@@ -73,6 +73,20 @@ std::string with_hint(const std::string& message) {
   return message;
 }
 
+std::string invalid_utf8_field(const gp::Message& m);
+
+// The attr map of a NodeDef or NameAttrList, walked through its own API:
+// reflection on a map field copies the whole map into a repeated field
+// first, every tensor_content included.
+template <class AttrMap>
+std::string invalid_utf8_attr(const AttrMap& attrs) {
+  for (const auto& [key, value] : attrs) {
+    if (!is_valid_utf8(key)) return "attr.key";
+    if (std::string inner = invalid_utf8_field(value); !inner.empty()) return "attr.value." + inner;
+  }
+  return {};
+}
+
 // Proto3 string fields must hold UTF-8 (see io/utf8.h); the text parser does
 // not check. Returns the path of the first offending field below `m`, e.g.
 // "attr.value.func.name", or "" when all are valid.
@@ -81,6 +95,16 @@ std::string invalid_utf8_field(const gp::Message& m) {
   std::vector<const gp::FieldDescriptor*> fields;
   r->ListFields(m, &fields);
   for (const gp::FieldDescriptor* f : fields) {
+    if (f->is_map() && f->name() == "attr") {
+      if (const auto* node = dynamic_cast<const proto::NodeDef*>(&m)) {
+        if (std::string bad = invalid_utf8_attr(node->attr()); !bad.empty()) return bad;
+        continue;
+      }
+      if (const auto* func = dynamic_cast<const proto::NameAttrList*>(&m)) {
+        if (std::string bad = invalid_utf8_attr(func->attr()); !bad.empty()) return bad;
+        continue;
+      }
+    }
     if (f->type() == gp::FieldDescriptor::TYPE_STRING) {
       const int n = f->is_repeated() ? r->FieldSize(m, f) : 1;
       for (int k = 0; k < n; ++k) {
@@ -395,9 +419,9 @@ bool is_lone_tensor_content(std::string_view text, std::size_t begin, std::size_
 
 constexpr std::string_view kBigStringMarker = "__flowlens_big_string_";
 
-// Puts `value` into the one tensor_content of `node`'s attrs (values and
-// lists) that holds `marker`; false unless exactly one does.
-bool put_big_string(proto::NodeDef* node, const std::string& marker, std::string* value) {
+// The one tensor_content of `node`'s attrs (values and lists) that holds
+// `marker`; nullptr unless exactly one does.
+std::string* find_big_string(proto::NodeDef* node, const std::string& marker) {
   proto::TensorProto* found = nullptr;
   int count = 0;
   for (auto& [key, attr] : *node->mutable_attr()) {
@@ -412,30 +436,40 @@ bool put_big_string(proto::NodeDef* node, const std::string& marker, std::string
           ++count;
         }
   }
-  if (count != 1) return false;
-  found->set_tensor_content(std::move(*value));
-  return true;
+  return count == 1 ? found->mutable_tensor_content() : nullptr;
 }
+
+// The decoded big strings of one node field. They are swapped into the
+// parsed message and back out once the node is converted, so a thread
+// decodes into the same (already touched) memory node after node.
+struct BigValues {
+  std::vector<std::string> values;
+  std::vector<std::string*> placed;  // where values[k] was swapped in
+  void give_back() {
+    for (std::size_t k = 0; k < placed.size(); ++k) placed[k]->swap(values[k]);
+    placed.clear();
+  }
+};
 
 // Parses one node field into `into`. Its big tensor_content literals are
 // replaced by short markers before protobuf sees the text, decoded here and
-// put back into the parsed message; the result is the message protobuf
-// would give. If anything is unusual (other escapes, a marker not found,
-// any parse error) the field is parsed whole by protobuf, so errors are
-// protobuf's own, at their own line and column.
+// swapped into the parsed message (big->give_back() takes them out again);
+// the result is the message protobuf would give. If anything is unusual
+// (other escapes, a marker not found, any parse error) the field is parsed
+// whole by protobuf, so errors are protobuf's own, at their own place.
 void parse_node_field(std::string_view text, const TextField& field, const std::vector<BigString>& big,
-                      TextFieldParser& parser, proto::GraphDef* into, std::string* storage) {
+                      TextFieldParser& parser, proto::GraphDef* into, std::string* storage, BigValues* decoded) {
+  decoded->placed.clear();
   const std::string_view original = field_text(text, field, storage);
   if (field.first_big == field.end_big) return parser.parse(original, field.line, into);
   const std::string_view body = text.substr(field.begin, field.end - field.begin);
-  std::vector<std::string> values;
   std::vector<std::size_t> replaced;  // indices into `big`
   if (body.find(kBigStringMarker) == std::string_view::npos) {
     for (std::size_t b = field.first_big; b < field.end_big; ++b) {
       if (!is_lone_tensor_content(text, big[b].begin, big[b].end)) continue;
-      std::string value;
-      if (!decode_plain_literal(text.substr(big[b].begin, big[b].end - big[b].begin), &value)) continue;
-      values.push_back(std::move(value));
+      if (decoded->values.size() <= replaced.size()) decoded->values.emplace_back();
+      if (!decode_plain_literal(text.substr(big[b].begin, big[b].end - big[b].begin), &decoded->values[replaced.size()]))
+        continue;
       replaced.push_back(b);
     }
   }
@@ -451,12 +485,18 @@ void parse_node_field(std::string_view text, const TextField& field, const std::
     at = b.end;
   }
   cut.append(text.substr(at, field.end - at));
-  bool ok = parser.try_parse(cut, into);
+  bool ok = parser.try_parse(cut, into) && into->node_size() == 1;
+  std::vector<std::string*> places;
   for (std::size_t r = 0; ok && r < replaced.size(); ++r) {
-    const std::string marker = std::string(kBigStringMarker) + std::to_string(r);
-    ok = into->node_size() == 1 && put_big_string(into->mutable_node(0), marker, &values[r]);
+    std::string* place = find_big_string(into->mutable_node(0), std::string(kBigStringMarker) + std::to_string(r));
+    ok = place != nullptr;
+    places.push_back(place);
   }
-  if (!ok) parser.parse(original, field.line, into);
+  if (!ok) return parser.parse(original, field.line, into);
+  for (std::size_t r = 0; r < replaced.size(); ++r) {
+    places[r]->swap(decoded->values[r]);
+    decoded->placed.push_back(places[r]);
+  }
 }
 
 // ---- text: node fields in parallel chunks -------------------------------------
@@ -492,10 +532,11 @@ void parse_text_chunk(std::string_view text, const std::vector<NodeField>& field
     TextFieldParser parser(source);
     proto::GraphDef parsed;
     std::string storage;
+    BigValues decoded;
     chunk->nodes.reserve(chunk->last - chunk->first);
     for (std::size_t f = chunk->first; f < chunk->last; ++f) {
       const TextField field = fields[f].field();
-      parse_node_field(text, field, big, parser, &parsed, &storage);
+      parse_node_field(text, field, big, parser, &parsed, &storage, &decoded);
       const int column = static_cast<int>(field.begin - field.line_start) + 1;
       for (const proto::NodeDef& def : parsed.node()) {
         // The name itself may be the invalid string, so the node goes by index.
@@ -511,6 +552,7 @@ void parse_text_chunk(std::string_view text, const std::vector<NodeField>& field
           throw ParseError(source, field.line, column, e.what());
         }
       }
+      decoded.give_back();
     }
   } catch (...) {
     chunk->error = std::current_exception();
