@@ -351,11 +351,18 @@ class TextFieldParser {
 bool decode_plain_literal(std::string_view literal, std::string* out) {
   if (literal.size() < 2 || literal.back() != literal.front()) return false;
   const std::string_view body = literal.substr(1, literal.size() - 2);
-  out->resize(body.size());  // the decoded bytes are never more
-  char* o = out->data();
+  // Decoded through a small block appended as it fills: sizing `out` for the
+  // escaped length would zero (and page in) three times the bytes it keeps.
+  out->clear();
+  char block[16 * 1024];
+  char* o = block;
   const char* p = body.data();
   const char* const end = p + body.size();
   while (p < end) {
+    if (o > block + sizeof block - 4) {
+      out->append(block, static_cast<std::size_t>(o - block));
+      o = block;
+    }
     const auto c = static_cast<unsigned char>(*p);
     if (c != '\\') {
       if (c < 0x20 || c >= 0x7f) return false;
@@ -384,7 +391,7 @@ bool decode_plain_literal(std::string_view literal, std::string* out) {
     }
     p += 2;
   }
-  out->resize(static_cast<std::size_t>(o - out->data()));
+  out->append(block, static_cast<std::size_t>(o - block));
   return true;
 }
 
