@@ -21,8 +21,12 @@ bool is_graph_input_op(const std::string& op) {
 std::vector<int> graph_inputs(const Graph& graph) {
   const int n = static_cast<int>(graph.size());
   std::vector<int> inputs;
-  for (int i = 0; i < n; ++i)
-    if (is_graph_input_op(graph.nodes()[static_cast<std::size_t>(i)].op)) inputs.push_back(i);
+  for (int i = 0; i < n; ++i) {
+    const Node& node = graph.nodes()[static_cast<std::size_t>(i)];
+    // A function's resource arguments are its variables, not its data.
+    if (is_graph_input_op(node.op) && !(node.op == "_Arg" && node.attr_type("T", DType::Invalid) == DType::Resource))
+      inputs.push_back(i);
+  }
   if (!inputs.empty() || n == 0) return inputs;
 
   // The longest data path, by Kahn's order over data edges: depth[v] is the
@@ -56,6 +60,38 @@ std::vector<int> graph_inputs(const Graph& graph) {
   int start = deepest;
   while (from[static_cast<std::size_t>(start)] >= 0) start = from[static_cast<std::size_t>(start)];
   return {start};
+}
+
+int main_graph_input(const Graph& graph) {
+  const std::vector<int> inputs = graph_inputs(graph);
+  if (inputs.size() <= 1) return inputs.empty() ? -1 : inputs.front();
+  // Each input's forward reach; a few dozen inputs at most are compared
+  // (a function's hundreds of _Args are alike anyway).
+  constexpr std::size_t kMaxCompared = 32;
+  const EdgeIndex& edges = graph.edges();
+  std::vector<int> seen(graph.size(), -1), stack;
+  int best = inputs.front();
+  std::size_t best_reach = 0;
+  for (std::size_t k = 0; k < inputs.size() && k < kMaxCompared; ++k) {
+    std::size_t reach = 0;
+    stack.assign(1, inputs[k]);
+    seen[static_cast<std::size_t>(inputs[k])] = static_cast<int>(k);
+    while (!stack.empty()) {
+      const int v = stack.back();
+      stack.pop_back();
+      ++reach;
+      for (const OutputEdge& e : edges.outputs(v))
+        if (!e.is_control() && seen[static_cast<std::size_t>(e.consumer)] != static_cast<int>(k)) {
+          seen[static_cast<std::size_t>(e.consumer)] = static_cast<int>(k);
+          stack.push_back(e.consumer);
+        }
+    }
+    if (reach > best_reach) {
+      best_reach = reach;
+      best = inputs[k];
+    }
+  }
+  return best;
 }
 
 }  // namespace flowlens

@@ -44,6 +44,11 @@ constexpr int kOverlayMargin = 10;
 // their compact labels (NodeItem::label_mode), so a graph too big to fit
 // legibly opens here, on its start, instead of as unreadable dots.
 constexpr double kLegibleScale = 0.4;
+// Where compact labels end (NodeItem::kCompactMinBoxPixels on a 40-unit
+// box), and the steps a first frame's zoom is tried in down to it.
+constexpr double kMinLegibleScale = 0.2, kLegibleScaleStep = 0.02;
+// A fitted first frame is kept when this share of its boxes shows a label.
+constexpr double kLegibleShare = 0.9;
 // Choosing a node (filter list, diagnostics, arrows, the debugger) shows it
 // at least this large: its full label at ≥ kLegiblePixels.
 constexpr double kFocusScale = NodeItem::kTextLevelOfDetail * 1.2;
@@ -273,14 +278,15 @@ void GraphView::show_layout(bool expansion, bool first) {
   // Fully expanded but too big to read at fit: start from the scope overview
   // instead, as TensorBoard does (only judged on screen, at its real size).
   NameScopeGrouping& grouping = session_.grouping();
-  if (first && isVisible() && transform().m11() < kLegibleScale &&
+  if (first && isVisible() && !most_labels_legible() &&
       static_cast<int>(session_.graph()->size()) <= NameScopeGrouping::kMaxVisible && grouping.collapse_all()) {
     if (session_.pending_selection() >= 0) grouping.reveal(session_.pending_selection());
     relayout();
     return;
   }
-  // Still too big to read whole: open legibly on the graph's start.
-  if (first && isVisible() && !focus && transform().m11() < kLegibleScale) open_at_start();
+  // Still too big to read whole (boxes without a legible label at fit):
+  // open legibly on the graph's start.
+  if (first && isVisible() && !focus && !most_labels_legible()) open_at_start();
   const int pending = session_.take_pending_selection();
   const int node = pending >= 0 ? pending : session_.graph()->index_of(previous.toStdString());
   if (node >= 0) {
@@ -291,15 +297,27 @@ void GraphView::show_layout(bool expansion, bool first) {
   emit layout_finished();
 }
 
+bool GraphView::most_labels_legible() const {
+  const auto& units = scene_->unit_items();
+  if (units.empty()) return true;
+  const int labelled = scene_->labelled_boxes_at(transform().m11(), scene_->itemsBoundingRect());
+  return labelled >= kLegibleShare * static_cast<double>(units.size());
+}
+
 void GraphView::open_at_start() {
   const Graph* graph = session_.graph();
   const QRectF bounds = scene_->itemsBoundingRect();
   if (!graph || bounds.isEmpty()) return;
-  // The topmost box holding one of the graph's inputs (dot ranks run down).
-  NodeItem* start = nullptr;
-  for (int input : graph_inputs(*graph))
-    if (NodeItem* item = scene_->item_for_node(input); item && (!start || item->y() < start->y())) start = item;
-  const double s = kLegibleScale;
+  // The box of the input the model hangs from (not a step's labels).
+  NodeItem* start = scene_->item_for_node(main_graph_input(*graph));
+  // The smallest zoom (down from kLegibleScale) at which the boxes still
+  // show their labels: as much of the graph as reads.
+  const auto boxes = static_cast<double>(scene_->unit_items().size());
+  double s = kLegibleScale;
+  for (double t = kLegibleScale - kLegibleScaleStep; t >= kMinLegibleScale; t -= kLegibleScaleStep) {
+    if (scene_->labelled_boxes_at(t, bounds) < kLegibleShare * boxes) break;
+    s = t;
+  }
   setTransform(QTransform::fromScale(s, s));
   const QSizeF seen = QSizeF(viewport()->size()) / s;
   const double margin = 24 / s;

@@ -164,6 +164,8 @@ class GraphView : public QGraphicsView {
   // A first frame too big to read whole: a legible scale, on the graph's
   // inputs (graph_inputs), as Netron opens.
   void open_at_start();
+  // Whether nearly every box shows a legible label at the current zoom.
+  bool most_labels_legible() const;
   // Zooms in (never out) until the box's label is legible and centres it,
   // unless it already is both.
   void bring_into_view(NodeItem* item);

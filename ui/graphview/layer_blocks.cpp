@@ -204,13 +204,19 @@ std::vector<std::string> layer_block_paths(const Graph& graph) {
     // Blocks of at least kMinBlockLayers layers between cuts: a plain chain
     // (every layer a cut) is grouped in runs of that many.
     constexpr int kMinBlockLayers = 4;
-    int number = 1, in_block = 0, far_before = 0;
+    std::vector<char> cut_after(chain.size(), 0);
+    for (std::size_t k = 0, far_before = 0; k < chain.size(); ++k) {
+      cut_after[k] = far_before <= k;
+      far_before = std::max(far_before, static_cast<std::size_t>(reach[k]));
+    }
+    int number = 1, in_block = 0;
     for (std::size_t k = 0; k < chain.size(); ++k) {
       block[static_cast<std::size_t>(chain[k])] = "block_" + std::to_string(number);
       ++in_block;
-      const bool cut = far_before <= static_cast<int>(k);
-      far_before = std::max(far_before, reach[k]);
-      if (cut && in_block >= kMinBlockLayers) {
+      // A cut that the next layer alone continues (an add, then its relu)
+      // moves to after that layer: the block ends with its output.
+      const bool deferred = k + 1 < chain.size() && cut_after[k + 1] && reach[k] == static_cast<int>(k) + 1;
+      if (cut_after[k] && !deferred && in_block >= kMinBlockLayers) {
         ++number;
         in_block = 0;
       }

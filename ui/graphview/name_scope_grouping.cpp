@@ -225,7 +225,8 @@ void NameScopeGrouping::set_graph(std::shared_ptr<const Graph> graph) {
   frame_iterations_.clear();
   paths_.clear();
   if (!graph_) return;
-  paths_ = layer_block_paths(*graph_);
+  // Blocks for chains too big to show whole; a small one reads as it is.
+  if (static_cast<int>(graph_->size()) > kMaxVisible) paths_ = layer_block_paths(*graph_);
   for (std::size_t i = 0; i < graph_->size(); ++i) {
     const std::string_view name = path_of(static_cast<int>(i));
     for (auto slash = name.find('/'); slash != std::string::npos; slash = name.find('/', slash + 1)) {
@@ -251,8 +252,10 @@ void NameScopeGrouping::open_start_groups() {
   // the data starts (least deep first: the stem, then the first blocks) as
   // long as the view stays a screenful.
   const int n = static_cast<int>(graph_->size());
-  // Each round recomputes the view: past this size the top level stays.
-  if (n > kMaxStartGroupNodes) return;
+  // Only for the blocks of a long chain: a graph's own scopes (towers,
+  // layers) read well as their top level. Each round recomputes the view:
+  // past kMaxStartGroupNodes the top level stays.
+  if (paths_.empty() || n > kMaxStartGroupNodes) return;
   const EdgeIndex& edges = graph_->edges();
   std::vector<int> pending(static_cast<std::size_t>(n), 0), depth(static_cast<std::size_t>(n), 0), ready;
   for (int v = 0; v < n; ++v)

@@ -110,10 +110,10 @@ using ScopeSet = std::unordered_set<std::string, ScopeHash, std::equal_to<>>;
 class NameScopeGrouping {
  public:
   static constexpr int kMaxVisible = 300;
-  // A big graph's first view opens the groups where its data starts while
-  // fewer boxes than this show (see open_start_groups), on graphs up to
-  // kMaxStartGroupNodes nodes (each round recomputes the view).
-  static constexpr int kStartViewBoxes = 64;
+  // The first view of a long chain's blocks (layer_blocks.h) opens the
+  // groups where its data starts while fewer boxes than this show (see
+  // open_start_groups), on graphs up to kMaxStartGroupNodes nodes.
+  static constexpr int kStartViewBoxes = 48;
   static constexpr int kMaxStartGroupRounds = 24;
   static constexpr int kMaxStartGroupNodes = 20000;
 

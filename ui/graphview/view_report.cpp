@@ -119,10 +119,8 @@ ViewReport measure_view(const GraphView& view, const GraphDocument& doc) {
     const NodeItem* item = node >= 0 ? scene->item_for_node(node) : nullptr;
     return item && seen.intersects(item->sceneBoundingRect());
   };
-  for (int input : graph_inputs(graph)) {
-    r.inputs.push_back(graph.nodes()[static_cast<std::size_t>(input)].name);
-    r.inputs_in_view |= on_screen(input);
-  }
+  for (int input : graph_inputs(graph)) r.inputs.push_back(graph.nodes()[static_cast<std::size_t>(input)].name);
+  r.inputs_in_view = on_screen(main_graph_input(graph));
   const GraphOutputs outputs = graph_outputs(graph);
   r.outputs = outputs.fetches;
   r.outputs.insert(r.outputs.end(), outputs.targets.begin(), outputs.targets.end());

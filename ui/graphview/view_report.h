@@ -25,7 +25,7 @@ struct ViewReport {
   double label_pixels_min = 0;     // over the drawn boxes that show a title
   double label_pixels_median = 0;
   std::vector<std::string> inputs;   // graph_inputs()
-  bool inputs_in_view = false;       // some input's box is on screen
+  bool inputs_in_view = false;       // the main input's box is on screen (main_graph_input)
   std::vector<std::string> outputs;  // graph_outputs() and the loss, if one is found
   bool outputs_in_view = false;      // some output's box is on screen
   double layout_width = 0, layout_height = 0;  // scene units
