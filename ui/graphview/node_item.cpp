@@ -108,7 +108,10 @@ void NodeItem::paint_compact_label(QPainter* painter, double scale) const {
   const QFont f = compact_font();
   const QFontMetricsF metrics(f);
   QString text = title_;
-  if (is_group()) text = QStringLiteral("%1 (%2)").arg(title_, subtitle_.section(QLatin1Char(' '), 0, 0));
+  // A group adds its size where that fits; its name comes first.
+  if (const QString sized = QStringLiteral("%1 (%2)").arg(title_, subtitle_.section(QLatin1Char(' '), 0, 0));
+      is_group() && metrics.horizontalAdvance(sized) <= width)
+    text = sized;
   text = metrics.elidedText(text, Qt::ElideRight, width);
   const QRectF area(-width / 2, -metrics.height() / 2, width, metrics.height());
   const double text_width = metrics.horizontalAdvance(text);
