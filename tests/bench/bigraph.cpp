@@ -18,7 +18,7 @@
 //
 //   bench_bigraph [--smoke] [--sizes 1000,10000] [--dot-limit SECONDS]
 //   bench_bigraph --write-graph NODES FILE   (the synthetic graph, to open in flowlens)
-//   bench_bigraph --text-graph [MB] [--repeat N]
+//   bench_bigraph --text-graph [MB] [--repeat N] [--all-float-val]
 //   bench_bigraph --write-text-graph MB FILE
 // --smoke: one 400-node graph and a 30 s dot limit, to check it runs, and a
 // 2 MB text graph.
@@ -32,7 +32,8 @@
 // (load_graph: sniff, read, parse and convert; the analysis's diagnostics and
 // shapes) with the RSS, and the reader on text in memory against the reader as
 // it was (one thread, protobuf's tokenizer for every string). Medians, with
-// the range over the runs.
+// the range over the runs. --all-float-val writes every value as float_val
+// lines, which protobuf's tokenizer still parses.
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QFile>
@@ -376,8 +377,8 @@ std::optional<int64_t> write_synthetic_graph(const QString& path, int64_t nodes)
   return graph.nodes;
 }
 
-std::optional<int64_t> write_text_graph(const QString& path, int64_t megabytes) {
-  const auto graph = flowlens::bench::synthetic_seq2seq_graph(megabytes * 1000 * 1000);
+std::optional<int64_t> write_text_graph(const QString& path, int64_t megabytes, bool all_float_val = false) {
+  const auto graph = flowlens::bench::synthetic_seq2seq_graph(megabytes * 1000 * 1000, all_float_val);
   QFile f(path);
   if (!f.open(QIODevice::WriteOnly) || f.write(graph.text.data(), static_cast<qint64>(graph.text.size())) < 0) {
     std::fprintf(stderr, "bench_bigraph: cannot write %s: %s\n", qPrintable(path), qPrintable(f.errorString()));
@@ -399,9 +400,9 @@ Spread spread_of(const std::vector<Figures>& runs, const std::string& key) {
 }
 
 // The big text graph: `repeat` runs of each child, alternating.
-int run_text_graph(int64_t megabytes, int repeat, const QTemporaryDir& dir) {
+int run_text_graph(int64_t megabytes, int repeat, const QTemporaryDir& dir, bool all_float_val = false) {
   const QString path = dir.filePath(QStringLiteral("seq2seq_%1MB.pbtxt").arg(megabytes));
-  const auto nodes = write_text_graph(path, megabytes);
+  const auto nodes = write_text_graph(path, megabytes, all_float_val);
   if (!nodes) return 1;
   const double file_mb = static_cast<double>(QFileInfo(path).size()) / 1e6;
   std::vector<Figures> opens, phases;
@@ -420,8 +421,8 @@ int run_text_graph(int64_t megabytes, int repeat, const QTemporaryDir& dir) {
   auto show = [](const char* what, const Spread& s, const char* unit) {
     std::printf("    %-34s %8.0f %s  (%.0f-%.0f)\n", what, s.median, unit, s.low, s.high);
   };
-  std::printf("== text graph: %.1f MB GraphDef text, %lld nodes, mostly Const values; medians of %d runs (range)\n",
-              file_mb, static_cast<long long>(*nodes), repeat);
+  std::printf("== text graph: %.1f MB GraphDef text, %lld nodes, mostly Const values%s; medians of %d runs (range)\n",
+              file_mb, static_cast<long long>(*nodes), all_float_val ? " (all float_val)" : "", repeat);
   std::printf("  opened in the main window, to the first painted frame (%.0f boxes)\n", opens[0]["open_boxes"]);
   show("open to first frame", spread_of(opens, "open_ms"), "ms");
   show("  open_file (load + analysis)", spread_of(opens, "open_file_ms"), "ms");
@@ -482,17 +483,19 @@ int main(int argc, char** argv) {
   if (args.size() >= 2 && args[1] == QLatin1String("--text-graph")) {
     qlonglong mb = 70;
     int repeat = 3;
+    bool all_float_val = false;
     for (int i = 2; i < args.size(); ++i) {
       bool ok = true;
       if (args[i] == QLatin1String("--repeat") && i + 1 < args.size()) repeat = args[++i].toInt(&ok);
+      else if (args[i] == QLatin1String("--all-float-val")) all_float_val = true;
       else mb = args[i].toLongLong(&ok);
       if (!ok || mb < 1 || mb > 1500 || repeat < 1) {
-        std::fprintf(stderr, "usage: bench_bigraph --text-graph [MB] [--repeat N]   (1 <= MB <= 1500)\n");
+        std::fprintf(stderr, "usage: bench_bigraph --text-graph [MB] [--repeat N] [--all-float-val]   (1 <= MB <= 1500)\n");
         return 2;
       }
     }
     QTemporaryDir dir;
-    return run_text_graph(mb, repeat, dir);
+    return run_text_graph(mb, repeat, dir, all_float_val);
   }
   if (args.size() >= 2 && args[1] == QLatin1String("--write-graph")) {
     bool ok = false;
@@ -530,7 +533,7 @@ int main(int argc, char** argv) {
     } else if (args[i] == QLatin1String("--help")) {
       std::printf("usage: bench_bigraph [--smoke] [--sizes N,N,...] [--dot-limit SECONDS]\n"
                   "       bench_bigraph --write-graph NODES FILE\n"
-                  "       bench_bigraph --text-graph [MB] [--repeat N]   (default 70 MB, 3 runs)\n"
+                  "       bench_bigraph --text-graph [MB] [--repeat N] [--all-float-val]   (default 70 MB, 3 runs)\n"
                   "       bench_bigraph --write-text-graph MB FILE\n");
       return 0;
     }

@@ -102,20 +102,25 @@ namespace flowlens::bench {
 // over 54 steps, dynamic_seq2seq/{encoder,decoder}/rnn/layer_l/step_t/...,
 // an output projection and a loss per step), where almost all the bytes are
 // Const values written out in text, as in a graph whose weights were
-// embedded: embeddings and LSTM kernels as escaped `tensor_content`, the
-// projection and the biases as one `float_val` line per value. The vocabulary
-// is sized so the file is about `target_bytes` long (from ~8 MB).
-inline SyntheticGraphInfo synthetic_seq2seq_graph(int64_t target_bytes) {
+// embedded: embeddings and LSTM kernels as escaped `tensor_content` (or, with
+// `all_float_val`, as float_val lines too), the projection and the biases as
+// one `float_val` line per value. The vocabulary is sized so the file is
+// about `target_bytes` long (from ~8 MB).
+inline SyntheticGraphInfo synthetic_seq2seq_graph(int64_t target_bytes, bool all_float_val = false) {
   constexpr int kLayers = 4, kSteps = 54, kBatch = 32;
+  // Text bytes per 100 floats: ~2.83 chars a byte of tensor_content, or a
+  // float_val line of ~24.5 chars.
+  const int64_t per_100_floats = all_float_val ? 2450 : 1132;
   // 256 units from ~60 MB; smaller files get narrower layers.
   int64_t kHidden = 256;
-  while (kHidden > 8 && 2LL * kLayers * (2 * kHidden) * (4 * kHidden) * 4 * 283 / 100 > target_bytes * 7 / 10) kHidden /= 2;
+  while (kHidden > 8 && 2LL * kLayers * (2 * kHidden) * (4 * kHidden) * per_100_floats / 100 > target_bytes * 7 / 10)
+    kHidden /= 2;
   // Bytes of text per vocabulary entry: two embedding rows (kHidden floats of
   // tensor_content each, ~2.83 chars a byte) and a projection column
   // (kHidden float_val lines of ~24 chars). The kernels and the ~5.8 MB of
   // other nodes are fixed.
-  const int64_t fixed = 2LL * kLayers * (2 * kHidden) * (4 * kHidden) * 4 * 283 / 100 + 5800000;
-  const int64_t per_word = 2LL * kHidden * 4 * 283 / 100 + kHidden * 24;
+  const int64_t fixed = 2LL * kLayers * (2 * kHidden) * (4 * kHidden) * per_100_floats / 100 + 5800000;
+  const int64_t per_word = 2LL * kHidden * per_100_floats / 100 + kHidden * 24;
   const int64_t vocab = std::max<int64_t>(16, (target_bytes - fixed) / per_word);
   SyntheticGraphInfo g;
   std::string& out = g.text;
@@ -221,7 +226,7 @@ inline SyntheticGraphInfo synthetic_seq2seq_graph(int64_t target_bytes) {
     const std::string scope = root + part + "/";
     const bool decoder = part[0] == 'd';
     const std::string emb = "embeddings/" + std::string(part) + "/embedding_" + part;
-    const_node(emb, {vocab, kHidden}, true);
+    const_node(emb, {vocab, kHidden}, !all_float_val);
     const std::string ids = decoder ? "IteratorGetNext/target_input" : "IteratorGetNext/source";
     begin_node(scope + "unstack", "Unpack", {ids}, "/device:CPU:0");
     type_attr("T", "DT_INT32");
@@ -240,7 +245,7 @@ inline SyntheticGraphInfo synthetic_seq2seq_graph(int64_t target_bytes) {
     }
     for (int l = 0; l < kLayers; ++l) {
       const std::string cell = scope + "rnn/multi_rnn_cell/cell_" + std::to_string(l) + "/basic_lstm_cell/";
-      const_node(cell + "kernel", {2 * kHidden, 4 * kHidden}, true);
+      const_node(cell + "kernel", {2 * kHidden, 4 * kHidden}, !all_float_val);
       const_node(cell + "bias", {4 * kHidden}, false);
       op_node(cell + "kernel/read", "Identity", {cell + "kernel"});
       op_node(cell + "bias/read", "Identity", {cell + "bias"});
