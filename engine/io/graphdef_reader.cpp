@@ -7,6 +7,7 @@
 #include <google/protobuf/wire_format_lite.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <climits>
 #include <cstdint>
@@ -271,9 +272,22 @@ class TextFieldScanner {
     }
     return pos_ > begin;
   }
+  // The bytes skip_bracketed acts on; it runs over all others in a tight
+  // loop (a field of float_val lines is megabytes of digits).
+  static bool is_bracket_special(unsigned char c) {
+    static const auto table = [] {
+      std::array<bool, 256> t{};
+      for (unsigned char s : std::string_view("\"'#\n{}<>[]")) t[s] = true;
+      return t;
+    }();
+    return table[c];
+  }
+
   void skip_bracketed() {
     int depth = 0;
     while (pos_ < t_.size()) {
+      while (pos_ < t_.size() && !is_bracket_special(static_cast<unsigned char>(t_[pos_]))) ++pos_;
+      if (pos_ >= t_.size()) return;
       const char c = t_[pos_];
       if (c == '"' || c == '\'') {
         skip_string();
