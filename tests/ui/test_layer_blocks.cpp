@@ -125,6 +125,11 @@ class LayerBlocksTest : public QObject {
     QCOMPARE(block_of("activation_4_1/Relu"), std::string("res2b"));
     QCOMPARE(block_of("res5c_branch2c_1/Conv2D"), std::string("res5c"));
     QCOMPARE(block_of("fc1000_1/MatMul"), std::string("fc1000_1"));   // the head keeps its name
+    // The epsilon every batch norm reads sits in no block (it would tie
+    // res5a to all the others); a weight read by its block and by the
+    // optimizer outside all blocks stays in its block.
+    QCOMPARE(block_of("bn5a_branch1_1/Const_1"), std::string("bn5a_branch1_1"));
+    QCOMPARE(block_of("bn2a_branch2a/gamma"), std::string("res2a"));
     std::set<std::string> tops;
     for (const std::string& p : paths) tops.insert(p.substr(0, p.find('/')));
     QVERIFY2(tops.size() < 60, qPrintable(QString::number(tops.size())));
@@ -138,6 +143,8 @@ class LayerBlocksTest : public QObject {
     QVERIFY(grouping.is_scope("res3a"));
     QVERIFY(grouping.is_expanded("res2a"));   // where the data starts
     QVERIFY(!grouping.is_expanded("res5c"));  // the rest stays a column of blocks
+    for (const auto& u : v.units)
+      if (u.is_group() && u.scope.starts_with("res")) QVERIFY2(!u.side, u.scope.c_str());  // blocks are the chain
   }
 };
 

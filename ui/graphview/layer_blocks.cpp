@@ -78,6 +78,8 @@ bool is_training_path(std::string_view name, const std::string& op) {
   return false;
 }
 
+const std::string kNoBlock;
+
 }  // namespace
 
 std::string block_of_layer_name(std::string_view layer) {
@@ -249,9 +251,21 @@ std::vector<std::string> layer_block_paths(const Graph& graph) {
   }
   std::vector<std::string> paths(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
-    const std::string& b = block[static_cast<std::size_t>(layer_of[static_cast<std::size_t>(i)])];
+    const std::string* b = &block[static_cast<std::size_t>(layer_of[static_cast<std::size_t>(i)])];
+    // A constant read by several blocks (Keras shares one epsilon among all
+    // its batch norms) belongs to none: inside one, it would tie that block
+    // to every other.
+    if (!b->empty() && constant[static_cast<std::size_t>(i)] != kComputed)
+      for (const OutputEdge& e : edges.outputs(i)) {
+        const std::string& used_by = block[static_cast<std::size_t>(layer_of[static_cast<std::size_t>(e.consumer)])];
+        // (The optimizer, outside every block, reads every weight: no matter.)
+        if (!e.is_control() && !used_by.empty() && used_by != *b) {
+          b = &kNoBlock;
+          break;
+        }
+      }
     const std::string& name = nodes[static_cast<std::size_t>(i)].name;
-    paths[static_cast<std::size_t>(i)] = b.empty() ? name : renamed.at(b) + "/" + name;
+    paths[static_cast<std::size_t>(i)] = b->empty() ? name : renamed.at(*b) + "/" + name;
   }
   return paths;
 }

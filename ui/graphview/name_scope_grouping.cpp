@@ -227,6 +227,9 @@ void NameScopeGrouping::set_graph(std::shared_ptr<const Graph> graph) {
   if (!graph_) return;
   // Blocks for chains too big to show whole; a small one reads as it is.
   if (static_cast<int>(graph_->size()) > kMaxVisible) paths_ = layer_block_paths(*graph_);
+  block_scopes_.clear();
+  for (std::size_t i = 0; i < paths_.size(); ++i)
+    if (paths_[i].size() != graph_->nodes()[i].name.size()) block_scopes_.insert(paths_[i].substr(0, paths_[i].find('/')));
   for (std::size_t i = 0; i < graph_->size(); ++i) {
     const std::string_view name = path_of(static_cast<int>(i));
     for (auto slash = name.find('/'); slash != std::string::npos; slash = name.find('/', slash + 1)) {
@@ -743,7 +746,9 @@ void NameScopeGrouping::mark_side_units(VisibleGraph& v) const {
     std::vector<int> side;
     for (int u : members) {
       const std::size_t i = static_cast<std::size_t>(u);
-      const bool aux = connected[i] && (by_op[i] || degree[i] >= threshold);
+      // A model's block is its chain, however many edges it has.
+      const bool hub = degree[i] >= threshold && !(v.units[i].is_group() && block_scopes_.contains(v.units[i].scope));
+      const bool aux = connected[i] && (by_op[i] || hub);
       if (aux != side_flipped(v.units[i])) side.push_back(u);
     }
     // A frame keeps something in its main layout for its side area to hang

@@ -191,6 +191,7 @@ class NameScopeGrouping {
                           : std::string_view(paths_[static_cast<std::size_t>(node)]);
   }
   std::vector<std::string> paths_;  // per node; empty: the names themselves
+  ScopeSet block_scopes_;           // the blocks paths_ made (never side areas by degree)
   void find_control_flow();  // loop scopes and cond branches, in set_graph
   void mark_control_flow(VisibleGraph& v) const;
   ScopeMap<std::string> loop_frame_of_scope_;    // loop scope → frame name

@@ -104,7 +104,10 @@ void NodeItem::paint_compact_label(QPainter* painter, double scale) const {
   const QTransform saved = painter->worldTransform();
   painter->translate(r.center());
   painter->scale(1 / scale, 1 / scale);
-  const double width = std::max(r.width() * scale * kCompactOverflow - 4, 3 * kCompactLabelPixels);
+  // A short title ("res3a", "Conv") shows whole even where its box is
+  // narrower on screen: elided to "res…" it would name nothing.
+  const double width = std::max({r.width() * scale * kCompactOverflow - 4, 3 * kCompactLabelPixels,
+                                 std::min(compact_title_pixels_ + 2, kCompactShortTitlePixels)});
   const QFont f = compact_font();
   const QFontMetricsF metrics(f);
   QString text = title_;

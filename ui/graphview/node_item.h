@@ -41,6 +41,8 @@ class NodeItem : public QGraphicsItem {
   // A compact label may overhang its box by a fifth on each side (with a
   // halo): "prob" on a 26-pixel box reads better than nothing.
   static constexpr double kCompactOverflow = 1.4;
+  // Titles up to this wide (pixels at the compact size) are never elided.
+  static constexpr double kCompactShortTitlePixels = 64;
   static constexpr int kMaxWeightLines = 4;
 
   // `name`: the full node name, or the scope path for a group. `weights`:
