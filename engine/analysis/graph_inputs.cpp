@@ -29,9 +29,26 @@ std::vector<int> graph_inputs(const Graph& graph) {
   }
   if (!inputs.empty() || n == 0) return inputs;
 
-  // The longest data path, by Kahn's order over data edges: depth[v] is the
-  // longest path ending at v, from[v] its predecessor on it. Nodes on a
-  // cycle (malformed graphs) are never reached and keep depth 0.
+  // The longest data path ends at the deepest node; walk back along it.
+  const std::vector<int> depth = data_depths(graph);
+  const EdgeIndex& edges = graph.edges();
+  int at = static_cast<int>(std::max_element(depth.begin(), depth.end()) - depth.begin());
+  for (bool stepped = true; stepped && depth[static_cast<std::size_t>(at)] > 0;) {
+    stepped = false;
+    for (const InputEdge& in : edges.inputs(at))
+      if (in.resolved() && !in.is_control() && depth[static_cast<std::size_t>(in.producer)] + 1 == depth[static_cast<std::size_t>(at)]) {
+        at = in.producer;
+        stepped = true;
+        break;
+      }
+  }
+  return {at};
+}
+
+std::vector<int> data_depths(const Graph& graph) {
+  // Kahn's order over data edges: depth[v] is the longest path ending at v.
+  // Nodes on a cycle (malformed graphs) are never reached and keep depth 0.
+  const int n = static_cast<int>(graph.size());
   const EdgeIndex& edges = graph.edges();
   auto data_edge = [&](const OutputEdge& e, int producer) {
     return !e.is_control() && !is_back_edge_source(graph.nodes()[static_cast<std::size_t>(producer)].op);
@@ -40,26 +57,19 @@ std::vector<int> graph_inputs(const Graph& graph) {
   for (int v = 0; v < n; ++v)
     for (const OutputEdge& e : edges.outputs(v))
       if (data_edge(e, v)) ++pending[static_cast<std::size_t>(e.consumer)];
-  std::vector<int> ready, depth(static_cast<std::size_t>(n), 0), from(static_cast<std::size_t>(n), -1);
+  std::vector<int> ready, depth(static_cast<std::size_t>(n), 0);
   for (int v = 0; v < n; ++v)
     if (pending[static_cast<std::size_t>(v)] == 0) ready.push_back(v);
-  int deepest = 0;
   for (std::size_t next = 0; next < ready.size(); ++next) {
     const int v = ready[next];
-    if (depth[static_cast<std::size_t>(v)] > depth[static_cast<std::size_t>(deepest)]) deepest = v;
     for (const OutputEdge& e : edges.outputs(v)) {
       if (!data_edge(e, v)) continue;
       const auto c = static_cast<std::size_t>(e.consumer);
-      if (depth[static_cast<std::size_t>(v)] + 1 > depth[c]) {
-        depth[c] = depth[static_cast<std::size_t>(v)] + 1;
-        from[c] = v;
-      }
+      depth[c] = std::max(depth[c], depth[static_cast<std::size_t>(v)] + 1);
       if (--pending[c] == 0) ready.push_back(e.consumer);
     }
   }
-  int start = deepest;
-  while (from[static_cast<std::size_t>(start)] >= 0) start = from[static_cast<std::size_t>(start)];
-  return {start};
+  return depth;
 }
 
 int main_graph_input(const Graph& graph) {

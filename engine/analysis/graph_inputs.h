@@ -17,6 +17,10 @@ bool is_graph_input_op(const std::string& op);
 // Graph node indices, in graph order; empty only for an empty graph.
 std::vector<int> graph_inputs(const Graph& graph);
 
+// Per node, the length of the longest data path (control edges and loops’
+// back edges left out) that ends there: 0 for a source.
+std::vector<int> data_depths(const Graph& graph);
+
 // Of graph_inputs(), the one the most nodes depend on (by data edges): the
 // model's features rather than a training step's labels, which enter at the
 // loss. -1 for an empty graph.

@@ -1,6 +1,7 @@
 #include "ui/graphview/name_scope_grouping.h"
 
 #include "graph/control_flow_frames.h"
+#include "analysis/graph_inputs.h"
 #include "graph/edge_index.h"
 #include "ui/graphview/layer_blocks.h"
 
@@ -260,18 +261,7 @@ void NameScopeGrouping::open_start_groups() {
   // past kMaxStartGroupNodes the top level stays.
   if (paths_.empty() || n > kMaxStartGroupNodes) return;
   const EdgeIndex& edges = graph_->edges();
-  std::vector<int> pending(static_cast<std::size_t>(n), 0), depth(static_cast<std::size_t>(n), 0), ready;
-  for (int v = 0; v < n; ++v)
-    for (const OutputEdge& e : edges.outputs(v)) pending[static_cast<std::size_t>(e.consumer)] += !e.is_control();
-  for (int v = 0; v < n; ++v)
-    if (pending[static_cast<std::size_t>(v)] == 0) ready.push_back(v);
-  for (std::size_t next = 0; next < ready.size(); ++next)
-    for (const OutputEdge& e : edges.outputs(ready[next])) {
-      if (e.is_control()) continue;
-      const auto c = static_cast<std::size_t>(e.consumer);
-      depth[c] = std::max(depth[c], depth[static_cast<std::size_t>(ready[next])] + 1);
-      if (--pending[c] == 0) ready.push_back(e.consumer);
-    }
+  const std::vector<int> depth = data_depths(*graph_);
   std::set<std::string> tried;
   for (int round = 0; round < kMaxStartGroupRounds; ++round) {
     const VisibleGraph v = visible();
