@@ -215,6 +215,7 @@ void GraphView::set_document(std::shared_ptr<const GraphDocument> doc) {
   open_clock_.start();
   session_.set_document(std::move(doc));
   timings_ = FirstFrameTimings{};
+  focus_after_layout_ = false;
   timings_.grouping_ms = static_cast<double>(grouping.nsecsElapsed()) / 1e6;
   first_frame_pending_ = true;
   update_minimap_visibility();
@@ -437,11 +438,11 @@ bool GraphView::select_node(const QString& name) {
   if (node < 0) return false;
   // A node hidden in a collapsed scope: lay out with its scopes open, then
   // go to it (not to a fit of the whole graph).
-  if (session_.grouping().reveal(node)) {
-    relayout();
-    focus_after_layout_ = session_.running();
-  }
+  if (session_.grouping().reveal(node)) relayout();
   if (session_.running()) {
+    // Once the running layout lands (this one, an Expand All's, the first),
+    // go to the node rather than fit the whole graph.
+    focus_after_layout_ = true;
     session_.set_pending_selection(node);
     return true;
   }

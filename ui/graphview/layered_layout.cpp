@@ -75,6 +75,47 @@ std::vector<double> place_in_order(const std::vector<double>& desired, const std
 
 }  // namespace
 
+namespace {
+
+// A scope whose boxes the ranks scatter (a `training/` subtree sits beside
+// every layer it differentiates) would frame the whole graph, and dozens
+// of such frames stacked are a grey mass over everything. A frame is kept
+// only where at least half the boxes inside it are its own; the others get
+// a null rect (no frame drawn; their boxes still are).
+void drop_scattered_frames(const LayoutInput& input, LayoutResult& result) {
+  constexpr double kMinOwnShare = 0.5;
+  const std::size_t n = input.boxes.size(), clusters = input.clusters.size();
+  if (clusters == 0) return;
+  std::vector<std::size_t> by_x(n);
+  for (std::size_t v = 0; v < n; ++v) by_x[v] = v;
+  std::sort(by_x.begin(), by_x.end(), [&](std::size_t a, std::size_t b) {
+    return result.box_centers[a].x() < result.box_centers[b].x();
+  });
+  auto member = [&](std::size_t v, int c) {
+    for (int k = input.boxes[v].cluster; k >= 0 && k < static_cast<int>(clusters); k = input.clusters[static_cast<std::size_t>(k)].parent)
+      if (k == c) return true;
+    return false;
+  };
+  std::vector<char> scattered(clusters, 0);
+  for (std::size_t c = 0; c < clusters; ++c) {
+    const QRectF& frame = result.cluster_rects[c];
+    if (frame.isNull()) continue;
+    auto it = std::lower_bound(by_x.begin(), by_x.end(), frame.left(),
+                               [&](std::size_t v, double x) { return result.box_centers[v].x() < x; });
+    std::size_t inside = 0, own = 0;
+    for (; it != by_x.end() && result.box_centers[*it].x() <= frame.right(); ++it) {
+      if (!frame.contains(result.box_centers[*it])) continue;
+      ++inside;
+      own += member(*it, static_cast<int>(c));
+    }
+    scattered[c] = inside > 0 && static_cast<double>(own) < kMinOwnShare * static_cast<double>(inside);
+  }
+  for (std::size_t c = 0; c < clusters; ++c)
+    if (scattered[c]) result.cluster_rects[c] = QRectF();
+}
+
+}  // namespace
+
 LayoutResult run_layered_layout(const LayoutInput& input) {
   const int n = static_cast<int>(input.boxes.size());
   LayoutResult result;
@@ -383,6 +424,7 @@ LayoutResult run_layered_layout(const LayoutInput& input) {
       outer = outer.isNull() ? frame : outer.united(frame);
     }
   }
+  drop_scattered_frames(input, result);
   QRectF bounds(0, 0, max_x - min_x + 8 * kClusterPad, rank_top.back() + rank_height.back());
   for (const QRectF& frame : result.cluster_rects)
     if (!frame.isNull()) bounds = bounds.united(frame);
