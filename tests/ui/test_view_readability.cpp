@@ -11,6 +11,7 @@
 #include "graph/graph.h"
 #include "ui/graphview/name_scope_grouping.h"
 #include "ui/graphview/node_item.h"
+#include "ui/graphview/layered_layout.h"
 #include "ui/graphview/side_areas.h"
 #include "ui/graphview/wrap_layout.h"
 
@@ -70,6 +71,25 @@ class ViewReadabilityTest : public QObject {
   Q_OBJECT
 
  private slots:
+  void layered_layout_draws_no_frame_for_a_scattered_scope() {
+    // A chain of 12 boxes in scope "model" and a "training" scope of six
+    // boxes, each reading every other chain box: the ranks put each training
+    // box beside its chain box, so a training frame would cover the chain.
+    LayoutInput in;
+    in.clusters = {{QStringLiteral("model"), -1}, {QStringLiteral("training"), -1}};
+    for (int i = 0; i < 12; ++i) {
+      in.boxes.push_back({100, 40, 0, false});
+      if (i > 0) in.edges.push_back({i - 1, i, true, false});
+    }
+    for (int i = 0; i < 6; ++i) {
+      in.boxes.push_back({100, 40, 1, false});
+      in.edges.push_back({2 * i, 12 + i, true, false});
+    }
+    const LayoutResult r = run_layered_layout(in);
+    QVERIFY(!r.cluster_rects[0].isNull());  // the chain's frame: its own boxes
+    QVERIFY(r.cluster_rects[1].isNull());   // scattered along it: no frame
+  }
+
   void constants_read_once_sit_inside_their_op() {
     auto g = graph_of({node("x", "Placeholder"), node("w", "Const"), node("shared", "Const"),
                        node("mm", "MatMul", {"x", "w"}), node("a", "Add", {"mm", "shared"}),
