@@ -6,6 +6,7 @@
 #include "test_main.h"
 #include <QtTest>
 
+#include <map>
 #include <memory>
 
 #include "graph/graph.h"
@@ -71,6 +72,45 @@ class ViewReadabilityTest : public QObject {
   Q_OBJECT
 
  private slots:
+  void wide_rows_of_small_scopes_fold_aside() {
+    // An optimizer's frame: 30 `update_*` scopes (one per variable, alike by
+    // name) and 30 slot scopes of one node each under different names, all
+    // fed by the model's loss: a rank 60 boxes wide. They go aside, into
+    // "update_* ×30" and "scopes ×30" bundles, beside the frame's main step.
+    std::vector<Node> nodes = {node("model/x", "Placeholder"), node("model/loss", "Neg", {"model/x"}),
+                               node("opt/step", "Identity", {"model/loss"}), node("opt/done", "Identity", {"opt/step"})};
+    const char* kLayers[] = {"conv", "bn", "dense", "proj", "fc", "emb"};
+    for (int i = 0; i < 30; ++i) {
+      // Letters, not numbers: numbered alike scopes would fold as a series.
+      const std::string v = std::string(kLayers[i % 6]) + "_" + static_cast<char>('a' + i / 6) + static_cast<char>('a' + i % 6);
+      nodes.push_back(node("opt/" + v + "_slot/m", "VarHandleOp"));
+      nodes.push_back(node("opt/update_" + v + "/read", "ReadVariableOp", {"opt/" + v + "_slot/m"}));
+      nodes.push_back(node("opt/update_" + v + "/apply", "Mul", {"model/loss", "opt/update_" + v + "/read"}));
+    }
+    auto g = std::make_shared<Graph>();
+    for (const Node& n : nodes) g->add_node(n);
+    NameScopeGrouping grouping;
+    grouping.set_graph(g);
+    grouping.collapse_all();
+    QVERIFY(grouping.expand("opt"));
+    const VisibleGraph v = grouping.visible();
+    std::map<std::string, int> bundles;
+    int main_boxes_in_opt = 0;
+    for (const auto& u : v.units) {
+      const bool in_opt = u.cluster >= 0 && v.clusters[static_cast<std::size_t>(u.cluster)].scope == "opt";
+      if (u.is_group() && is_side_bundle(u.scope)) bundles[u.scope] = u.member_count;
+      if (in_opt && !u.side) ++main_boxes_in_opt;
+    }
+    QCOMPARE(bundles["opt/(update_*)"], 60);  // 30 scopes of 2 nodes
+    QCOMPARE(bundles["opt/(scopes)"], 30);
+    QVERIFY2(main_boxes_in_opt <= 2, qPrintable(QString::number(main_boxes_in_opt)));
+    // Double-click unfolds a bundle, as for `_Arg ×750`.
+    QVERIFY(grouping.expand("opt/(update_*)"));
+    int update_groups = 0;
+    for (const auto& u : grouping.visible().units) update_groups += u.is_group() && u.scope.starts_with("opt/update_");
+    QCOMPARE(update_groups, 30);
+  }
+
   void layered_layout_draws_no_frame_for_a_scattered_scope() {
     // A chain of 12 boxes in scope "model" and a "training" scope of six
     // boxes, each reading every other chain box: the ranks put each training

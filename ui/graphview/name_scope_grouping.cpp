@@ -733,12 +733,27 @@ void NameScopeGrouping::mark_side_units(VisibleGraph& v) const {
       const int q1 = d[d.size() / 4], q3 = d[d.size() * 3 / 4];
       threshold = std::min(kHubDegree, std::max(kMinHubDegree, q3 + 4 * (q3 - q1) + 1));
     }
+    // A wide row of small scopes alike by name (an optimizer's 161
+    // `update_*` scopes, one per variable) would make one rank fifty times
+    // wider than the graph is tall: they go aside, into one bundle.
+    // Failing a common name, many tiny scopes (an optimizer's slot
+    // variables, one scope per layer) make such a row too.
+    std::map<std::string, int> row_count;
+    int tiny_scopes = 0;
+    for (int u : members) {
+      const VisibleGraph::Unit& unit = v.units[static_cast<std::size_t>(u)];
+      if (const std::string key = row_bundle_key(unit); !key.empty()) ++row_count[key];
+      tiny_scopes += is_tiny_scope(unit);
+    }
     std::vector<int> side;
     for (int u : members) {
       const std::size_t i = static_cast<std::size_t>(u);
+      const std::string row = row_bundle_key(v.units[i]);
+      const bool wide_row = (!row.empty() && row_count[row] >= kMinRowBundle) ||
+                            (tiny_scopes >= kMinRowBundle && is_tiny_scope(v.units[i]));
       // A model's block is its chain, however many edges it has.
       const bool hub = degree[i] >= threshold && !(v.units[i].is_group() && block_scopes_.contains(v.units[i].scope));
-      const bool aux = connected[i] && (by_op[i] || hub);
+      const bool aux = connected[i] && (by_op[i] || hub || wide_row);
       if (aux != side_flipped(v.units[i])) side.push_back(u);
     }
     // A frame keeps something in its main layout for its side area to hang
@@ -750,6 +765,21 @@ void NameScopeGrouping::mark_side_units(VisibleGraph& v) const {
   for (auto& e : v.edges) e.stub = v.units[static_cast<std::size_t>(e.from)].side || v.units[static_cast<std::size_t>(e.to)].side;
 }
 
+bool NameScopeGrouping::is_tiny_scope(const VisibleGraph::Unit& u) const {
+  return u.is_group() && u.series == 0 && u.loop_title.empty() && !is_side_bundle(u.scope) &&
+         u.member_count <= kTinyScopeNodes;
+}
+
+std::string NameScopeGrouping::row_bundle_key(const VisibleGraph::Unit& u) const {
+  // A collapsed scope (not a series, loop or bundle) by its name's first
+  // word: "update_res5c_branch2a" → "update_*".
+  if (!u.is_group() || u.series > 0 || !u.loop_title.empty() || is_side_bundle(u.scope)) return {};
+  const std::string name = last_name_component(u.scope);
+  const auto underscore = name.find('_');
+  if (underscore == std::string::npos || underscore == 0) return {};
+  return name.substr(0, underscore + 1) + "*";
+}
+
 void NameScopeGrouping::fold_side_bundles(VisibleGraph& v) const {
   // Many side nodes of one op in one frame (a function's 700 `_Arg`s) fold
   // into one box, "(_Arg)": a side area of hundreds of boxes would be the
@@ -757,11 +787,23 @@ void NameScopeGrouping::fold_side_bundles(VisibleGraph& v) const {
   const auto& nodes = graph_->nodes();
   std::map<std::string, std::vector<int>> by_bundle;  // bundle path → its side units
   folded_bundles_.clear();
+  // Name keys shared by enough side scopes to make their own bundle; the
+  // other tiny side scopes go into one "scopes" bundle per frame.
+  std::map<std::string, int> key_count;
+  for (const auto& u : v.units)
+    if (u.side && u.is_group())
+      if (const std::string key = row_bundle_key(u); !key.empty()) ++key_count[key];
+  std::set<std::string> bundles_by_key;
+  for (const auto& [key, count] : key_count)
+    if (count >= kMinRowBundle) bundles_by_key.insert(key);
   for (std::size_t i = 0; i < v.units.size(); ++i) {
     const VisibleGraph::Unit& u = v.units[i];
-    if (!u.side || u.is_group()) continue;
+    if (!u.side) continue;
+    std::string key = u.is_group() ? row_bundle_key(u) : nodes[static_cast<std::size_t>(u.node)].op;
+    if (u.is_group() && is_tiny_scope(u) && (key.empty() || !bundles_by_key.contains(key))) key = "scopes";
+    if (key.empty()) continue;
     const std::string frame = u.cluster >= 0 ? v.clusters[static_cast<std::size_t>(u.cluster)].scope : std::string();
-    by_bundle[side_bundle_path(frame, nodes[static_cast<std::size_t>(u.node)].op)].push_back(static_cast<int>(i));
+    by_bundle[side_bundle_path(frame, key)].push_back(static_cast<int>(i));
   }
   std::vector<int> new_unit(v.units.size(), -2);  // -2: kept (renumbered below)
   std::vector<VisibleGraph::Unit> bundles;

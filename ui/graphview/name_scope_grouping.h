@@ -168,6 +168,15 @@ class NameScopeGrouping {
  private:
   void mark_side_units(VisibleGraph& v) const;
   void fold_side_bundles(VisibleGraph& v) const;
+  // The bundle a collapsed scope joins when a frame holds a wide row of
+  // scopes alike by name ("update_*"), "" for none; kMinRowBundle of one
+  // key in one frame go aside together.
+  std::string row_bundle_key(const VisibleGraph::Unit& u) const;
+  static constexpr int kMinRowBundle = 24;
+  // A collapsed scope of at most this many nodes (a slot variable and its
+  // read): kMinRowBundle of them in one frame go aside as "scopes".
+  bool is_tiny_scope(const VisibleGraph::Unit& u) const;
+  static constexpr int kTinyScopeNodes = 4;
   // Drops frames that would hold only the node named like them.
   void dissolve_lone_frames(VisibleGraph& v) const;
   // Merges the graph's edges between v's units (v.unit_of_node) into v.edges.
