@@ -223,6 +223,49 @@ int write_onnx_resnet(const std::string& path) {
   return k + g->initializer_size() + 1;
 }
 
+// DenseNet-121's shape in ONNX: dense blocks where each layer
+// (BatchNormalization → Relu → Conv 1x1 → BatchNormalization → Relu →
+// Conv 3x3) reads the concatenation of everything before it and adds its
+// output to it (Concat), transitions between blocks. Every Concat is where
+// all data flows through one tensor. Returns the number of nodes.
+int write_onnx_densenet(const std::string& path) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("densenet121");
+  add_value(g->add_input(), "data", {1, 3, 224, 224});
+  int k = 0;
+  auto node = [&](const std::string& op, std::vector<std::string> in) {
+    const std::string name = op + "_" + std::to_string(k++);
+    auto* n = g->add_node();
+    n->set_op_type(op);
+    n->set_name(name);
+    for (auto& i : in) n->add_input(i);
+    n->add_output(name + "_out");
+    return name + "_out";
+  };
+  auto bn_relu_conv = [&](const std::string& in, int64_t out, int64_t kernel) {
+    std::vector<std::string> bn{in};
+    for (const char* p : {"scale", "bias", "mean", "var"}) {
+      bn.push_back(std::string(p) + std::to_string(k));
+      add_initializer(g, bn.back(), {out});
+    }
+    const std::string w = "w" + std::to_string(k);
+    add_initializer(g, w, {out, out, kernel, kernel});
+    return node("Conv", {node("Relu", {node("BatchNormalization", bn)}), w});
+  };
+  add_initializer(g, "w_stem", {64, 3, 7, 7});
+  std::string x = node("MaxPool", {node("Conv", {"data", "w_stem"})});
+  for (int layers : {6, 12, 24, 16}) {
+    for (int l = 0; l < layers; ++l) x = node("Concat", {x, bn_relu_conv(bn_relu_conv(x, 128, 1), 32, 3)});
+    x = node("AveragePool", {bn_relu_conv(x, 256, 1)});  // transition
+  }
+  add_value(g->add_output(), node("GlobalAveragePool", {x}), {1, 1024, 1, 1});
+  std::ofstream(path, std::ios::binary) << m.SerializeAsString();
+  return k + g->initializer_size() + 1;
+}
+
 // The acceptance figures of a first frame at 1280x800: ≥ 40 boxes labelled
 // at ≥ 8 px, the inputs in view, the layout within ×3 of the window's shape.
 void check_first_frame_readable(const ViewReport& r) {
@@ -412,6 +455,35 @@ class RealGraphViewsTest : public QObject {
     }
     QVERIFY2(conv_titles >= 4, qPrintable(QString::number(conv_titles)));
     QVERIFY(groups >= 4);  // the later blocks stay collapsed
+  }
+
+  void onnx_densenet_concatenations_become_blocks() {
+    const std::string path = dir_.filePath(QStringLiteral("densenet121.onnx")).toStdString();
+    write_onnx_densenet(path);
+    std::unique_ptr<MainWindow> w(open(QString::fromStdString(path)));
+    GraphView* view = w->graph_view();
+    QVERIFY(!view->layout_pending());
+    keep_screenshot(w.get(), QStringLiteral("onnx_densenet121.png"));
+    check_first_frame_readable(measure_view(*view, *w->document()));
+    // A dense layer per block, ending with its Concat (the one tensor all
+    // later layers read): collapsed blocks in a wrapped column, no hairball
+    // of concatenation edges across the model.
+    const auto& graph = *w->document()->graph;
+    const VisibleGraph visible = view->grouping().visible();
+    auto unit_of = [&](int node) { return visible.unit_of_node[static_cast<std::size_t>(node)]; };
+    int concats = 0, concats_ending_blocks = 0;
+    for (int i = 0; i < static_cast<int>(graph.size()); ++i) {
+      if (graph.nodes()[static_cast<std::size_t>(i)].op != "onnx::Concat") continue;
+      ++concats;
+      QVERIFY(visible.units[static_cast<std::size_t>(unit_of(i))].is_group());
+      bool ends = true;
+      for (int c : w->document()->consumers(i))
+        ends &= graph.nodes()[static_cast<std::size_t>(c)].op != "onnx::BatchNormalization" || unit_of(c) != unit_of(i);
+      concats_ending_blocks += ends;
+    }
+    QCOMPARE(concats, 58);
+    QVERIFY2(concats_ending_blocks >= 54, qPrintable(QString::number(concats_ending_blocks)));  // all but the transitions
+    for (const auto& u : visible.units) QVERIFY2(u.series == 0, u.scope.c_str());  // a chain, not towers
   }
 
   void real_keras_resnet_first_frame_is_readable() {

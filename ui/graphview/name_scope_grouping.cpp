@@ -162,6 +162,8 @@ void NameScopeGrouping::find_series() {
     return op_names[static_cast<std::size_t>(a)] < op_names[static_cast<std::size_t>(b)];
   });
   for (auto& [scope, counts] : ops) {
+    // A chain's blocks (block_1, block_2, ...) follow one another: never a series.
+    if (block_scopes_.contains(scope)) continue;
     const auto [base, number] = split_trailing_number(last_name_component(scope));
     if (number < 0) continue;
     std::string signature;
