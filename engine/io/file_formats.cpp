@@ -44,22 +44,6 @@ bool directory_has_event_files(const fs::path& dir, int depth) {
 // the text checks at the first word.
 constexpr std::size_t kTextSniffBytes = 64 * 1024;
 
-// Where io_detail::first_text_word's word ends in `text`: after a byte-order
-// mark, spaces and # comments, the run of letters, digits and '_'.
-std::size_t first_word_end(std::string_view text) {
-  std::size_t k = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
-  while (k < text.size()) {
-    if (std::isspace(static_cast<unsigned char>(text[k]))) {
-      ++k;
-    } else if (text[k] == '#') {
-      while (k < text.size() && text[k] != '\n') ++k;
-    } else {
-      break;
-    }
-  }
-  while (k < text.size() && (std::isalnum(static_cast<unsigned char>(text[k])) || text[k] == '_')) ++k;
-  return k;
-}
 
 // Enough of a file to sniff: protobuf detection walks the top-level fields,
 // which needs the whole message for binary files (fields are skipped, not
@@ -86,7 +70,7 @@ std::string read_for_sniffing(const std::string& path) {
   // The first word must end inside the head, or the rest may lengthen it.
   if (bytes.size() < static_cast<std::size_t>(size) && io_detail::looks_like_text(bytes)) {
     const std::string first = io_detail::first_text_word(bytes);
-    if (!first.empty() && first_word_end(bytes) < bytes.size()) return bytes;
+    if (!first.empty() && io_detail::find_first_text_word(bytes).end < bytes.size()) return bytes;
   }
   read_up_to(&bytes, static_cast<std::size_t>(size) - bytes.size());
   return bytes;

@@ -31,7 +31,7 @@ bool top_level_fields(std::string_view bytes, std::map<std::pair<int, int>, int>
   return in.CurrentPosition() == static_cast<int>(bytes.size());
 }
 
-std::string first_text_word(std::string_view text) {
+TextWordSpan find_first_text_word(std::string_view text) {
   std::size_t k = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
   while (k < text.size()) {
     if (std::isspace(static_cast<unsigned char>(text[k]))) {
@@ -44,7 +44,12 @@ std::string first_text_word(std::string_view text) {
   }
   std::size_t end = k;
   while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
-  return std::string(text.substr(k, end - k));
+  return {k, end};
+}
+
+std::string first_text_word(std::string_view text) {
+  const TextWordSpan word = find_first_text_word(text);
+  return std::string(text.substr(word.begin, word.end - word.begin));
 }
 
 }  // namespace flowlens::io_detail

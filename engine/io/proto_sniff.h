@@ -19,5 +19,10 @@ bool top_level_fields(std::string_view bytes, std::map<std::pair<int, int>, int>
 // The first field name of a text proto or word of a text file ("node",
 // "meta_info_def", "digraph"), skipping blank lines and # comments; "" if none.
 std::string first_text_word(std::string_view text);
+// Where that word stands in `text` (begin == end when there is none).
+struct TextWordSpan {
+  std::size_t begin = 0, end = 0;
+};
+TextWordSpan find_first_text_word(std::string_view text);
 
 }  // namespace flowlens::io_detail

@@ -22,6 +22,7 @@
 
 #include "io/event_log.h"
 #include "ui/chart_axes.h"
+#include "ui/tboard/dashboard_layout.h"
 #include "ui/tboard/run_selection.h"
 
 namespace flowlens::ui {
@@ -92,23 +93,7 @@ HistogramsPanel::HistogramsPanel(Mode mode, RunSelection* runs, QWidget* parent)
   charts_ = new QWidget;
   charts_layout_ = new QGridLayout(charts_);
   charts_layout_->setContentsMargins(0, 0, 0, 0);
-  auto* scroll = new QScrollArea(this);
-  scroll->setWidgetResizable(true);
-  scroll->setWidget(charts_);
-
-  auto* split = new QSplitter(Qt::Horizontal, this);
-  split->addWidget(side);
-  split->addWidget(scroll);
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 4);
-  split->setCollapsible(1, false);
-  side->setMinimumWidth(160);
-  split->setSizes({240, 760});
-
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(4, 4, 4, 4);
-  layout->addWidget(summary_);
-  layout->addWidget(split, 1);
+  lay_out_dashboard(this, summary_, side, charts_);
 
   connect(tags_, &QListWidget::currentItemChanged, this, [this](QListWidgetItem* item) {
     if (item) chart_tag(item->data(kHistogramTagRole).toString());

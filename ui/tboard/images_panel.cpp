@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "io/event_log.h"
+#include "ui/tboard/dashboard_layout.h"
 #include "ui/tboard/run_selection.h"
 
 namespace flowlens::ui {
@@ -51,23 +52,7 @@ ImagesPanel::ImagesPanel(RunSelection* runs, QWidget* parent) : QWidget(parent),
   cards_ = new QWidget;
   cards_layout_ = new QGridLayout(cards_);
   cards_layout_->setContentsMargins(0, 0, 0, 0);
-  auto* scroll = new QScrollArea(this);
-  scroll->setWidgetResizable(true);
-  scroll->setWidget(cards_);
-
-  auto* split = new QSplitter(Qt::Horizontal, this);
-  split->addWidget(side);
-  split->addWidget(scroll);
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 4);
-  split->setCollapsible(1, false);
-  side->setMinimumWidth(160);
-  split->setSizes({240, 760});
-
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(4, 4, 4, 4);
-  layout->addWidget(summary_);
-  layout->addWidget(split, 1);
+  lay_out_dashboard(this, summary_, side, cards_);
 
   connect(tags_, &QListWidget::currentItemChanged, this, [this](QListWidgetItem* item) {
     if (item) show_tag(item->data(kImageTagRole).toString());
