@@ -110,24 +110,52 @@ void add_initializer(onnx::GraphProto* g, const std::string& name, std::vector<i
   t->set_raw_data(std::string(static_cast<std::size_t>(n) * sizeof(float), '\0'));
 }
 
+// An ONNX model being written (opset 13), nodes added in order.
+struct OnnxModelWriter {
+  onnx::ModelProto model;
+  onnx::GraphProto* graph = nullptr;
+  int nodes = 0;
+
+  explicit OnnxModelWriter(const std::string& name) {
+    model.set_ir_version(8);
+    model.add_opset_import()->set_version(13);
+    graph = model.mutable_graph();
+    graph->set_name(name);
+  }
+  // A node named `name` with one output `out`; returns `out`.
+  std::string node(const std::string& op, const std::vector<std::string>& in, const std::string& out,
+                   const std::string& name) {
+    auto* n = graph->add_node();
+    n->set_op_type(op);
+    n->set_name(name);
+    for (const auto& s : in) n->add_input(s);
+    n->add_output(out);
+    ++nodes;
+    return out;
+  }
+  // Named as PyTorch's exporter names nodes: "Conv_12", output "Conv_12_out".
+  std::string node(const std::string& op, const std::vector<std::string>& in) {
+    const std::string name = op + "_" + std::to_string(nodes);
+    return node(op, in, name + "_out", name);
+  }
+  // Writes the model; returns its node count as FlowLens imports it (nodes,
+  // initializers, one Identity per output).
+  int write(const std::string& path) const {
+    std::ofstream(path, std::ios::binary) << model.SerializeAsString();
+    return nodes + graph->initializer_size() + graph->output_size();
+  }
+};
+
 // SqueezeNet 1.1's shape: conv, then fire modules (squeeze 1x1, expand 1x1
 // and 3x3, concat), max pools, a final conv and global pooling; every Conv
 // reads its W and B initializers. Returns the number of initializers.
 int write_squeezenet(const std::string& path) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(13);
-  auto* g = m.mutable_graph();
-  g->set_name("squeezenet");
+  OnnxModelWriter w("squeezenet");
+  auto* g = w.graph;
   add_value(g->add_input(), "data", {1, 3, 224, 224});
   int initializers = 0;
   auto node = [&](const std::string& op, std::vector<std::string> in, const std::string& out, const std::string& name) {
-    auto* n = g->add_node();
-    n->set_op_type(op);
-    n->set_name(name);
-    for (auto& s : in) n->add_input(s);
-    n->add_output(out);
-    return out;
+    return w.node(op, in, out, name);
   };
   int64_t channels = 3;
   auto conv = [&](const std::string& name, const std::string& in, int64_t out_channels, int64_t k) {
@@ -156,7 +184,7 @@ int write_squeezenet(const std::string& path) {
   x = node("GlobalAveragePool", {x}, "pool10", "pool10");
   node("Softmax", {x}, "prob", "prob");
   add_value(g->add_output(), "prob", {1, 1000, 1, 1});
-  std::ofstream(path, std::ios::binary) << m.SerializeAsString();
+  w.write(path);
   return initializers;
 }
 
@@ -168,22 +196,11 @@ int write_squeezenet(const std::string& path) {
 // Conv reads W, every BatchNormalization four initializers. Returns the
 // number of nodes.
 int write_onnx_resnet(const std::string& path) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(13);
-  auto* g = m.mutable_graph();
-  g->set_name("resnet50");
+  OnnxModelWriter w("resnet50");
+  auto* g = w.graph;
   add_value(g->add_input(), "input", {1, 3, 224, 224});
-  int k = 0;
-  auto node = [&](const std::string& op, std::vector<std::string> in) {
-    const std::string name = op + "_" + std::to_string(k++);
-    auto* n = g->add_node();
-    n->set_op_type(op);
-    n->set_name(name);
-    for (auto& s : in) n->add_input(s);
-    n->add_output(name + "_out");
-    return name + "_out";
-  };
+  const int& k = w.nodes;  // names weights after the node that reads them
+  auto node = [&](const std::string& op, std::vector<std::string> in) { return w.node(op, in); };
   int64_t channels = 3;
   auto conv_bn = [&](const std::string& in, int64_t out, int64_t kernel, bool relu) {
     const std::string w = "w" + std::to_string(k);
@@ -219,8 +236,7 @@ int write_onnx_resnet(const std::string& path) {
   add_initializer(g, "fc_b", {1000});
   x = node("Gemm", {x, "fc_w", "fc_b"});
   add_value(g->add_output(), x, {1, 1000});
-  std::ofstream(path, std::ios::binary) << m.SerializeAsString();
-  return k + g->initializer_size() + 1;
+  return w.write(path);
 }
 
 // DenseNet-121's shape in ONNX: dense blocks where each layer
@@ -229,22 +245,11 @@ int write_onnx_resnet(const std::string& path) {
 // output to it (Concat), transitions between blocks. Every Concat is where
 // all data flows through one tensor. Returns the number of nodes.
 int write_onnx_densenet(const std::string& path) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(13);
-  auto* g = m.mutable_graph();
-  g->set_name("densenet121");
+  OnnxModelWriter w("densenet121");
+  auto* g = w.graph;
   add_value(g->add_input(), "data", {1, 3, 224, 224});
-  int k = 0;
-  auto node = [&](const std::string& op, std::vector<std::string> in) {
-    const std::string name = op + "_" + std::to_string(k++);
-    auto* n = g->add_node();
-    n->set_op_type(op);
-    n->set_name(name);
-    for (auto& i : in) n->add_input(i);
-    n->add_output(name + "_out");
-    return name + "_out";
-  };
+  const int& k = w.nodes;
+  auto node = [&](const std::string& op, std::vector<std::string> in) { return w.node(op, in); };
   auto bn_relu_conv = [&](const std::string& in, int64_t out, int64_t kernel) {
     std::vector<std::string> bn{in};
     for (const char* p : {"scale", "bias", "mean", "var"}) {
@@ -262,8 +267,7 @@ int write_onnx_densenet(const std::string& path) {
     x = node("AveragePool", {bn_relu_conv(x, 256, 1)});  // transition
   }
   add_value(g->add_output(), node("GlobalAveragePool", {x}), {1, 1024, 1, 1});
-  std::ofstream(path, std::ios::binary) << m.SerializeAsString();
-  return k + g->initializer_size() + 1;
+  return w.write(path);
 }
 
 // The acceptance figures of a first frame at 1280x800: ≥ 40 boxes labelled
