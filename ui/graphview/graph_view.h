@@ -9,8 +9,11 @@
 // forwards the user's requests.
 //
 // Navigation: the wheel and Ctrl+=/Ctrl+- zoom, dragging pans, F fits (and
-// the view keeps fitting on resize until the user zooms or pans), Z zooms to
-// the selection. The legend and minimap step aside from the selection. A minimap
+// the view keeps fitting on resize until the user zooms or pans), 1 or
+// Ctrl+0 is actual size, Z zooms to the selection; a readout bottom left
+// says the zoom. A first frame is legible: fitted when nearly every box
+// shows a label, else at the smallest zoom where labels read, on the graph's
+// main input. Choosing a node goes to it at a legible zoom, never re-fits. The legend and minimap step aside from the selection. A minimap
 // in the bottom-right corner shows the whole graph and the visible part;
 // clicking or dragging there moves the view (toggled by minimap_action()).
 // The arrow keys move the selection along edges (edge_navigation.h) and a
