@@ -270,6 +270,27 @@ int write_onnx_densenet(const std::string& path) {
   return w.write(path);
 }
 
+// Inception's shape in ONNX: modules of four branches (1x1; 1x1 → 3x3;
+// 1x1 → 3x3 → 3x3; max pool → 1x1), each conv with its relu, joined by a
+// Concat, which is where all data flows through one tensor.
+void write_onnx_inception(const std::string& path, int modules) {
+  OnnxModelWriter w("inception");
+  auto* g = w.graph;
+  add_value(g->add_input(), "data", {1, 3, 224, 224});
+  auto conv = [&](const std::string& in) {
+    const std::string weight = "w" + std::to_string(w.nodes);
+    add_initializer(g, weight, {64, 64, 3, 3});
+    return w.node("Relu", {w.node("Conv", {in, weight})});
+  };
+  std::string x = w.node("MaxPool", {conv("data")});
+  for (int m = 0; m < modules; ++m) {
+    const std::string b1 = conv(x), b2 = conv(conv(x)), b3 = conv(conv(conv(x))), b4 = conv(w.node("MaxPool", {x}));
+    x = w.node("Concat", {b1, b2, b3, b4});
+  }
+  add_value(g->add_output(), w.node("GlobalAveragePool", {x}), {1, 256, 1, 1});
+  w.write(path);
+}
+
 // The acceptance figures of a first frame at 1280x800: ≥ 40 boxes labelled
 // at ≥ 8 px, the inputs in view, the layout within ×3 of the window's shape.
 void check_first_frame_readable(const ViewReport& r) {
@@ -488,6 +509,32 @@ class RealGraphViewsTest : public QObject {
     QCOMPARE(concats, 58);
     QVERIFY2(concats_ending_blocks >= 54, qPrintable(QString::number(concats_ending_blocks)));  // all but the transitions
     for (const auto& u : visible.units) QVERIFY2(u.series == 0, u.scope.c_str());  // a chain, not towers
+  }
+
+  void onnx_inception_modules_become_blocks() {
+    const std::string path = dir_.filePath(QStringLiteral("inception.onnx")).toStdString();
+    write_onnx_inception(path, 14);
+    std::unique_ptr<MainWindow> w(open(QString::fromStdString(path)));
+    GraphView* view = w->graph_view();
+    QVERIFY(!view->layout_pending());
+    keep_screenshot(w.get(), QStringLiteral("onnx_inception.png"));
+    check_first_frame_readable(measure_view(*view, *w->document()));
+    // One block per module: its four branches and its Concat together, so
+    // branches never spread into one wide band across the model.
+    const auto& graph = *w->document()->graph;
+    NameScopeGrouping blocks;  // every block collapsed: a unit per block
+    blocks.set_graph(w->document()->graph);
+    blocks.collapse_all();
+    const VisibleGraph visible = blocks.visible();
+    std::set<int> concat_units;
+    for (int i = 0; i < static_cast<int>(graph.size()); ++i) {
+      if (graph.nodes()[static_cast<std::size_t>(i)].op != "onnx::Concat") continue;
+      const int unit = visible.unit_of_node[static_cast<std::size_t>(i)];
+      concat_units.insert(unit);
+      for (const flowlens::InputEdge& in : graph.edges().inputs(i))  // each branch's last relu
+        QCOMPARE(visible.unit_of_node[static_cast<std::size_t>(in.producer)], unit);
+    }
+    QCOMPARE(concat_units.size(), std::size_t{14});
   }
 
   void real_keras_resnet_first_frame_is_readable() {
