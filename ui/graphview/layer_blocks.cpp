@@ -91,11 +91,13 @@ std::string block_of_layer_name(std::string_view layer) {
   static const std::regex kBlock(R"(^(.*?block_?\d+[a-z]?)_\w+$)");
   // MXNet / Gluon exports: resnetv17_stage1_conv0_fwd, stage1_unit2_conv1.
   static const std::regex kStage(R"(^(.*?stage\d+(?:_unit\d+)?)_\w+$)");
+  // Each pattern needs its word: most names (an ONNX file's thousands of
+  // Conv_12) are turned down without running a regex.
   const std::string text(layer);
   std::smatch m;
-  if (std::regex_match(text, m, kResNetV1)) return "res" + m[1].str();
-  if (std::regex_match(text, m, kBlock)) return m[1].str();
-  if (std::regex_match(text, m, kStage)) return m[1].str();
+  if (text.find("_branch") != std::string::npos && std::regex_match(text, m, kResNetV1)) return "res" + m[1].str();
+  if (text.find("block") != std::string::npos && std::regex_match(text, m, kBlock)) return m[1].str();
+  if (text.find("stage") != std::string::npos && std::regex_match(text, m, kStage)) return m[1].str();
   return {};
 }
 
@@ -161,13 +163,9 @@ std::vector<std::string> layer_block_paths(const Graph& graph) {
   std::vector<int> rank(static_cast<std::size_t>(layer_count), -1);  // position in `order`
   for (std::size_t k = 0; k < order.size(); ++k) rank[static_cast<std::size_t>(order[k])] = static_cast<int>(k);
 
-  // Blocks by name, then glue joins the one block all its inputs come from.
+  // Blocks by name, then glue joins the block of its latest input.
   std::vector<std::string> block(static_cast<std::size_t>(layer_count));
-  int named = 0;
-  for (int l = 0; l < layer_count; ++l) {
-    block[static_cast<std::size_t>(l)] = block_of_layer_name(layers[static_cast<std::size_t>(l)]);
-    named += !block[static_cast<std::size_t>(l)].empty();
-  }
+  for (int l = 0; l < layer_count; ++l) block[static_cast<std::size_t>(l)] = block_of_layer_name(layers[static_cast<std::size_t>(l)]);
   std::set<std::string> block_names;
   for (const std::string& b : block)
     if (!b.empty()) block_names.insert(b);
