@@ -17,6 +17,7 @@
 #include "ui/graph_document.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
+#include "ui/graphview/name_scope_grouping.h"
 #include "ui/graphview/node_item.h"
 #include "ui/graphview/view_report.h"
 #include "ui/main_window.h"
@@ -98,6 +99,9 @@ class FirstFrameTest : public QObject {
     QVERIFY(first.label_pixels_min >= NodeItem::kLegiblePixels);
     QVERIFY(view->grouping().is_scope("block_30"));
     QVERIFY(!view->grouping().is_expanded("block_30"));
+    // The blocks are the chain itself: never folded aside as a row of alike scopes.
+    for (const NodeItem* unit : view->graph_scene()->unit_items())
+      QVERIFY2(!is_side_bundle(unit->name().toStdString()), qPrintable(unit->name()));
 
     // The zoom readout says the zoom; 1 is actual size.
     QLabel* readout = view->zoom_readout();

@@ -769,13 +769,16 @@ void NameScopeGrouping::mark_side_units(VisibleGraph& v) const {
 
 bool NameScopeGrouping::is_tiny_scope(const VisibleGraph::Unit& u) const {
   return u.is_group() && u.series == 0 && u.loop_title.empty() && !is_side_bundle(u.scope) &&
-         u.member_count <= kTinyScopeNodes;
+         !block_scopes_.contains(u.scope) && u.member_count <= kTinyScopeNodes;
 }
 
 std::string NameScopeGrouping::row_bundle_key(const VisibleGraph::Unit& u) const {
   // A collapsed scope (not a series, loop or bundle) by its name's first
   // word: "update_res5c_branch2a" → "update_*".
-  if (!u.is_group() || u.series > 0 || !u.loop_title.empty() || is_side_bundle(u.scope)) return {};
+  // A chain's blocks (block_1 ... block_40) are the graph itself, not a row.
+  if (!u.is_group() || u.series > 0 || !u.loop_title.empty() || is_side_bundle(u.scope) ||
+      block_scopes_.contains(u.scope))
+    return {};
   const std::string name = last_name_component(u.scope);
   const auto underscore = name.find('_');
   if (underscore == std::string::npos || underscore == 0) return {};
