@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "ui/app_info.h"
-#include "ui/main_window.h"
-#include "ui/startup_script.h"
+#include "ui/shell/app_info.h"
+#include "ui/shell/main_window.h"
+#include "ui/shell/startup_script.h"
 
 namespace {
 

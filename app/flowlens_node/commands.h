@@ -9,10 +9,10 @@
 #include <CLI/CLI.hpp>
 
 #include "cluster/cluster_spec.h"
-#include "dist/cluster_client.h"
-#include "dist/connection_guard.h"
-#include "dist/curve_auth.h"
-#include "dist/wire_codec.h"
+#include "dist/control/cluster_client.h"
+#include "dist/security/connection_guard.h"
+#include "dist/security/curve_auth.h"
+#include "dist/wire/wire_codec.h"
 
 namespace flowlens::node {
 

@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "commands.h"
-#include "dist/cluster_client.h"
+#include "dist/control/cluster_client.h"
 #include "tensor/npy.h"
 #include "tensor/tensor_format.h"
 

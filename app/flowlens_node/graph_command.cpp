@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "commands.h"
-#include "dist/cluster_client.h"
+#include "dist/control/cluster_client.h"
 #include "io/graph_io.h"
 
 namespace flowlens::node {

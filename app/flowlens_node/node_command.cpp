@@ -5,9 +5,9 @@
 #include <iostream>
 
 #include "commands.h"
-#include "dist/checkpoint.h"
-#include "dist/ps_server.h"
-#include "dist/worker.h"
+#include "dist/ps/checkpoint.h"
+#include "dist/ps/ps_server.h"
+#include "dist/worker/worker.h"
 
 namespace flowlens::node {
 

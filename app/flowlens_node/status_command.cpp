@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "commands.h"
-#include "dist/cluster_client.h"
+#include "dist/control/cluster_client.h"
 
 namespace flowlens::node {
 namespace {

@@ -10,14 +10,14 @@
 #include "exec/device.h"
 #include "exec/placement.h"
 #include "io/file_formats.h"
-#include "io/function_library.h"
+#include "io/function_defs.h"
 #include "io/graph_io.h"
 #include "io/meta_graph.h"
 #include "io/checkpoint_reader.h"
 #include "io/tensor_bundle.h"
 #include "io/tensor_slice_checkpoint.h"
 #include "model_printing.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 
 namespace flowlens::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "commands.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 
 namespace flowlens::cli {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "commands.h"
 #include "io/graph_io.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "transform/graph_templates.h"
 
 namespace flowlens::cli {

@@ -4,7 +4,7 @@
 
 #include "graph/edge_index.h"
 #include "graph/variable_initializers.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 
 namespace flowlens {
 namespace {

@@ -5,7 +5,7 @@
 #include "analysis/pass_counts.h"
 #include "graph/control_flow_frames.h"
 #include "graph/edge_index.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 
 namespace flowlens {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "analysis/validate.h"
 #include "graph/graph.h"
-#include "ops/shape_context.h"
+#include "ops/framework/shape_context.h"
 
 namespace flowlens {
 

@@ -7,7 +7,7 @@
 #include "graph/control_flow_frames.h"
 #include "graph/device_spec.h"
 #include "graph/edge_index.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 
 namespace flowlens {
 namespace {

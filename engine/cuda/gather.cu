@@ -1,8 +1,8 @@
 // Indexed data movement: gathers through per-dim offset tables (Gather,
 // GatherV2, ResourceGather, MirrorPad), OneHot, and UnsortedSegmentSum over
 // segment row lists. The tables and lists are built on the host from the
-// CPU kernels' own plans (ops/gather_plan.h, ops/pad_args.h,
-// ops/segment_args.h), so both devices follow one description.
+// CPU kernels' own plans (ops/kernels/array/gather_args.h, ops/kernels/array/pad_args.h,
+// ops/kernels/math/segment_args.h), so both devices follow one description.
 #include "cuda/gpu_launch.h"
 #include "cuda/grid.cuh"
 

@@ -1,12 +1,12 @@
 // GPU kernels of array ops that are not plain strided gathers (those share
 // the CPU kernels through AcceleratorMemory::gather_mapped): Pad and PadV2,
 // through layout.cu's index map (PadV2's constant is read where it lies, in
-// device memory). Arguments are checked by ops/pad_args.h, the CPU kernels'
+// device memory). Arguments are checked by ops/kernels/array/pad_args.h, the CPU kernels'
 // words. MirrorPad is an indexed gather (gpu_index_kernels.cpp).
 #include "cuda/gpu_kernel_util.h"
 #include "cuda/gpu_kernels.h"
 #include "cuda/gpu_layout.h"
-#include "ops/pad_args.h"
+#include "ops/kernels/array/pad_args.h"
 
 namespace flowlens::cuda {
 namespace {

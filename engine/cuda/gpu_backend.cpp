@@ -1,4 +1,4 @@
-// The CUDA side of the accelerator seam (exec/device.h, ops/op_registry.h):
+// The CUDA side of the accelerator seam (exec/device.h, ops/framework/op_registry.h):
 // enumerating GPUs without ever aborting, and registering GPU kernels. A
 // machine without a driver or a device gets zero GPUs and a reason.
 #include <cstdio>

@@ -10,10 +10,10 @@
 #include "cuda/cuda_check.h"
 #include "cuda/gpu_kernel_util.h"
 #include "cuda/gpu_kernels.h"
-#include "ops/attr_reader.h"
-#include "ops/broadcast.h"
-#include "ops/kernel_checks.h"
-#include "ops/select_args.h"
+#include "ops/framework/attr_reader.h"
+#include "ops/framework/broadcast.h"
+#include "ops/framework/kernel_checks.h"
+#include "ops/kernels/math/select_args.h"
 
 namespace flowlens::cuda {
 namespace {

@@ -2,7 +2,7 @@
 // float32, NHWC and NCHW, any padding, stride, dilation and grouping, and of
 // DepthwiseConv2dNative and its backprops as the grouped convolutions they
 // are (one group per input channel). Arguments are checked by
-// ops/conv_common.h and ops/depthwise_args.h (the CPU kernels' words). The
+// ops/kernels/nn/conv_common.h and ops/kernels/nn/depthwise_args.h (the CPU kernels' words). The
 // work goes to cuDNN when it loads (gpu_dnn_conv.cpp), else to im2col + one
 // cuBLAS GEMM per group and batch chunk (below): the path of builds without
 // cuDNN's header and of machines without the library, slower but complete.
@@ -14,7 +14,7 @@
 #include "cuda/gpu_kernel_util.h"
 #include "cuda/gpu_kernels.h"
 #include "cuda/gpu_layout.h"
-#include "ops/depthwise_args.h"
+#include "ops/kernels/nn/depthwise_args.h"
 
 namespace flowlens::cuda {
 namespace {

@@ -4,7 +4,7 @@
 // (cudnn_library.h) and says so when it is missing.
 #if FLOWLENS_WITH_CUDNN
 #include "cuda/gpu_kernel_util.h"
-#include "ops/conv_common.h"
+#include "ops/kernels/nn/conv_common.h"
 
 namespace flowlens::cuda {
 

@@ -17,7 +17,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/cudnn_library.h"
 #include "cuda/gpu_dnn.h"
-#include "ops/batch_norm_args.h"
+#include "ops/kernels/nn/batch_norm_args.h"
 
 namespace flowlens::cuda {
 namespace {

@@ -1,8 +1,8 @@
 // GPU kernels of the indexing ops: Gather, GatherV2, ResourceGather,
 // MirrorPad, OneHot and UnsortedSegmentSum. Their index inputs live in host
 // memory, so each is checked on the host with the CPU kernel's own plan
-// (ops/gather_plan.h, ops/pad_args.h, ops/one_hot_args.h,
-// ops/segment_args.h): a bad index is the CPU's error, never a device fault.
+// (ops/kernels/array/gather_args.h, ops/kernels/array/pad_args.h, ops/kernels/array/one_hot_args.h,
+// ops/kernels/math/segment_args.h): a bad index is the CPU's error, never a device fault.
 // The plan's offsets go up once per run through pinned staging; gather.cu
 // does the moving.
 #include <numeric>
@@ -10,12 +10,12 @@
 #include "cuda/cuda_check.h"
 #include "cuda/gpu_kernel_util.h"
 #include "cuda/gpu_kernels.h"
-#include "ops/gather_plan.h"
-#include "ops/kernel_checks.h"
-#include "ops/one_hot_args.h"
-#include "ops/pad_args.h"
-#include "ops/resource_variable.h"
-#include "ops/segment_args.h"
+#include "ops/kernels/array/gather_args.h"
+#include "ops/framework/kernel_checks.h"
+#include "ops/kernels/array/one_hot_args.h"
+#include "ops/kernels/array/pad_args.h"
+#include "ops/resources/resource_variable.h"
+#include "ops/kernels/math/segment_args.h"
 
 namespace flowlens::cuda {
 namespace {

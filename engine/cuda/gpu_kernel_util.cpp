@@ -1,7 +1,7 @@
 #include "cuda/gpu_kernel_util.h"
 
 #include "cuda/cuda_check.h"
-#include "ops/broadcast.h"
+#include "ops/framework/broadcast.h"
 
 namespace flowlens::cuda {
 

@@ -5,8 +5,8 @@
 // on a GPU): those run the CPU kernel, as TensorFlow's HostMemory kernels do.
 #include "cuda/gpu_device.h"
 #include "cuda/gpu_launch.h"
-#include "ops/op_helpers.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_helpers.h"
+#include "ops/framework/op_registry.h"
 
 namespace flowlens::cuda {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Registration of the GPU kernels, one function per op family (the files
 // gpu_*_kernels.cpp); gpu_backend.cpp calls them all.
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 
 namespace flowlens::cuda {
 

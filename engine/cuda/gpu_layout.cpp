@@ -2,7 +2,7 @@
 
 #include "common/error.h"
 #include "cuda/gpu_launch.h"
-#include "ops/array_util.h"
+#include "ops/kernels/array/array_util.h"
 
 namespace flowlens::cuda {
 namespace {

@@ -4,9 +4,9 @@
 // Validation and messages follow the CPU kernels (math_ops.cpp, unary_ops.cpp).
 #include "cuda/gpu_kernels.h"
 #include "cuda/gpu_kernel_util.h"
-#include "ops/attr_reader.h"
-#include "ops/broadcast.h"
-#include "ops/kernel_checks.h"
+#include "ops/framework/attr_reader.h"
+#include "ops/framework/broadcast.h"
+#include "ops/framework/kernel_checks.h"
 
 namespace flowlens::cuda {
 namespace {

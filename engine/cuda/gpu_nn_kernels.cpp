@@ -1,10 +1,10 @@
 // GPU kernels of MatMul (cuBLAS), Softmax and the softmax cross-entropy
-// losses. Validation and messages follow matmul_op.cpp and nn_ops.cpp.
+// losses. Validation and messages follow matmul_ops.cpp and nn_ops.cpp.
 #include "cuda/cuda_check.h"
 #include "cuda/gpu_gemm.h"
 #include "cuda/gpu_kernels.h"
 #include "cuda/gpu_kernel_util.h"
-#include "ops/kernel_checks.h"
+#include "ops/framework/kernel_checks.h"
 
 namespace flowlens::cuda {
 namespace {

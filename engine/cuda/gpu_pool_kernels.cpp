@@ -1,9 +1,9 @@
 // GPU kernels of MaxPool(V2), AvgPool, MaxPoolGrad(V2) and AvgPoolGrad,
-// float32, NHWC and NCHW: arguments checked by ops/pool_geometry.h (the CPU
+// float32, NHWC and NCHW: arguments checked by ops/kernels/nn/pool_args.h (the CPU
 // kernels' words), the work in pool.cu (why not cuDNN: see there).
 #include "cuda/gpu_kernel_util.h"
 #include "cuda/gpu_kernels.h"
-#include "ops/pool_geometry.h"
+#include "ops/kernels/nn/pool_args.h"
 
 namespace flowlens::cuda {
 namespace {

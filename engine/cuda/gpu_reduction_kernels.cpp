@@ -2,11 +2,11 @@
 // float16 and bfloat16), ArgMax and ArgMin (float32).
 // The host side parses the axes (host memory, int32/int64) exactly as
 // reduction_ops.cpp does and describes the input as kept/reduced groups for
-// reduce.cu; ArgMax/ArgMin take ops/arg_reduce_args.h's checks and
+// reduce.cu; ArgMax/ArgMin take ops/kernels/math/arg_reduce_args.h's checks and
 // arg_reduce.cu's scan.
 #include "cuda/gpu_kernels.h"
 #include "cuda/gpu_kernel_util.h"
-#include "ops/arg_reduce_args.h"
+#include "ops/kernels/math/arg_reduce_args.h"
 
 namespace flowlens::cuda {
 namespace {

@@ -11,9 +11,9 @@
 
 #include "cuda/gpu_kernels.h"
 #include "cuda/gpu_kernel_util.h"
-#include "ops/kernel_checks.h"
-#include "ops/resource_variable.h"
-#include "ops/training_kernel.h"
+#include "ops/framework/kernel_checks.h"
+#include "ops/resources/resource_variable.h"
+#include "ops/kernels/training/training_kernel.h"
 
 namespace flowlens::cuda {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "exec/thread_pool.h"
 #include "graph/device_spec.h"
-#include "ops/run_log.h"
+#include "ops/framework/run_log.h"
 #include "tensor/tensor.h"
 
 namespace flowlens {
@@ -55,7 +55,7 @@ class Device {
   virtual void begin_marks() {}
   virtual std::shared_ptr<const DeviceMark> mark() { return nullptr; }
 
-  // The run log of the session that owns the device (ops/run_log.h). Set
+  // The run log of the session that owns the device (ops/framework/run_log.h). Set
   // before any run; kernels get it through KernelContext::log(), which falls
   // back to the process streams when it is empty.
   void set_log_sink(LogSink sink) { log_sink_ = std::move(sink); }

@@ -1,6 +1,6 @@
 #pragma once
 // What a node's kernel leaves behind on a device with its own memory, for
-// the executor and for function bodies (function_library.cpp) alike:
+// the executor and for function bodies (function_defs.cpp) alike:
 // kernels shared with the CPU (Const, a Variable restored on the host) may
 // leave a float output on the host; on a device, outputs live in its memory
 // like TensorFlow's, so consumers never re-copy them, and what will not

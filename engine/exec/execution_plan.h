@@ -13,7 +13,7 @@
 #include "exec/device.h"
 #include "exec/placement.h"
 #include "graph/graph.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 
 namespace flowlens {
 

@@ -10,7 +10,7 @@
 
 #include "exec/execution_plan.h"
 #include "exec/observer.h"
-#include "ops/run_context.h"
+#include "ops/framework/run_context.h"
 
 namespace flowlens {
 

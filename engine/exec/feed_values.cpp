@@ -13,7 +13,7 @@
 #include "exec/function_body.h"
 #include "exec/graph_analysis.h"
 #include "graph/edge_index.h"
-#include "ops/dtype_dispatch.h"
+#include "ops/framework/dtype_dispatch.h"
 #include "tensor/npy.h"
 #include "tensor/tensor_parse.h"
 

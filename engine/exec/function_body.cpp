@@ -14,9 +14,9 @@
 #include "exec/feed_values.h"
 #include "graph/edge_index.h"
 #include "io/checkpoint_reader.h"
-#include "ops/dtype_dispatch.h"
-#include "ops/kernel_context.h"
-#include "ops/op_registry.h"
+#include "ops/framework/dtype_dispatch.h"
+#include "ops/framework/kernel_context.h"
+#include "ops/framework/op_registry.h"
 
 namespace flowlens {
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 // Running a graph exported from a function body step after step: its _Arg
-// nodes are the inputs, its _Retval nodes the outputs (ops/function_ops.cpp).
+// nodes are the inputs, its _Retval nodes the outputs (ops/kernels/control_flow/function_ops.cpp).
 //
 //   * A data argument is fed like a Placeholder, by its node name or by index
 //     as "arg:N"; every one must be fed, with its dtype T and, when the node

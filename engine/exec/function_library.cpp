@@ -7,7 +7,7 @@
 
 #include "analysis/validate.h"
 #include "exec/device_outputs.h"
-#include "io/function_library.h"
+#include "io/function_defs.h"
 
 namespace flowlens {
 namespace {

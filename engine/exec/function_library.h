@@ -1,6 +1,6 @@
 #pragma once
 // The graph's function library at run time, as TensorFlow's
-// FunctionLibraryRuntime: a FunctionDef (io/function_library.h) is
+// FunctionLibraryRuntime: a FunctionDef (io/function_defs.h) is
 // instantiated with the caller's attrs into a Graph whose inputs are _Arg
 // and outputs _Retval nodes (TensorFlow's InstantiateFunction: signature
 // args expanded per their type / number / type-list attrs, `$T`
@@ -26,9 +26,9 @@
 #include "exec/observer.h"
 #include "exec/placement.h"
 #include "graph/graph.h"
-#include "io/function_library.h"
-#include "ops/op_registry.h"
-#include "ops/run_context.h"
+#include "io/function_defs.h"
+#include "ops/framework/op_registry.h"
+#include "ops/framework/run_context.h"
 
 namespace flowlens {
 

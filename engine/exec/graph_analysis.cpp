@@ -3,7 +3,7 @@
 #include <exception>
 
 #include "exec/device.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 
 namespace flowlens {
 

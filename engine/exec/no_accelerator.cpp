@@ -2,7 +2,7 @@
 // kernels. engine/cuda replaces both functions when FLOWLENS_CUDA is on; this
 // file is left out of the engine then (see engine/CMakeLists.txt).
 #include "exec/device.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 
 namespace flowlens {
 

@@ -4,7 +4,7 @@
 
 #include "analysis/pass_counts.h"
 #include "graph/edge_index.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 
 namespace flowlens {
 namespace {

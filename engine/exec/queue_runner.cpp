@@ -7,7 +7,7 @@
 #include "exec/feed_values.h"
 #include "exec/session.h"
 #include "graph/run_subgraph.h"
-#include "ops/queue.h"
+#include "ops/resources/queue.h"
 
 namespace flowlens {
 namespace {

@@ -20,7 +20,7 @@
 #include "exec/graph_analysis.h"
 #include "exec/observer.h"
 #include "exec/placement.h"
-#include "ops/run_context.h"
+#include "ops/framework/run_context.h"
 #include "graph/graph.h"
 
 namespace flowlens {
@@ -37,7 +37,7 @@ struct SessionOptions {
   std::string gpu_math = "fp32";     // cuBLAS float32 MatMul: fp32, tf32 or bf16
   bool allow_soft_placement = true;  // move nodes whose device is missing to one that exists
   const OpRegistry* registry = nullptr;  // nullptr: OpRegistry::global()
-  // Where Print and PrintV2 write (ops/run_log.h); empty: stdout/stderr.
+  // Where Print and PrintV2 write (ops/framework/run_log.h); empty: stdout/stderr.
   LogSink log_sink;
   // How long a blocking op (a queue dequeue on an empty queue, an enqueue on
   // a full one) waits before its run fails with DeadlineExceededError naming
@@ -131,7 +131,7 @@ class Session {
   int64_t anonymous_variables_ = 0;
   std::vector<ExecutionObserver*> observers_;
   std::atomic<int64_t> next_run_id_{1};
-  // Queues, iterators and other named resources kernels create (ops/run_context.h).
+  // Queues, iterators and other named resources kernels create (ops/framework/run_context.h).
   ResourceManager resources_;
   std::unique_ptr<FunctionLibraryRuntime> functions_;
 };

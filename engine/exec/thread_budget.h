@@ -8,7 +8,7 @@
 //             side by side do not oversubscribe the cores.
 // The math libraries do not start threads of their own: OpenBLAS runs on one
 // thread (set once, when the first session is made) and oneDNN's OpenMP team
-// is sized per call to the kernel's share (ops/onednn.cpp).
+// is sized per call to the kernel's share (ops/framework/onednn.cpp).
 namespace flowlens {
 
 struct ThreadBudget {

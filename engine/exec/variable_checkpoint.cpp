@@ -4,7 +4,7 @@
 
 #include "exec/function_body.h"
 #include "io/tensor_bundle.h"
-#include "ops/kernel_context.h"
+#include "ops/framework/kernel_context.h"
 
 namespace flowlens {
 

@@ -2,7 +2,7 @@
 // Graphs derived from another by keeping some of its nodes: the marking of
 // a node set's ancestors, and what a derived graph takes over besides nodes
 // (versions, the function library, where it came from). Pruning for a run
-// (run_subgraph.h), a worker's step (dist/worker_plan.cpp), freezing,
+// (run_subgraph.h), a worker's step (dist/worker/worker_plan.cpp), freezing,
 // partitions and replication all build their graphs through these, so a
 // field added to Graph is carried everywhere by one change.
 #include <vector>

@@ -8,7 +8,7 @@
 #include "common/error.h"
 #include "exec/session.h"
 #include "graph/variable_initializers.h"
-#include "ops/kernel_context.h"
+#include "ops/framework/kernel_context.h"
 #include "tensor/tensor_format.h"
 
 namespace flowlens {

@@ -2,7 +2,7 @@
 
 #include <mutex>
 
-#include "ops/kernel_context.h"
+#include "ops/framework/kernel_context.h"
 
 namespace flowlens {
 

@@ -17,10 +17,10 @@
 
 namespace flowlens {
 
-struct Variable;  // ops/kernel_context.h
+struct Variable;  // ops/framework/kernel_context.h
 
 // A resource that is not a variable: a TensorArray, a stack, a queue, an
-// iterator (ops/run_context.h keeps the session's named ones). Kernels reach
+// iterator (ops/framework/run_context.h keeps the session's named ones). Kernels reach
 // the concrete type with dynamic_cast through ResourceHandle::get<T>().
 class ResourceBase {
  public:

@@ -1,6 +1,6 @@
 #include "transform/elementwise_grad_util.h"
 
-#include "ops/elementwise.h"
+#include "ops/kernels/math/elementwise.h"
 
 namespace flowlens::grad {
 namespace {

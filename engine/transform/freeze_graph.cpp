@@ -4,7 +4,7 @@
 
 #include "graph/edge_index.h"
 #include "graph/subgraph.h"
-#include "ops/kernel_context.h"
+#include "ops/framework/kernel_context.h"
 
 namespace flowlens {
 namespace {

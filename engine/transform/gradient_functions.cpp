@@ -1,6 +1,6 @@
 #include "transform/gradient_functions.h"
 
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 
 namespace flowlens::grad {
 

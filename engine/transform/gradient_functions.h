@@ -5,7 +5,7 @@
 // flowing into each output, and adds nodes (through the context's builder,
 // scoped "<scope>/<node>_grad/") that compute the gradient of each data input.
 //
-// register_gradient_functions (ops/op_registry.h) attaches them to the OpDefs;
+// register_gradient_functions (ops/framework/op_registry.h) attaches them to the OpDefs;
 // ops that take no gradient say so in their OpDef instead.
 //
 // Families: math_gradients.cpp (element-wise; it adds unary_, binary_ and
@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "graph/graph.h"
-#include "ops/op_def.h"
+#include "ops/framework/op_def.h"
 #include "transform/graph_builder.h"
 
 namespace flowlens::grad {

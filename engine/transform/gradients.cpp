@@ -16,7 +16,7 @@
 
 #include "analysis/infer_shapes.h"
 #include "graph/edge_index.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "transform/gradient_functions.h"
 #include "transform/graph_builder.h"
 

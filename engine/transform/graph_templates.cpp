@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "common/error.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "transform/model_parts.h"
 #include "transform/graph_builder.h"
 #include "transform/replicate_in_graph.h"

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "common/error.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "transform/gradients.h"
 #include "transform/optimizers.h"
 

@@ -1,7 +1,7 @@
 // Gradients of the reductions (Sum, Mean, Max, Min, Prod, L2Loss), the scans
 // (Cumsum, Cumprod), MatMul and BatchMatMul(V2), built the way tensorflow/python/ops/
 // math_grad.py and nn_grad.py build them, from TensorFlow's ops only.
-#include "ops/op_helpers.h"
+#include "ops/framework/op_helpers.h"
 #include "transform/gradient_functions.h"
 #include "transform/shape_grad_helpers.h"
 

@@ -21,7 +21,7 @@
 #include "graph/device_spec.h"
 #include "graph/edge_index.h"
 #include "graph/subgraph.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "transform/gradients.h"
 
 namespace flowlens {

@@ -1,7 +1,7 @@
 #include "transform/shape_grad_helpers.h"
 
-#include "ops/dtype_dispatch.h"
-#include "ops/op_registry.h"
+#include "ops/framework/dtype_dispatch.h"
+#include "ops/framework/op_registry.h"
 
 namespace flowlens::grad {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ops/attr_reader.h"
+#include "ops/framework/attr_reader.h"
 #include "transform/array_gradient_util.h"  // shape_tensor, rank_tensor, int_const
 #include "transform/gradient_functions.h"
 

@@ -1,6 +1,6 @@
 // Gradients of Tile, BroadcastTo and DynamicStitch, built as
 // tensorflow/python/ops/array_grad.py and data_flow_grad.py build them.
-#include "ops/op_helpers.h"
+#include "ops/framework/op_helpers.h"
 #include "transform/gradient_functions.h"
 #include "transform/shape_grad_helpers.h"
 

@@ -25,7 +25,7 @@
 #include <cstring>
 
 #include "bench_util.h"
-#include "dist/node_status.h"
+#include "dist/control/node_status.h"
 #include "mlp_bench_model.h"
 #include "ui/cluster/cluster_charts.h"
 #include "ui/cluster/cluster_session.h"

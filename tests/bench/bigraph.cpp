@@ -59,14 +59,14 @@
 #include "exec/graph_analysis.h"
 #include "io/graph_io.h"
 #include "io/graphdef_reader.h"
-#include "ui/graph_document.h"
+#include "ui/document/graph_document.h"
 #include "ui/graphview/device_palette.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/graphview/graphviz_layout.h"
 #include "ui/graphview/minimap_view.h"
 #include "ui/graphview/name_scope_grouping.h"
-#include "ui/main_window.h"
+#include "ui/shell/main_window.h"
 
 namespace {
 

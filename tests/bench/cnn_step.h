@@ -10,7 +10,7 @@
 #include "exec/session.h"
 #include "graph/edge_index.h"
 #include "graph/variable_initializers.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "transform/graph_templates.h"
 
 namespace flowlens::bench {

@@ -3,7 +3,7 @@
 // allocation, the filter reorder, the primitive cache) versus the same oneDNN
 // primitive called directly (filter already in its layout, buffers and
 // scratchpad preallocated: what no framework can beat), and versus the plain
-// im2col + sgemm convolution (ops/conv_reference.h). Also measures this
+// im2col + sgemm convolution (ops/kernels/nn/conv_reference.h). Also measures this
 // machine's sgemm GFLOP/s and prints each pass's GFLOP/s as a fraction of it.
 //
 // Prints `conv_<layer>_<pass>: ratio` with ratio = direct oneDNN time /
@@ -32,7 +32,7 @@
 #include "bench_util.h"
 #include "cnn_step.h"
 #include "exec/session.h"
-#include "ops/conv_reference.h"
+#include "ops/kernels/nn/conv_reference.h"
 
 using namespace flowlens;
 using ops::conv::Geometry;

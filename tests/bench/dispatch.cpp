@@ -8,7 +8,7 @@
 
 #include "bench_util.h"
 #include "exec/session.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 
 using namespace flowlens;
 

@@ -5,7 +5,7 @@
 // interleaved pair, median and spread (bench_util.h; 1.0 = no overhead;
 // target >= 0.95).
 //
-// The engine's blocks (ops/blas_gemm.h) may differ from one multi-threaded
+// The engine's blocks (ops/framework/blas_gemm.h) may differ from one multi-threaded
 // sgemm in the last bits, as OpenBLAS at different thread counts does, so the
 // results must agree within the float error bound of a K-term dot product.
 //

@@ -19,7 +19,7 @@
 #include "io/graph_io.h"
 #include "observe/debugger.h"
 #include "observe/profiler.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "transform/gradients.h"
 #include "transform/optimizers.h"
 

@@ -34,11 +34,11 @@
 
 #include "bench_util.h"
 #include "mlp_bench_model.h"
-#include "dist/node_connection.h"
-#include "dist/ps_server.h"
-#include "ops/op_registry.h"
+#include "dist/wire/node_connection.h"
+#include "dist/ps/ps_server.h"
+#include "ops/framework/op_registry.h"
 #include "transform/gradients.h"
-#include "dist/worker_plan.h"
+#include "dist/worker/worker_plan.h"
 #include "transform/graph_templates.h"
 #include "transform/optimizers.h"
 

@@ -7,7 +7,7 @@
 #include <QRegularExpression>
 
 #include "cli/cli_runner.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 
 using namespace flowlens;
 using namespace flowlens::testing;

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "common/error.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #if FLOWLENS_WITH_CUDNN
 #include "cuda/cudnn_library.h"
 #endif

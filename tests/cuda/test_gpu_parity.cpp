@@ -10,7 +10,7 @@
 #include "cuda/logical_gpu.h"
 #include "gpu_parity_util.h"
 #include "io/graph_io.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "transform/gradients.h"
 #include "transform/optimizers.h"
 #include "transform/replicate_in_graph.h"

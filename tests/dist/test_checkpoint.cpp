@@ -10,9 +10,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "dist/checkpoint.h"
-#include "dist/checkpoint_saver.h"
-#include "dist/cluster_client.h"
+#include "dist/ps/checkpoint.h"
+#include "dist/ps/checkpoint_saver.h"
+#include "dist/control/cluster_client.h"
 #include "dist/node_runner.h"
 #include "io/graph_io.h"
 #include "time_scale.h"

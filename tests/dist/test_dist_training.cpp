@@ -6,14 +6,14 @@
 
 #include <random>
 
-#include "dist/checkpoint.h"
+#include "dist/ps/checkpoint.h"
 #include "dist/training_graphs.h"
-#include "dist/cluster_client.h"
+#include "dist/control/cluster_client.h"
 #include "dist/node_runner.h"
 #include "exec/session.h"
 #include "graph/variable_initializers.h"
 #include "io/graph_io.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "tensor/npy.h"
 #include "transform/replicate_in_graph.h"
 

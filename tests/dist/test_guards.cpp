@@ -9,11 +9,11 @@
 
 #include <fstream>
 
-#include "dist/curve_auth.h"
-#include "dist/log_rate_limiter.h"
-#include "dist/peer_traffic.h"
-#include "dist/sender_registry.h"
-#include "dist/wire_codec.h"
+#include "dist/security/curve_auth.h"
+#include "dist/control/log_rate_limiter.h"
+#include "dist/wire/peer_traffic.h"
+#include "dist/ps/sender_registry.h"
+#include "dist/wire/wire_codec.h"
 
 using namespace flowlens;
 using namespace flowlens::dist;

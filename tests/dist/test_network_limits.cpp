@@ -15,9 +15,9 @@
 
 #include <zmq_addon.hpp>
 
-#include "dist/cluster_client.h"
+#include "dist/control/cluster_client.h"
 #include "dist/hostile_peer.h"
-#include "dist/node_connection.h"
+#include "dist/wire/node_connection.h"
 #include "dist/node_runner.h"
 #include "time_scale.h"
 

@@ -5,12 +5,12 @@
 
 #include <filesystem>
 
-#include "dist/checkpoint.h"
-#include "dist/cluster_client.h"
-#include "dist/node_connection.h"
+#include "dist/ps/checkpoint.h"
+#include "dist/control/cluster_client.h"
+#include "dist/wire/node_connection.h"
 #include "dist/node_runner.h"
 #include "time_scale.h"
-#include "dist/wire_codec.h"
+#include "dist/wire/wire_codec.h"
 #include "io/graph_io.h"
 
 using namespace flowlens;

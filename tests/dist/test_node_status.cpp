@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "dist/node_status.h"
+#include "dist/control/node_status.h"
 
 // Counts this thread's allocations while `counting` is set.
 namespace {

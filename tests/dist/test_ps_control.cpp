@@ -11,8 +11,8 @@
 #include <QTemporaryDir>
 
 #include "common/error.h"
-#include "dist/pause_gate.h"
-#include "dist/request_profile.h"
+#include "dist/control/pause_gate.h"
+#include "dist/control/request_profile.h"
 
 using namespace flowlens;
 using namespace flowlens::dist;

@@ -5,7 +5,7 @@
 #include "test_main.h"
 #include <QtTest>
 
-#include "dist/cluster_client.h"
+#include "dist/control/cluster_client.h"
 #include "dist/node_runner.h"
 #include "time_scale.h"
 

@@ -10,9 +10,9 @@
 
 #include <QtTest>
 
-#include "dist/cluster_client.h"
-#include "dist/cluster_security.h"
-#include "dist/node_connection.h"
+#include "dist/control/cluster_client.h"
+#include "dist/security/cluster_security.h"
+#include "dist/wire/node_connection.h"
 #include "dist/node_runner.h"
 #include "time_scale.h"
 

@@ -4,7 +4,7 @@
 #include "test_main.h"
 #include <QtTest>
 
-#include "dist/sync_aggregator.h"
+#include "dist/ps/sync_aggregator.h"
 
 using namespace flowlens;
 using namespace flowlens::dist;

@@ -6,7 +6,7 @@
 #include <zmq_addon.hpp>
 
 #include "dist/node_runner.h"
-#include "dist/wire_codec.h"
+#include "dist/wire/wire_codec.h"
 
 using namespace flowlens;
 using namespace flowlens::dist;

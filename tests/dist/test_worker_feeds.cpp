@@ -7,7 +7,7 @@
 
 #include <numeric>
 
-#include "dist/worker_feeds.h"
+#include "dist/worker/worker_feeds.h"
 #include "tensor/npy.h"
 
 using namespace flowlens;

@@ -4,7 +4,7 @@
 #include "test_main.h"
 #include <QtTest>
 
-#include "dist/worker_liveness.h"
+#include "dist/worker/worker_liveness.h"
 
 using namespace flowlens;
 using namespace flowlens::dist;

@@ -5,11 +5,11 @@
 #include <QtTest>
 
 #include "cluster/cluster_spec.h"
-#include "dist/ps_graph.h"
+#include "dist/ps/ps_graph.h"
 #include "dist/training_graphs.h"
-#include "dist/worker_plan.h"
+#include "dist/worker/worker_plan.h"
 #include "io/graph_io.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 
 using namespace flowlens;
 using namespace flowlens::dist;

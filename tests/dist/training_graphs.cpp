@@ -11,7 +11,7 @@
 
 #include "common/error.h"
 #include "io/graph_io.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "transform/gradients.h"
 #include "transform/graph_builder.h"
 #include "transform/model_parts.h"

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "exec/session.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "transform/gradients.h"
 #include "transform/graph_builder.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "tensor/float16.h"
 
 namespace flowlens::testing {

@@ -18,7 +18,7 @@
 #include "exec/placement.h"
 #include "io/graph_io.h"
 #include "observe/profiler.h"
-#include "ops/op_helpers.h"
+#include "ops/framework/op_helpers.h"
 #include "tensor/copy_rows.h"
 #include "transform/graph_builder.h"
 

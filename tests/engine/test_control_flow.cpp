@@ -17,7 +17,7 @@
 #include "exec/session.h"
 #include "graph/control_flow_frames.h"
 #include "io/graph_io.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "transform/partition.h"
 #include "transform/replicate_in_graph.h"
 

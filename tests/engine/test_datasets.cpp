@@ -10,7 +10,7 @@
 #include "engine/op_cases/data.h"
 #include "exec/session.h"
 #include "io/graph_io.h"
-#include "ops/dataset.h"
+#include "ops/resources/dataset.h"
 
 using namespace flowlens;
 using namespace flowlens::testing;

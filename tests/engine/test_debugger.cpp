@@ -18,7 +18,7 @@
 #include "observe/node_timer.h"
 #include "observe/profiler.h"
 #include "observe/replica_compare.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "transform/replicate_in_graph.h"
 
 using namespace flowlens;

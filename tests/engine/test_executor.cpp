@@ -11,7 +11,7 @@
 
 #include "exec/session.h"
 #include "io/graph_io.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "tensor/tensor_format.h"
 
 using namespace flowlens;

@@ -1,5 +1,5 @@
 // A graph's function library run by a session (exec/function_library.h,
-// ops/functional_ops.cpp): FunctionDefs written as TensorFlow 2.x exports
+// ops/kernels/control_flow/functional_ops.cpp): FunctionDefs written as TensorFlow 2.x exports
 // them (tests/data/functions/library.pbtxt) called through
 // StatefulPartitionedCall, If, While, Case, nested and by-name calls, with
 // resource arguments; errors naming the function; observers seeing body
@@ -13,7 +13,7 @@
 #include "engine/op_cases/op_case.h"
 #include "exec/function_library.h"
 #include "exec/session.h"
-#include "io/function_library.h"
+#include "io/function_defs.h"
 #include "io/graph_io.h"
 #include "observe/debugger.h"
 #include "observe/profiler.h"

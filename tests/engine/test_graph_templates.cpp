@@ -14,7 +14,7 @@
 #include "exec/session.h"
 #include "graph/variable_initializers.h"
 #include "io/graph_io.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "tensor/tensor_format.h"
 #include "transform/graph_templates.h"
 #include "transform/replicate_in_graph.h"

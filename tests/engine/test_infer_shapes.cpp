@@ -5,7 +5,7 @@
 
 #include "analysis/infer_shapes.h"
 #include "io/graph_io.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 
 using namespace flowlens;
 

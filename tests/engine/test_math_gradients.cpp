@@ -12,7 +12,7 @@
 
 #include "engine/gradient_check.h"
 #include "exec/session.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "tensor/float16.h"
 #include "transform/gradients.h"
 

@@ -10,9 +10,9 @@
 
 #include "engine/gradient_ops_gate.h"
 #include "engine/op_cases/op_case.h"
-#include "ops/conv_onednn.h"
-#include "ops/conv_reference.h"
-#include "ops/onednn.h"
+#include "ops/kernels/nn/conv_onednn.h"
+#include "ops/kernels/nn/conv_reference.h"
+#include "ops/framework/onednn.h"
 
 using namespace flowlens;
 using namespace flowlens::testing;

@@ -15,8 +15,8 @@
 
 #include "engine/gradient_check.h"
 #include "op_test_util.h"
-#include "ops/onednn.h"
-#include "ops/pool_norm.h"
+#include "ops/framework/onednn.h"
+#include "ops/kernels/nn/pool_norm.h"
 
 using namespace flowlens;
 using namespace flowlens::testing;

@@ -9,7 +9,7 @@
 
 #include "exec/session.h"
 #include "graph/variable_initializers.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "transform/gradients.h"
 #include "transform/graph_builder.h"
 #include "transform/optimizers.h"

@@ -20,8 +20,8 @@
 #include "exec/thread_pool.h"
 #include "io/graph_io.h"
 #include "io/meta_graph.h"
-#include "ops/op_registry.h"
-#include "ops/queue.h"
+#include "ops/framework/op_registry.h"
+#include "ops/resources/queue.h"
 #include "transform/gradients.h"
 #include "transform/optimizers.h"
 

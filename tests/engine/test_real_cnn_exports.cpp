@@ -20,7 +20,7 @@
 #include "exec/session.h"
 #include "graph/variable_initializers.h"
 #include "io/graph_io.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 
 using namespace flowlens;
 using namespace flowlens::testing;

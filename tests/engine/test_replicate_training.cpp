@@ -9,7 +9,7 @@
 #include "exec/session.h"
 #include "graph/variable_initializers.h"
 #include "io/graph_io.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "transform/gradients.h"
 #include "transform/replicate_in_graph.h"
 

@@ -14,7 +14,7 @@
 #include "io/graph_io.h"
 #include "observe/debugger.h"
 #include "observe/variable_values.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "tensor/tensor_format.h"
 #include "transform/gradients.h"
 #include "transform/graph_builder.h"

@@ -20,7 +20,7 @@
 #include "io/checkpoint_reader.h"
 #include "io/tensor_bundle.h"
 #include "io/tensor_slice_checkpoint.h"
-#include "ops/kernel_context.h"
+#include "ops/framework/kernel_context.h"
 #include "transform/freeze_graph.h"
 
 using namespace flowlens;

@@ -9,7 +9,7 @@
 
 #include "engine/op_test_util.h"
 #include "exec/session.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "transform/gradients.h"
 #include "transform/graph_builder.h"
 

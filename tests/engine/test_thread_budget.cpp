@@ -1,6 +1,6 @@
 // One thread budget (exec/thread_budget.h): resolution and defaults, the
 // intra-op parallel_for on a device pool (common/parallel_for.h), the share
-// math kernels take, the GEMM split (ops/blas_gemm.h) and oneDNN's team size.
+// math kernels take, the GEMM split (ops/framework/blas_gemm.h) and oneDNN's team size.
 #include "test_main.h"
 #include <QtTest>
 
@@ -21,9 +21,9 @@
 #include "exec/session.h"
 #include "exec/thread_budget.h"
 #include "exec/thread_pool.h"
-#include "ops/blas_gemm.h"
-#include "ops/onednn.h"
-#include "ops/op_registry.h"
+#include "ops/framework/blas_gemm.h"
+#include "ops/framework/onednn.h"
+#include "ops/framework/op_registry.h"
 
 using namespace flowlens;
 

@@ -4,7 +4,7 @@
 
 #include "analysis/validate.h"
 #include "io/graph_io.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 
 using namespace flowlens;
 

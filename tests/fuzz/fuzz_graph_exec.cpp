@@ -15,7 +15,7 @@
 #include "common/error.h"
 #include "exec/session.h"
 #include "fuzz_check.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "tensor/allocator.h"
 
 using namespace flowlens;

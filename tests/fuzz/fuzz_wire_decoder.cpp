@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/error.h"
-#include "dist/wire_codec.h"
+#include "dist/wire/wire_codec.h"
 #include "fuzz_check.h"
 
 using namespace flowlens;

@@ -27,11 +27,11 @@
 #include "ui/cluster/cluster_workbench.h"
 #include "ui/cluster/local_cluster_launcher.h"
 #include "ui/debugger/debug_workbench.h"
-#include "ui/graph_document.h"
+#include "ui/document/graph_document.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/graphview/node_item.h"
-#include "ui/main_window.h"
+#include "ui/shell/main_window.h"
 #include "ui/tensor/tensor_catalog.h"
 #include "ui/tensor/tensor_viewer.h"
 

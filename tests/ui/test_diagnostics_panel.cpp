@@ -8,8 +8,8 @@
 
 #include "analysis/validate.h"
 #include "io/graph_io.h"
-#include "ops/op_registry.h"
-#include "ui/diagnostics_panel.h"
+#include "ops/framework/op_registry.h"
+#include "ui/nodes/diagnostics_panel.h"
 
 using flowlens::Diagnostic;
 using flowlens::ui::DiagnosticsPanel;

@@ -12,10 +12,10 @@
 #include "io/graph_io.h"
 #include "ui/compare/compare_view.h"
 #include "ui/export/graph_export.h"
-#include "ui/graph_document.h"
+#include "ui/document/graph_document.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
-#include "ui/main_window.h"
+#include "ui/shell/main_window.h"
 
 using flowlens::ui::MainWindow;
 

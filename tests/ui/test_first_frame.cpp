@@ -14,13 +14,13 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
-#include "ui/graph_document.h"
+#include "ui/document/graph_document.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/graphview/name_scope_grouping.h"
 #include "ui/graphview/node_item.h"
 #include "ui/graphview/view_report.h"
-#include "ui/main_window.h"
+#include "ui/shell/main_window.h"
 #include "ui_test_util.h"
 
 using namespace flowlens::ui;

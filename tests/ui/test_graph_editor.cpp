@@ -40,8 +40,8 @@
 #include "ui/editor/op_palette.h"
 #include "ui/editor/template_dialog.h"
 #include "ui/editor/tensor_text.h"
-#include "ui/graph_document.h"
-#include "ui/main_window.h"
+#include "ui/document/graph_document.h"
+#include "ui/shell/main_window.h"
 #include "ui_test_util.h"
 
 using namespace flowlens;

@@ -14,7 +14,7 @@
 #include <tuple>
 
 #include "io/graph_io.h"  // parse_graph_text
-#include "ui/graph_document.h"
+#include "ui/document/graph_document.h"
 #include "ui/graphview/device_legend.h"
 #include "ui/graphview/edge_item.h"
 #include "ui/graphview/graph_scene.h"
@@ -23,7 +23,7 @@
 #include "ui/graphview/minimap_view.h"
 #include "ui/graphview/name_scope_grouping.h"
 #include "ui/graphview/node_item.h"
-#include "ui/main_window.h"
+#include "ui/shell/main_window.h"
 
 using flowlens::ui::GraphView;
 using flowlens::ui::MainWindow;

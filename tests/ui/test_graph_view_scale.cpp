@@ -13,14 +13,14 @@
 
 #include "time_scale.h"
 #include "io/graph_io.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "transform/replicate_in_graph.h"
-#include "ui/graph_document.h"
+#include "ui/document/graph_document.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/graphview/minimap_view.h"
 #include "ui/graphview/node_item.h"
-#include "ui/main_window.h"
+#include "ui/shell/main_window.h"
 
 using flowlens::ui::GraphView;
 using flowlens::ui::MainWindow;

@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "io/graph_io.h"  // parse_graph_text
-#include "ui/graph_document.h"
+#include "ui/document/graph_document.h"
 #include "ui/graphview/layout_session.h"
 
 using flowlens::ui::LayoutSession;

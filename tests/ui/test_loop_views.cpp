@@ -20,7 +20,7 @@
 #include "ui/debugger/breakpoints_panel.h"
 #include "ui/debugger/debug_workbench.h"
 #include "ui/debugger/watches_panel.h"
-#include "ui/graph_document.h"
+#include "ui/document/graph_document.h"
 #include "ui/graphview/edge_item.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"

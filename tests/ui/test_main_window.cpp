@@ -15,16 +15,16 @@
 #include <QTreeWidget>
 
 #include "io/graph_io.h"
-#include "ui/app_info.h"
+#include "ui/shell/app_info.h"
 #include "ui/debugger/debug_workbench.h"
-#include "ui/diagnostics_panel.h"
-#include "ui/graph_document.h"
-#include "ui/main_window.h"
-#include "ui/main_window_actions.h"
-#include "ui/node_details_view.h"
-#include "ui/node_filter_proxy_model.h"
-#include "ui/node_table_model.h"
-#include "ui/screenshot.h"
+#include "ui/nodes/diagnostics_panel.h"
+#include "ui/document/graph_document.h"
+#include "ui/shell/main_window.h"
+#include "ui/shell/main_window_actions.h"
+#include "ui/nodes/node_details_view.h"
+#include "ui/nodes/node_filter_proxy_model.h"
+#include "ui/nodes/node_table_model.h"
+#include "ui/shell/screenshot.h"
 
 using flowlens::ui::DiagnosticsPanel;
 using flowlens::ui::MainWindow;

@@ -28,14 +28,14 @@
 #include "io/graph_io.h"
 #include "tensor/npy.h"
 #include "ui/debugger/debug_workbench.h"
-#include "ui/graph_document.h"
-#include "ui/main_window.h"
-#include "ui/main_window_actions.h"
+#include "ui/document/graph_document.h"
+#include "ui/shell/main_window.h"
+#include "ui/shell/main_window_actions.h"
 #include "ui/model/model_panel.h"
 #include "ui/model/model_source.h"
 #include "ui/model/model_workbench.h"
 #include "ui/model/variables_panel.h"
-#include "ui/recent_files.h"
+#include "ui/shell/recent_files.h"
 #include "ui/tensor/tensor_viewer.h"
 
 using flowlens::Tensor;

@@ -18,13 +18,13 @@
 #include "ui/debugger/breakpoint_store.h"
 #include "ui/debugger/debug_workbench.h"
 #include "ui/debugger/run_controller.h"
-#include "ui/graph_document.h"
+#include "ui/document/graph_document.h"
 #include "ui/graphview/edge_navigation.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/graphview/node_context_menu.h"
 #include "ui/graphview/node_item.h"
-#include "ui/main_window.h"
+#include "ui/shell/main_window.h"
 #include "ui_test_util.h"
 
 using flowlens::ui::EdgeStep;

@@ -7,9 +7,9 @@
 #include <QtTest>
 
 #include "analysis/pass_counts.h"
-#include "ui/graph_document.h"
-#include "ui/main_window.h"
-#include "ui/node_details_view.h"
+#include "ui/document/graph_document.h"
+#include "ui/shell/main_window.h"
+#include "ui/nodes/node_details_view.h"
 #include "ui_test_util.h"
 
 using flowlens::GraphPassCounts;

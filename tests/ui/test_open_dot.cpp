@@ -10,10 +10,10 @@
 #include <QTemporaryDir>
 
 #include "io/graph_io.h"
-#include "ui/graph_document.h"
+#include "ui/document/graph_document.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
-#include "ui/main_window.h"
+#include "ui/shell/main_window.h"
 
 using flowlens::ui::GraphView;
 using flowlens::ui::MainWindow;

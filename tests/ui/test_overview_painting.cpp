@@ -15,13 +15,13 @@
 
 #include "../bench/synthetic_graph.h"
 #include "ui/ui_test_util.h"
-#include "ui/graph_document.h"
+#include "ui/document/graph_document.h"
 #include "ui/graphview/edge_item.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/graphview/node_item.h"
 #include "ui/graphview/overview_painter.h"
-#include "ui/main_window.h"
+#include "ui/shell/main_window.h"
 
 using namespace flowlens;
 using namespace flowlens::ui;

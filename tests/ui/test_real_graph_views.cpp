@@ -23,15 +23,15 @@
 #include <onnx/onnx_pb.h>
 
 #include "graph/edge_index.h"
-#include "ui/graph_document.h"
+#include "ui/document/graph_document.h"
 #include "ui/graphview/edge_item.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/graphview/node_item.h"
 #include "ui/graphview/side_areas.h"
 #include "ui/graphview/view_report.h"
-#include "ui/main_window.h"
-#include "ui/screenshot.h"
+#include "ui/shell/main_window.h"
+#include "ui/shell/screenshot.h"
 #include "ui/real_model_shapes.h"
 #include "ui/ui_test_util.h"
 

@@ -16,9 +16,9 @@
 #include "ui/debugger/run_actions.h"
 #include "ui/editor/editor_workbench.h"
 #include "ui/editor/node_inspector.h"
-#include "ui/graph_document.h"
-#include "ui/main_window.h"
-#include "ui/startup_script.h"
+#include "ui/document/graph_document.h"
+#include "ui/shell/main_window.h"
+#include "ui/shell/startup_script.h"
 
 using flowlens::ui::DebugWorkbench;
 using flowlens::ui::MainWindow;

@@ -17,8 +17,8 @@
 #include "ui/debugger/debug_workbench.h"
 #include "ui/debugger/run_controller.h"
 #include "ui/debugger/summary_charts.h"
-#include "ui/main_window.h"
-#include "ui/main_window_actions.h"
+#include "ui/shell/main_window.h"
+#include "ui/shell/main_window_actions.h"
 #include "ui/tensor/tensor_values.h"
 #include "ui_test_util.h"
 

@@ -10,7 +10,7 @@
 
 #include "../bench/synthetic_graph.h"
 #include "ui/graphview/graph_view.h"
-#include "ui/screenshot.h"
+#include "ui/shell/screenshot.h"
 
 namespace flowlens::testing {
 

@@ -1,12 +1,12 @@
 #include "ui/cluster/cluster_session.h"
-#include "ui/std_text.h"
+#include "ui/util/std_text.h"
 
 #include <QThread>
 #include <QTimer>
 #include <cmath>
 #include <limits>
 
-#include "ui/thread_handoff.h"
+#include "ui/util/thread_handoff.h"
 
 namespace flowlens::ui {
 namespace {
@@ -160,7 +160,7 @@ bool ClusterSession::send(const QString& label, NodeCommand command, Callback do
   callbacks_[id] = std::move(done);
   NodePoller* target = commanders_[static_cast<std::size_t>(i)];
   // handed(): the queued call crosses threads inside Qt, where TSan cannot
-  // see it; see ui/thread_handoff.h.
+  // see it; see ui/util/thread_handoff.h.
   QMetaObject::invokeMethod(target, handoff::handed([target, id, command] { target->run_command(id, command); }),
                             Qt::QueuedConnection);
   return true;

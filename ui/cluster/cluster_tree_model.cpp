@@ -1,5 +1,5 @@
 #include "ui/cluster/cluster_tree_model.h"
-#include "ui/std_text.h"
+#include "ui/util/std_text.h"
 
 #include <QBrush>
 #include <cmath>

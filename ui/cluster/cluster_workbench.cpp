@@ -1,5 +1,5 @@
 #include "ui/cluster/cluster_workbench.h"
-#include "ui/std_text.h"
+#include "ui/util/std_text.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -33,11 +33,11 @@
 #include "ui/cluster/cluster_tree_model.h"
 #include "ui/cluster/local_cluster_launcher.h"
 #include "ui/debugger/debug_workbench.h"
-#include "ui/graph_document.h"
+#include "ui/document/graph_document.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/graphview/node_heat.h"
-#include "ui/workbench_host.h"
+#include "ui/shell/workbench_host.h"
 #include "ui/tensor/tensor_catalog.h"
 #include "ui/tensor/tensor_viewer.h"
 

@@ -13,7 +13,7 @@
 #include <optional>
 
 #include "cluster/cluster_spec.h"
-#include "dist/cluster_security.h"
+#include "dist/security/cluster_security.h"
 #include "tensor/tensor.h"
 
 class QAction;

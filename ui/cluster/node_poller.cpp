@@ -1,9 +1,9 @@
 #include "ui/cluster/node_poller.h"
-#include "ui/std_text.h"
+#include "ui/util/std_text.h"
 
 #include <QTimer>
 
-#include "ui/thread_handoff.h"
+#include "ui/util/thread_handoff.h"
 
 namespace flowlens::ui {
 namespace {
@@ -18,7 +18,7 @@ constexpr std::chrono::milliseconds kCommandTimeout{5000};
 // neither Qt's queue nor the copies of the arguments Qt makes for it inside
 // the emit (after any release placed before it; only the receiving slot reads
 // them), so: release, and no recorded accesses during the emit. See
-// ui/thread_handoff.h.
+// ui/util/thread_handoff.h.
 template <class Emit>
 void emit_to_gui(Emit&& emit_signal) {
   handoff::release(&NodePoller::kSignalChannel);
@@ -35,7 +35,7 @@ NodePoller::~NodePoller() {
   // Deleted on its own thread as that finishes (ClusterSession::detach); the
   // connections torn down here were used by the GUI thread, which released
   // this thread's channel before quitting it. Qt's hand-off is invisible to
-  // TSan; see ui/thread_handoff.h.
+  // TSan; see ui/util/thread_handoff.h.
   handoff::acquire(thread());
 }
 

@@ -11,7 +11,7 @@
 #include <QStringList>
 #include <memory>
 
-#include "dist/cluster_client.h"
+#include "dist/control/cluster_client.h"
 
 class QTimer;
 
@@ -46,7 +46,7 @@ class NodePoller : public QObject {
 
   const dist::NodeRef& node() const { return node_; }
 
-  // ThreadSanitizer hand-off channel (ui/thread_handoff.h) of the signals
+  // ThreadSanitizer hand-off channel (ui/util/thread_handoff.h) of the signals
   // below: the poller releases it before each emit, and a slot that receives
   // them on another thread acquires it before reading its arguments.
   static constexpr char kSignalChannel = 0;

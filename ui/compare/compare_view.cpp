@@ -1,5 +1,5 @@
 #include "ui/compare/compare_view.h"
-#include "ui/std_text.h"
+#include "ui/util/std_text.h"
 
 #include <cmath>
 
@@ -18,7 +18,7 @@
 #include "observe/replica_compare.h"
 #include "ui/compare/compare_marker_item.h"
 #include "ui/compare/replica_comparison.h"
-#include "ui/graph_document.h"
+#include "ui/document/graph_document.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/graphview/node_item.h"

@@ -2,8 +2,8 @@
 
 #include <exception>
 
-#include "ops/op_registry.h"
-#include "ui/graph_document.h"
+#include "ops/framework/op_registry.h"
+#include "ui/document/graph_document.h"
 
 namespace flowlens::ui {
 

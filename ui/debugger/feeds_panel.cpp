@@ -15,9 +15,9 @@
 
 #include "exec/function_body.h"
 #include "tensor/tensor_format.h"
-#include "ui/graph_document.h"
-#include "ui/std_text.h"
-#include "ui/window_settings.h"
+#include "ui/document/graph_document.h"
+#include "ui/util/std_text.h"
+#include "ui/shell/window_settings.h"
 
 namespace flowlens::ui {
 namespace {

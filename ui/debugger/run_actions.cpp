@@ -10,7 +10,7 @@
 #include <QToolBar>
 
 #include "ui/debugger/debug_workbench.h"
-#include "ui/workbench_host.h"
+#include "ui/shell/workbench_host.h"
 
 namespace flowlens::ui {
 

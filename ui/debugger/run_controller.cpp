@@ -7,8 +7,8 @@
 #include "exec/function_body.h"
 #include "exec/session.h"
 #include "observe/variable_values.h"
-#include "ui/graph_document.h"
-#include "ui/thread_handoff.h"
+#include "ui/document/graph_document.h"
+#include "ui/util/thread_handoff.h"
 
 namespace flowlens::ui {
 namespace {
@@ -36,7 +36,7 @@ RunController::RunController(QObject* parent) : QObject(parent) {
     }
     const int generation = generation_;
     // handed(): the queued call crosses threads inside Qt, where TSan cannot
-    // see it; see ui/thread_handoff.h. Same for the worker's calls below.
+    // see it; see ui/util/thread_handoff.h. Same for the worker's calls below.
     QMetaObject::invokeMethod(this, handoff::handed([this, generation, stop] { on_stop(generation, stop); }),
                               Qt::QueuedConnection);
   });

@@ -11,7 +11,7 @@
 #include <cmath>
 
 #include "io/summary.pb.h"
-#include "ui/chart_axes.h"
+#include "ui/tboard/chart_axes.h"
 
 namespace flowlens::ui {
 

@@ -1,5 +1,5 @@
 #include "ui/editor/attr_editors.h"
-#include "ui/std_text.h"
+#include "ui/util/std_text.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "graph/attr_value.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 
 namespace flowlens::ui {
 

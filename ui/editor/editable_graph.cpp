@@ -1,5 +1,5 @@
 #include "ui/editor/editable_graph.h"
-#include "ui/std_text.h"
+#include "ui/util/std_text.h"
 
 #include <QFileInfo>
 #include <QRectF>
@@ -14,7 +14,7 @@
 #include "common/error.h"
 #include "graph/device_spec.h"
 #include "io/graph_io.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "transform/graph_builder.h"
 #include "ui/editor/auto_layout.h"
 #include "ui/editor/graph_edit_command.h"

@@ -9,7 +9,7 @@
 #include <algorithm>
 
 #include "graph/edge_index.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "ui/editor/editable_graph.h"
 #include "ui/editor/editor_edge_item.h"
 #include "ui/editor/editor_node_item.h"

@@ -21,7 +21,7 @@
 
 #include "common/error.h"
 #include "io/graph_io.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "ui/editor/editable_graph.h"
 #include "ui/editor/editor_clipboard.h"
 #include "ui/editor/editor_page.h"
@@ -30,8 +30,8 @@
 #include "ui/editor/node_inspector.h"
 #include "ui/editor/op_palette.h"
 #include "ui/editor/template_dialog.h"
-#include "ui/graph_document.h"
-#include "ui/workbench_host.h"
+#include "ui/document/graph_document.h"
+#include "ui/shell/workbench_host.h"
 
 namespace flowlens::ui {
 namespace {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "graph/graph.h"
-#include "ops/shape_context.h"
+#include "ops/framework/shape_context.h"
 
 namespace flowlens {
 class OpRegistry;

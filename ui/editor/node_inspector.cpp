@@ -1,5 +1,5 @@
 #include "ui/editor/node_inspector.h"
-#include "ui/std_text.h"
+#include "ui/util/std_text.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -12,7 +12,7 @@
 #include <QVBoxLayout>
 #include <memory>
 
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "ui/editor/attr_editors.h"
 #include "ui/editor/editable_graph.h"
 #include "ui/editor/graph_check.h"

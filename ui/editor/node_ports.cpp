@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "common/error.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 
 namespace flowlens::ui {
 

@@ -11,7 +11,7 @@
 #include <QVBoxLayout>
 
 #include "common/error.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 
 namespace flowlens::ui {
 namespace {

@@ -1,5 +1,5 @@
 #include "ui/graphview/graph_scene.h"
-#include "ui/std_text.h"
+#include "ui/util/std_text.h"
 
 #include <QGraphicsSceneMouseEvent>
 #include <QLocale>

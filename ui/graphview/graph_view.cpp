@@ -21,7 +21,7 @@
 #include <utility>
 
 #include "analysis/graph_inputs.h"
-#include "ops/op_registry.h"
+#include "ops/framework/op_registry.h"
 #include "ui/graphview/device_legend.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/minimap_view.h"

@@ -1,7 +1,7 @@
 #include "ui/graphview/layout_job.h"
 
 #include "ui/graphview/layered_layout.h"
-#include "ui/thread_handoff.h"
+#include "ui/util/thread_handoff.h"
 
 #include <exception>
 
@@ -23,7 +23,7 @@ int LayoutJob::start(LayoutInput input) {
   cancelled_ = cancelled;
   running_ = true;
   // handed(): TSan cannot see QThreadPool's hand-off of the task, nor the
-  // queued call back; see ui/thread_handoff.h.
+  // queued call back; see ui/util/thread_handoff.h.
   pool_.start(handoff::handed([this, ticket, cancelled, input = std::move(input)] {
     if (cancelled->load()) return;
     std::shared_ptr<LayoutResult> result;

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "ui/graph_document.h"
+#include "ui/document/graph_document.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/side_areas.h"
 

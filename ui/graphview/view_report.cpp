@@ -11,7 +11,7 @@
 #include "analysis/graph_inputs.h"
 #include "analysis/graph_outputs.h"
 #include "transform/replication_proposal.h"
-#include "ui/graph_document.h"
+#include "ui/document/graph_document.h"
 #include "ui/graphview/edge_item.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"

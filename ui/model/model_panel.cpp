@@ -1,5 +1,5 @@
 #include "ui/model/model_panel.h"
-#include "ui/std_text.h"
+#include "ui/util/std_text.h"
 
 #include <QComboBox>
 #include <QDir>

@@ -3,13 +3,13 @@
 #include <QDockWidget>
 
 #include "ui/debugger/debug_workbench.h"
-#include "ui/graph_document.h"
+#include "ui/document/graph_document.h"
 #include "ui/model/model_panel.h"
 #include "ui/model/model_source.h"
 #include "ui/model/variables_panel.h"
 #include "ui/tensor/tensor_catalog.h"
 #include "ui/tensor/tensor_viewer.h"
-#include "ui/workbench_host.h"
+#include "ui/shell/workbench_host.h"
 
 namespace flowlens::ui {
 namespace {

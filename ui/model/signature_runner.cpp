@@ -8,7 +8,7 @@
 
 #include "exec/loaded_model.h"
 #include "ui/model/model_source.h"
-#include "ui/thread_handoff.h"
+#include "ui/util/thread_handoff.h"
 
 namespace flowlens::ui {
 
@@ -65,7 +65,7 @@ void SignatureRunner::work(int generation, std::shared_ptr<const ModelSource> mo
   } catch (...) {
     outcome.error = QStringLiteral("unexpected error while running the signature");
   }
-  // handed(): the queued call crosses threads inside Qt (ui/thread_handoff.h).
+  // handed(): the queued call crosses threads inside Qt (ui/util/thread_handoff.h).
   QMetaObject::invokeMethod(this, handoff::handed([this, generation, outcome] { on_finished(generation, outcome); }),
                             Qt::QueuedConnection);
 }

@@ -3,7 +3,7 @@
 // The first run loads the model with LoadedModel::load (variables restored,
 // init op run) on the worker; later runs reuse it, as a served model would.
 // One worker thread per run; its result reaches the UI thread through a
-// queued call (ui/thread_handoff.h), so the engine never touches a widget.
+// queued call (ui/util/thread_handoff.h), so the engine never touches a widget.
 // A new model, or destroying the runner, waits for a run in progress (the
 // engine has no way to interrupt one) and drops the loaded model.
 #include <QObject>

@@ -1,5 +1,5 @@
 #include "ui/model/variables_panel.h"
-#include "ui/std_text.h"
+#include "ui/util/std_text.h"
 
 #include <QApplication>
 #include <QDir>

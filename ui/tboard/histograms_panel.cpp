@@ -21,7 +21,7 @@
 #include <set>
 
 #include "io/event_log.h"
-#include "ui/chart_axes.h"
+#include "ui/tboard/chart_axes.h"
 #include "ui/tboard/dashboard_layout.h"
 #include "ui/tboard/run_selection.h"
 

@@ -27,7 +27,7 @@
 #include <set>
 
 #include "io/event_log.h"
-#include "ui/chart_axes.h"
+#include "ui/tboard/chart_axes.h"
 #include "ui/tboard/run_selection.h"
 
 namespace flowlens::ui {

@@ -11,13 +11,13 @@
 #include "observe/profiler.h"
 #include "observe/run_metadata_profile.h"
 #include "ui/debugger/debug_workbench.h"
-#include "ui/graph_document.h"
+#include "ui/document/graph_document.h"
 #include "ui/profiler/profiler_panel.h"
 #include "ui/tboard/histograms_panel.h"
 #include "ui/tboard/images_panel.h"
 #include "ui/tboard/run_selection.h"
 #include "ui/tboard/scalars_panel.h"
-#include "ui/workbench_host.h"
+#include "ui/shell/workbench_host.h"
 
 namespace flowlens::ui {
 namespace {

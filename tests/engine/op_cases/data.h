@@ -5,7 +5,7 @@
 // walk's direct kernel calls do not have: test_datasets runs them.
 #include "engine/op_cases/function.h"
 #include "engine/op_cases/op_case.h"
-#include "ops/dataset.h"
+#include "ops/resources/dataset.h"
 
 namespace flowlens::testing {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Registry-walk cases for the queue ops (engine/ops/queue_ops.cpp). The ops
+// Registry-walk cases for the queue ops (engine/ops/kernels/data/queue_ops.cpp). The ops
 // acting on a queue take a handle to one made here, holding enough elements
 // (and room) that no case waits: outside a session an attempt that would
 // wait fails at once. The queue-making ops need a session's resources and
@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "engine/op_cases/op_case.h"
-#include "ops/queue.h"
+#include "ops/resources/queue.h"
 
 namespace flowlens::testing {
 

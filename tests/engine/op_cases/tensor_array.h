@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "engine/op_cases/op_case.h"
-#include "ops/tensor_array.h"
+#include "ops/resources/tensor_array.h"
 
 namespace flowlens::testing {
 

@@ -1,0 +1,131 @@
+// Broadcasting comparisons (Equal, NotEqual, Less, LessEqual, Greater,
+// GreaterEqual) and logic (LogicalAnd, LogicalOr, LogicalNot), all -> bool.
+#include "ops/kernels/math/elementwise.h"
+
+namespace flowlens::ops {
+namespace {
+
+struct EqualF {
+  template <class T> bool operator()(T a, T b) const { return a == b; }
+};
+struct NotEqualF {
+  template <class T> bool operator()(T a, T b) const { return a != b; }
+};
+struct LessF {
+  template <class T> bool operator()(T a, T b) const { return a < b; }
+};
+struct LessEqualF {
+  template <class T> bool operator()(T a, T b) const { return a <= b; }
+};
+struct GreaterF {
+  template <class T> bool operator()(T a, T b) const { return a > b; }
+};
+struct GreaterEqualF {
+  template <class T> bool operator()(T a, T b) const { return a >= b; }
+};
+struct LogicalAndF {
+  bool operator()(bool a, bool b) const { return a && b; }
+};
+struct LogicalOrF {
+  bool operator()(bool a, bool b) const { return a || b; }
+};
+struct LogicalNotF {
+  bool operator()(bool a) const { return !a; }
+};
+
+using EqualityTypes = ConcatTypes<RealTypes, BoolTypes>;
+
+// Equal/NotEqual with incompatible_shape_error = false: shapes that do not
+// broadcast give a scalar (false for Equal, true for NotEqual) instead of an error.
+template <class F, bool kNotEqual>
+void equality_kernel(KernelContext& ctx) {
+  const DType t = binary_inputs_dtype(ctx);
+  const Shape& sa = ctx.input(0).shape();
+  const Shape& sb = ctx.input(1).shape();
+  if (!ctx.attrs().boolean("incompatible_shape_error") && !bcast_reduce_indices(sa.dims(), sb.dims())) {
+    dispatch<EqualityTypes>(t, ctx.node().op.c_str(), [&](auto) {
+      ctx.allocate_output(0, DType::Bool, Shape{}).data<bool>()[0] = kNotEqual;
+    });
+    return;
+  }
+  predicate_kernel<F, EqualityTypes>(ctx);
+}
+
+// With incompatible_shape_error = false the output shape depends on whether
+// the shapes broadcast: unknown unless both are known (then the broadcast
+// shape, or the kernel's scalar; TensorFlow leaves the latter unknown).
+void equality_shape(ShapeContext& ctx) {
+  if (ctx.attrs().boolean("incompatible_shape_error")) return broadcast_predicate_shape(ctx);
+  check_same_dtype(ctx.node().op, dtype_base(ctx.input(0).dtype), dtype_base(ctx.input(1).dtype));
+  const Shape& a = ctx.input(0).shape;
+  const Shape& b = ctx.input(1).shape;
+  Shape s = Shape::unknown_rank();
+  if (a.fully_defined() && b.fully_defined()) s = bcast_reduce_indices(a.dims(), b.dims()) ? broadcast_shape(a, b) : Shape{};
+  ctx.set_output(0, DType::Bool, std::move(s));
+}
+
+void logical_not_shape(ShapeContext& ctx) { ctx.set_output(0, DType::Bool, ctx.input(0).shape); }
+
+// The logical ops: bools live in host memory (tensor/accelerator_memory.h),
+// so a GPU kernel would only copy its inputs back.
+constexpr const char* kNoGpu = "bools live in host memory; soft placement runs it on the CPU";
+
+}  // namespace
+
+void register_compare_ops(OpRegistry& r) {
+  const std::pair<const char*, KernelFn> comparisons[] = {
+      {"Less", predicate_kernel<LessF, RealTypes>},
+      {"LessEqual", predicate_kernel<LessEqualF, RealTypes>},
+      {"Greater", predicate_kernel<GreaterF, RealTypes>},
+      {"GreaterEqual", predicate_kernel<GreaterEqualF, RealTypes>}};
+  for (const auto& [name, fn] : comparisons)
+    r.add(OpBuilder(name)
+              .input("x: T")
+              .input("y: T")
+              .output("z: bool")
+              .attr("T: realnumbertype")
+              .shape(broadcast_predicate_shape)
+              .cpu(fn, dtypes_of<RealTypes>())
+              .not_differentiable("a comparison (TensorFlow: ops.NotDifferentiable)")
+              .category("math")
+              .doc("Element-wise comparison with broadcasting -> bool."));
+  const std::pair<const char*, KernelFn> equalities[] = {{"Equal", equality_kernel<EqualF, false>},
+                                                         {"NotEqual", equality_kernel<NotEqualF, true>}};
+  for (const auto& [name, fn] : equalities)
+    r.add(OpBuilder(name)
+              .input("x: T")
+              .input("y: T")
+              .output("z: bool")
+              .attr("T: {bfloat16, half, float, double, uint8, int8, int16, int32, int64, complex64, quint8, qint8, "
+                    "qint32, string, bool, complex128}")
+              .attr("incompatible_shape_error: bool = true")
+              .shape(equality_shape)
+              .cpu(fn, dtypes_of<EqualityTypes>())
+              .not_differentiable("a comparison (TensorFlow: ops.NotDifferentiable)")
+              .category("math")
+              .doc("Element-wise (in)equality with broadcasting -> bool."));
+  const std::pair<const char*, KernelFn> logical[] = {{"LogicalAnd", predicate_kernel<LogicalAndF, BoolTypes>},
+                                                      {"LogicalOr", predicate_kernel<LogicalOrF, BoolTypes>}};
+  for (const auto& [name, fn] : logical)
+    r.add(OpBuilder(name)
+              .input("x: bool")
+              .input("y: bool")
+              .output("z: bool")
+              .shape(broadcast_predicate_shape)
+              .cpu(fn)
+              .not_differentiable("logical operations have no gradients (TensorFlow: ops.NotDifferentiable)")
+              .no_gpu(kNoGpu)
+              .category("math")
+              .doc("Element-wise logical and/or with broadcasting."));
+  r.add(OpBuilder("LogicalNot")
+            .input("x: bool")
+            .output("y: bool")
+            .shape(logical_not_shape)
+            .cpu(unary_kernel<LogicalNotF, BoolTypes>)
+            .not_differentiable("logical operations have no gradients (TensorFlow: ops.NotDifferentiable)")
+            .no_gpu(kNoGpu)
+            .category("math")
+            .doc("Element-wise logical not."));
+}
+
+}  // namespace flowlens::ops
