@@ -1,12 +1,20 @@
 #include "ops/framework/kernel_checks.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <limits>
 
 #include "ops/framework/op_helpers.h"
 
 namespace flowlens::ops {
+
+std::string tf_type_name(DType t) {
+  std::string name = dtype_tf_name(t);  // "DT_FLOAT"
+  if (name.starts_with("DT_")) name.erase(0, 3);
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
 
 MatmulDims matmul_dims(const KernelContext& ctx) {
   check_num_inputs(ctx, 2);

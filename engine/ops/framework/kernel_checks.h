@@ -4,11 +4,16 @@
 // cross-entropy or variable update is, and words the error, so every device
 // refuses the same inputs with the same message (TensorFlow's wording).
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ops/framework/kernel_context.h"
 
 namespace flowlens::ops {
+
+// TensorFlow's DataTypeString ("float", "half", "int32") for messages that
+// quote TensorFlow.
+std::string tf_type_name(DType t);
 
 struct MatmulDims {
   int64_t m = 0, k = 0, n = 0;

@@ -1,6 +1,6 @@
 #include "ops/resources/dataset.h"
 
-#include "ops/kernels/training/training_kernel.h"
+#include "ops/framework/kernel_checks.h"
 
 namespace flowlens {
 

@@ -6,8 +6,8 @@
 #include <limits>
 
 #include "ops/framework/dtype_dispatch.h"
+#include "ops/framework/kernel_checks.h"
 #include "ops/framework/op_helpers.h"
-#include "ops/kernels/training/training_kernel.h"
 #include "tensor/allocator.h"
 
 namespace flowlens::ops {

@@ -1,16 +1,8 @@
 #include "ops/kernels/training/training_kernel.h"
 
 #include <algorithm>
-#include <cctype>
 
 namespace flowlens::ops {
-
-std::string tf_type_name(DType t) {
-  std::string name = dtype_tf_name(t);  // "DT_FLOAT"
-  if (name.starts_with("DT_")) name.erase(0, 3);
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return name;
-}
 
 UpdatedVariables::UpdatedVariables(const KernelContext& ctx, std::initializer_list<int> inputs) {
   for (int i : inputs) vars_.push_back(updated_variable(ctx, i));

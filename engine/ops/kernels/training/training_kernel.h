@@ -20,10 +20,6 @@
 
 namespace flowlens::ops {
 
-// TensorFlow's DataTypeString ("float", "half", "int32") for messages that
-// quote TensorFlow.
-std::string tf_type_name(DType t);
-
 // The variables of the listed inputs (var, then its slots), locked for the
 // kernel's lifetime in address order like MaybeLockVariableInputMutexesInOrder.
 // Resource handles are resolved first (a missing variable fails before any
