@@ -67,7 +67,6 @@ void set_intra_op_pool(TaskRunner* runner, int budget) {
   t_budget = budget;
 }
 TaskRunner* intra_op_runner() { return t_runner; }
-int intra_op_budget() { return t_budget; }
 
 MathKernelScope::MathKernelScope() {
   const int running = g_running.fetch_add(1, std::memory_order_relaxed) + 1;

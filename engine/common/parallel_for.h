@@ -38,7 +38,6 @@ void parallel_for(TaskRunner* runner, int blocks, int threads, const std::functi
 // them when it starts. Budget 0: unset (the caller alone).
 void set_intra_op_pool(TaskRunner* runner, int budget);
 TaskRunner* intra_op_runner();
-int intra_op_budget();
 
 // A math kernel running on this thread: counted while alive, so the kernels
 // running at once share the budget. share() is fixed at construction.

@@ -32,7 +32,6 @@ class GraphAnalysis {
                          const DeviceSet* devices = nullptr);
 
   const Graph& graph() const { return *graph_; }
-  const std::shared_ptr<const Graph>& shared_graph() const { return graph_; }
   const OpRegistry& registry() const { return registry_; }
 
   // validate_graph's findings. A validator that throws (it should not) is

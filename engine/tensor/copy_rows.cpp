@@ -1,5 +1,6 @@
 #include "tensor/copy_rows.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace flowlens {
@@ -85,6 +86,23 @@ void copy_rows(Tensor& dst, std::size_t dst_offset, std::size_t dst_pitch, const
     return;
   }
   for (std::size_t k = 0; k < rows; ++k) std::memcpy(d + k * dst_pitch, s + k * src_pitch, width);
+}
+
+void copy_host_elements(Tensor& dst, int64_t dst_at, const Tensor& src, int64_t src_at, int64_t count) {
+  if (count <= 0) return;
+  const auto d = static_cast<std::ptrdiff_t>(dst_at), s = static_cast<std::ptrdiff_t>(src_at);
+  const auto n = static_cast<std::size_t>(count);
+  switch (src.dtype()) {
+    case DType::String: std::copy_n(src.strings().begin() + s, n, dst.strings().begin() + d); return;
+    case DType::Resource: std::copy_n(src.handles().begin() + s, n, dst.handles().begin() + d); return;
+    case DType::Variant: std::copy_n(src.variants().begin() + s, n, dst.variants().begin() + d); return;
+    default: {
+      const std::size_t size = dtype_size(src.dtype());
+      if (size == 0) throw Error("copy_host_elements: cannot copy elements of dtype " + dtype_name(src.dtype()));
+      std::memcpy(static_cast<char*>(dst.raw_data()) + static_cast<std::size_t>(d) * size,
+                  static_cast<const char*>(src.raw_data()) + static_cast<std::size_t>(s) * size, n * size);
+    }
+  }
 }
 
 }  // namespace flowlens

@@ -20,6 +20,12 @@ namespace flowlens {
 void copy_rows(Tensor& dst, std::size_t dst_offset, std::size_t dst_pitch, const Tensor& src,
                std::size_t src_offset, std::size_t src_pitch, std::size_t width, std::size_t rows);
 
+// `count` elements of src from src_at to dst from dst_at, for host tensors of
+// one dtype: strings, resource handles and variants by value, fixed-size
+// dtypes byte for byte (queues and tf.data move whole rows of any dtype).
+// Throws Error for a dtype without a fixed size or a value type.
+void copy_host_elements(Tensor& dst, int64_t dst_at, const Tensor& src, int64_t src_at, int64_t count);
+
 // dst's elements, in row-major order over `dims` (as many as dst has), are
 // src's at base + sum_d coord_d * in_stride[d] (strides in elements, any sign).
 // Fixed-size dtypes only (not strings); both tensors in the same memory.

@@ -7,13 +7,6 @@
 namespace flowlens::grad {
 namespace {
 
-using Grads = std::vector<std::string>;
-
-const std::string& g0(GradContext& c) { return c.grads[0]; }
-std::string binary(GradContext& c, const char* op, const std::string& a, const std::string& b) {
-  return c.b.binary(op, a, b, c.dtype);
-}
-
 // LeakyReluGrad(gradients, features) with the forward node's alpha.
 std::string leaky_relu_grad(GradContext& c, const std::string& g, const std::string& x) {
   return c.b.add("LeakyReluGrad", "LeakyReluGrad", {g, x},

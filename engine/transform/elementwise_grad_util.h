@@ -15,6 +15,16 @@
 
 namespace flowlens::grad {
 
+// What the gradient files of the element-wise family write in every line:
+// one gradient name per input, the incoming gradient, and the op's unary or
+// binary node in the op's dtype.
+using Grads = std::vector<std::string>;
+inline const std::string& g0(GradContext& c) { return c.grads[0]; }
+inline std::string unary(GradContext& c, const char* op, const std::string& x) { return c.b.unary(op, x, c.dtype); }
+inline std::string binary(GradContext& c, const char* op, const std::string& a, const std::string& b) {
+  return c.b.binary(op, a, b, c.dtype);
+}
+
 std::string shape_tensor(GradContext& c, const std::string& t, const TensorInfo& info);
 // A scalar Const of `dtype` (any real type) holding `value`.
 std::string scalar_const(GradContext& c, const std::string& base, DType dtype, double value);

@@ -6,10 +6,6 @@
 namespace flowlens::grad {
 namespace {
 
-using Grads = std::vector<std::string>;
-
-const std::string& g0(GradContext& c) { return c.grads[0]; }
-
 std::string select(GradContext& c, const char* op, const std::string& cond, const std::string& a,
                    const std::string& b) {
   return c.b.add(op, op, {cond, a, b}, {{"T", AttrValue(c.dtype)}});

@@ -9,14 +9,6 @@
 namespace flowlens::grad {
 namespace {
 
-using Grads = std::vector<std::string>;
-
-const std::string& g0(GradContext& c) { return c.grads[0]; }
-std::string binary(GradContext& c, const char* op, const std::string& a, const std::string& b) {
-  return c.b.binary(op, a, b, c.dtype);
-}
-std::string unary(GradContext& c, const char* op, const std::string& x) { return c.b.unary(op, x, c.dtype); }
-
 // ---- y = f(x) ---------------------------------------------------------------
 
 Grads neg_grad(GradContext& c) { return {unary(c, "Neg", g0(c))}; }

@@ -34,8 +34,6 @@ void size_team(const MathKernelScope& scope) {
 }
 }  // namespace
 
-int team_size_set() { return t_team; }
-
 const dnnl::engine& cpu_engine() {
   static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   return engine;

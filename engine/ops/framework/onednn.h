@@ -32,8 +32,6 @@ dnnl::memory wrap(const dnnl::memory::desc& desc, const void* data);
 // intra-op budget (common/parallel_for.h).
 void execute(const dnnl::primitive& primitive, const dnnl::memory::desc& scratchpad,
              std::unordered_map<int, dnnl::memory> args);
-// The team size execute() last set on this thread (0: none; tests).
-int team_size_set();
 
 // How many primitives the caches have built since the process started: a test
 // runs a step twice and checks that the second built none.

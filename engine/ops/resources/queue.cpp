@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "graph/edge_index.h"
 #include "graph/graph.h"
+#include "tensor/copy_rows.h"
 
 namespace flowlens {
 namespace {
@@ -16,31 +17,6 @@ std::string types_string(const std::vector<DType>& types) {
   std::string s;
   for (size_t i = 0; i < types.size(); ++i) s += (i ? ", " : "") + dtype_name(types[i]);
   return s;
-}
-
-// Copies `count` elements from src[src_at...] to dst[dst_at...] (host tensors of one dtype).
-void copy_elements(Tensor& dst, int64_t dst_at, const Tensor& src, int64_t src_at, int64_t count) {
-  if (count <= 0) return;
-  const auto d = static_cast<size_t>(dst_at), s = static_cast<size_t>(src_at), n = static_cast<size_t>(count);
-  switch (src.dtype()) {
-    case DType::String:
-      std::copy_n(src.strings().begin() + static_cast<std::ptrdiff_t>(s), n,
-                  dst.strings().begin() + static_cast<std::ptrdiff_t>(d));
-      return;
-    case DType::Resource:
-      std::copy_n(src.handles().begin() + static_cast<std::ptrdiff_t>(s), n,
-                  dst.handles().begin() + static_cast<std::ptrdiff_t>(d));
-      return;
-    case DType::Variant:
-      std::copy_n(src.variants().begin() + static_cast<std::ptrdiff_t>(s), n,
-                  dst.variants().begin() + static_cast<std::ptrdiff_t>(d));
-      return;
-    default: {
-      const size_t size = dtype_size(src.dtype());
-      std::memcpy(static_cast<char*>(dst.raw_data()) + d * size, static_cast<const char*>(src.raw_data()) + s * size,
-                  n * size);
-    }
-  }
 }
 
 // A tensor of zeros ("" strings, empty handles) of this dtype and shape.
@@ -78,7 +54,7 @@ void place_padded(Tensor& batch, int64_t row, const Tensor& elem) {
   const int rank = elem.shape().rank();
   if (elem.num_elements() == 0) return;
   if (rank == 0 || slot == elem.shape()) {
-    copy_elements(batch, row * slot_elements, elem, 0, elem.num_elements());
+    copy_host_elements(batch, row * slot_elements, elem, 0, elem.num_elements());
     return;
   }
   // Runs along the last dimension, for every index of the others.
@@ -90,7 +66,7 @@ void place_padded(Tensor& batch, int64_t row, const Tensor& elem) {
   for (;;) {
     int64_t dst = row * slot_elements;
     for (int i = 0; i < rank - 1; ++i) dst += index[static_cast<size_t>(i)] * slot_stride[static_cast<size_t>(i)];
-    copy_elements(batch, dst, elem, src, run);
+    copy_host_elements(batch, dst, elem, src, run);
     src += run;
     int i = rank - 2;
     for (; i >= 0; --i) {
@@ -331,7 +307,7 @@ void Queue::enqueue_many(const Tuple& tuple, const QueueWait& wait) {
       Tuple element;
       for (const Tensor& t : host) {
         Tensor e(t.dtype(), drop_first(t.shape()));
-        copy_elements(e, 0, t, index * e.num_elements(), e.num_elements());
+        copy_host_elements(e, 0, t, index * e.num_elements(), e.num_elements());
         element.push_back(std::move(e));
       }
       elements_.push_back(std::move(element));

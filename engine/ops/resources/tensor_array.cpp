@@ -90,11 +90,6 @@ Shape TensorArray::element_shape() const {
   return opt_.element_shape;
 }
 
-void TensorArray::set_element_shape(const Shape& candidate) {
-  std::lock_guard lock(mu_);
-  opt_.element_shape = merge_partial(opt_.element_shape, candidate);
-}
-
 void TensorArray::write(int64_t index, const Tensor& value) {
   std::lock_guard lock(mu_);
   write_locked(index, value);

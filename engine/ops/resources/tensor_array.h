@@ -47,8 +47,6 @@ class TensorArray : public ResourceBase {
   DType dtype() const { return opt_.dtype; }
   bool identical_element_shapes() const { return opt_.identical_element_shapes; }
   Shape element_shape() const;
-  // Merges `candidate` into the element shape (TensorArray::SetElemShape).
-  void set_element_shape(const Shape& candidate);
 
   // TensorArray::WriteOrAggregate: the dtype and element shape must fit; a
   // read index cannot be written again; a written one only when writes

@@ -13,7 +13,6 @@
 // parallel maps produce their elements on the asking thread, in order (the
 // same elements, no background threads).
 #include <atomic>
-#include <cstring>
 #include <limits>
 #include <random>
 
@@ -21,37 +20,12 @@
 #include "ops/framework/op_helpers.h"
 #include "ops/kernels/training/training_kernel.h"
 #include "tensor/allocator.h"
+#include "tensor/copy_rows.h"
 
 namespace flowlens::ops {
 namespace {
 
 // ---- element helpers ------------------------------------------------------------
-
-// Copies `count` elements of src starting at src_at into dst at dst_at (same dtype).
-void copy_elements(Tensor& dst, int64_t dst_at, const Tensor& src, int64_t src_at, int64_t count) {
-  if (count <= 0) return;
-  const auto d = static_cast<size_t>(dst_at), s = static_cast<size_t>(src_at), n = static_cast<size_t>(count);
-  switch (src.dtype()) {
-    case DType::String:
-      std::copy_n(src.strings().begin() + static_cast<std::ptrdiff_t>(s), n,
-                  dst.strings().begin() + static_cast<std::ptrdiff_t>(d));
-      return;
-    case DType::Resource:
-      std::copy_n(src.handles().begin() + static_cast<std::ptrdiff_t>(s), n,
-                  dst.handles().begin() + static_cast<std::ptrdiff_t>(d));
-      return;
-    case DType::Variant:
-      std::copy_n(src.variants().begin() + static_cast<std::ptrdiff_t>(s), n,
-                  dst.variants().begin() + static_cast<std::ptrdiff_t>(d));
-      return;
-    default: {
-      const size_t size = dtype_size(src.dtype());
-      if (size == 0) fail("tf.data: cannot copy elements of dtype " + dtype_name(src.dtype()));
-      std::memcpy(static_cast<char*>(dst.raw_data()) + d * size, static_cast<const char*>(src.raw_data()) + s * size,
-                  n * size);
-    }
-  }
-}
 
 Shape drop_dim0(const Shape& s) {
   if (!s.rank_known()) return s;
@@ -69,7 +43,7 @@ Shape prepend_dim(int64_t d, const Shape& s) {
 // Row i of t along dimension 0.
 Tensor slice0(const Tensor& t, int64_t i) {
   Tensor out(t.dtype(), drop_dim0(t.shape()));
-  copy_elements(out, 0, t, i * out.num_elements(), out.num_elements());
+  copy_host_elements(out, 0, t, i * out.num_elements(), out.num_elements());
   return out;
 }
 
@@ -309,7 +283,8 @@ class BatchDataset final : public Dataset {
                    " had shape " + shape_str(rows[r][c].shape()) + ".");
           Tensor batch(first.dtype(), prepend_dim(n, first.shape()));
           const int64_t per = first.num_elements();
-          for (int64_t r = 0; r < n; ++r) copy_elements(batch, r * per, rows[static_cast<size_t>(r)][c].to_host(), 0, per);
+          for (int64_t r = 0; r < n; ++r)
+            copy_host_elements(batch, r * per, rows[static_cast<size_t>(r)][c].to_host(), 0, per);
           out.push_back(std::move(batch));
         }
         return true;

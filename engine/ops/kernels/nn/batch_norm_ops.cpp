@@ -227,15 +227,6 @@ bool onednn_bn_backward(const BnLayout& l, const float* dy, const float* x, cons
 // kernel: 690 ms.)
 bool onednn_measured_faster(const BnLayout& l) { return l.channels_last; }
 
-bool use_onednn(bool preferred) {
-  switch (cpu_path()) {
-    case CpuPath::Reference: return false;
-    case CpuPath::OneDnn: return true;
-    case CpuPath::Auto: break;
-  }
-  return preferred;
-}
-
 // ---- kernels --------------------------------------------------------------------------
 
 void fused_batch_norm_kernel(KernelContext& ctx) {

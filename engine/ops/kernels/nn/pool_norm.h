@@ -11,5 +11,8 @@ enum class CpuPath { Auto, Reference, OneDnn };
 // Process-wide; tests run a kernel both ways and compare.
 void set_cpu_path(CpuPath path);
 CpuPath cpu_path();
+// Whether a float32 kernel takes oneDNN: as cpu_path() forces it, else (Auto)
+// `measured_faster`, the kernel's own measurement for this layout.
+bool use_onednn(bool measured_faster);
 
 }  // namespace flowlens::ops

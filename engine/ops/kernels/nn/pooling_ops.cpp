@@ -42,6 +42,15 @@ std::atomic<CpuPath> g_path{CpuPath::Auto};
 void set_cpu_path(CpuPath path) { g_path.store(path); }
 CpuPath cpu_path() { return g_path.load(); }
 
+bool use_onednn(bool measured_faster) {
+  switch (cpu_path()) {
+    case CpuPath::Reference: return false;
+    case CpuPath::OneDnn: return true;
+    case CpuPath::Auto: break;
+  }
+  return measured_faster;
+}
+
 namespace {
 
 // MaxPool's T less qint8; MaxPoolGrad's realnumbertype; AvgPool's floats.
@@ -279,15 +288,6 @@ bool onednn_avg_pool_grad(const Pool& p, const float* grad, float* out) {
 // oneDNN wins in NHWC and loses badly in NCHW (its plain-layout pooling is not
 // the vectorized kernel), so Auto takes it for NHWC only.
 bool onednn_measured_faster(DataFormat format) { return format == DataFormat::NHWC; }
-
-bool use_onednn(bool preferred) {
-  switch (cpu_path()) {
-    case CpuPath::Reference: return false;
-    case CpuPath::OneDnn: return true;
-    case CpuPath::Auto: break;
-  }
-  return preferred;
-}
 
 // ---- kernels --------------------------------------------------------------------------
 
