@@ -4,17 +4,19 @@
 #include <cstddef>
 
 #include "graph/edge_index.h"
+#include "graph/node_class.h"
 
 namespace flowlens {
 namespace {
 
 // A loop's back edge: ignored, so the data edges form a DAG.
-bool is_back_edge_source(const std::string& op) { return op == "NextIteration" || op == "RefNextIteration"; }
+bool is_back_edge_source(const std::string& op) { return node_class(op) == NodeClass::NextIteration; }
 
 }  // namespace
 
 bool is_graph_input_op(const std::string& op) {
-  return op == "Placeholder" || op == "PlaceholderV2" || op == "PlaceholderWithDefault" || op == "_Arg" ||
+  const NodeClass c = node_class(op);
+  return c == NodeClass::Placeholder || c == NodeClass::PlaceholderWithDefault || c == NodeClass::Arg ||
          op == "IteratorGetNext" || op == "IteratorGetNextSync";
 }
 
@@ -24,7 +26,7 @@ std::vector<int> graph_inputs(const Graph& graph) {
   for (int i = 0; i < n; ++i) {
     const Node& node = graph.nodes()[static_cast<std::size_t>(i)];
     // A function's resource arguments are its variables, not its data.
-    if (is_graph_input_op(node.op) && !(node.op == "_Arg" && node.attr_type("T", DType::Invalid) == DType::Resource))
+    if (is_graph_input_op(node.op) && !(is_arg(node) && node.attr_type("T", DType::Invalid) == DType::Resource))
       inputs.push_back(i);
   }
   if (!inputs.empty() || n == 0) return inputs;

@@ -5,6 +5,7 @@
 #include "analysis/pass_counts.h"
 #include "graph/control_flow_frames.h"
 #include "graph/edge_index.h"
+#include "graph/node_class.h"
 #include "ops/framework/op_registry.h"
 
 namespace flowlens {
@@ -89,7 +90,7 @@ ShapeInferenceResult infer_shapes(const Graph& graph, const OpRegistry& registry
       const Tensor* constant = nullptr;
       if (src >= 0 && e.port == 0) {
         const Node& s = nodes[static_cast<size_t>(src)];
-        if (s.op == "Const")
+        if (is_constant(s))
           if (const AttrValue* v = s.find_attr("value")) constant = v->get_if<Tensor>();
       }
       constants.push_back(constant);

@@ -6,6 +6,7 @@
 
 #include "graph/control_flow_frames.h"
 #include "graph/edge_index.h"
+#include "graph/node_class.h"
 
 namespace flowlens {
 namespace {
@@ -164,7 +165,7 @@ class PlanBuilder {
         problem("'" + n.name + "' (" + n.op + "): no " + pn.device->type() + " kernel");
       pn.num_outputs = pn.def->outputs_for(n);
       if (pn.def->keeps_state) pn.own_variable = variables_(n);
-      if (n.op == "Const" && pn.device->memory()) pn.device_constant = std::make_shared<DeviceConstant>();
+      if (is_constant(n) && pn.device->memory()) pn.device_constant = std::make_shared<DeviceConstant>();
       auto& async = plan_.async_devices;
       if (pn.device->memory() && std::find(async.begin(), async.end(), pn.device) == async.end())
         async.push_back(pn.device);
@@ -273,13 +274,15 @@ class PlanBuilder {
       CF::NodeInfo& info = cf->nodes[p];
       const std::string& op = pn.node->op;
       const int own = frames.frame_of[static_cast<size_t>(pn.graph_index)];
-      info.kind = is_enter_op(op)            ? CF::Kind::Enter
-                  : is_exit_op(op)           ? CF::Kind::Exit
-                  : is_next_iteration_op(op) ? CF::Kind::NextIteration
-                  : is_merge_op(op)          ? CF::Kind::Merge
-                  : is_switch_op(op)         ? CF::Kind::Switch
-                  : op == "ControlTrigger"   ? CF::Kind::ControlTrigger
-                                             : CF::Kind::Normal;
+      switch (node_class(op)) {
+        case NodeClass::Enter: info.kind = CF::Kind::Enter; break;
+        case NodeClass::Exit: info.kind = CF::Kind::Exit; break;
+        case NodeClass::NextIteration: info.kind = CF::Kind::NextIteration; break;
+        case NodeClass::Merge: info.kind = CF::Kind::Merge; break;
+        case NodeClass::Switch: info.kind = CF::Kind::Switch; break;
+        case NodeClass::ControlTrigger: info.kind = CF::Kind::ControlTrigger; break;
+        default: info.kind = CF::Kind::Normal;
+      }
       info.frame = own;
       output_frame[p] = own;
       if (info.kind == CF::Kind::Enter) {

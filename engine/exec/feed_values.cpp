@@ -13,6 +13,7 @@
 #include "exec/function_body.h"
 #include "exec/graph_analysis.h"
 #include "graph/edge_index.h"
+#include "graph/node_class.h"
 #include "ops/framework/dtype_dispatch.h"
 #include "tensor/npy.h"
 #include "tensor/tensor_parse.h"
@@ -105,7 +106,7 @@ bool is_bare_list(std::string_view text) {
 
 }  // namespace
 
-bool is_placeholder_op(const std::string& op) { return op == "Placeholder" || op == "PlaceholderV2"; }
+bool is_placeholder_op(const std::string& op) { return node_class(op) == NodeClass::Placeholder; }
 
 std::string FeedSlot::describe_type() const { return dtype_name(dtype) + " " + shape.to_string(); }
 
@@ -171,7 +172,7 @@ std::vector<std::string> missing_feeds(const Graph& graph, const std::vector<std
     // A fed placeholder is replaced by its value, control edges from it included.
     const bool fed_itself = fed_tensors.contains({static_cast<int>(i), 0});
     const bool needs_value =
-        is_placeholder_op(n.op) || ((n.op == "_Arg" || n.op == "_DeviceArg") && !is_resource_arg(n));
+        is_placeholder_op(n.op) || (is_arg(n) && !is_resource_arg(n));
     if (seen[i] && needs_value && !fed_itself) missing.push_back(n.name);
   }
   return missing;

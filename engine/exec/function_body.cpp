@@ -13,6 +13,7 @@
 #include "common/trim.h"
 #include "exec/feed_values.h"
 #include "graph/edge_index.h"
+#include "graph/node_class.h"
 #include "io/checkpoint_reader.h"
 #include "ops/framework/dtype_dispatch.h"
 #include "ops/framework/kernel_context.h"
@@ -21,8 +22,8 @@
 namespace flowlens {
 namespace {
 
-bool is_arg_op(const std::string& op) { return op == "_Arg" || op == "_DeviceArg"; }
-bool is_retval_op(const std::string& op) { return op == "_Retval" || op == "_DeviceRetval"; }
+bool is_arg_op(const std::string& op) { return node_class(op) == NodeClass::Arg; }
+bool is_retval_op(const std::string& op) { return node_class(op) == NodeClass::Retval; }
 
 std::string type_and_shape(DType dtype, const Shape& shape) { return dtype_name(dtype) + " " + shape.to_string(); }
 

@@ -8,6 +8,7 @@
 #include "analysis/validate.h"
 #include "exec/device_outputs.h"
 #include "io/function_defs.h"
+#include "graph/node_class.h"
 
 namespace flowlens {
 namespace {
@@ -391,10 +392,10 @@ const FunctionInstance& FunctionLibraryRuntime::instantiate(std::string_view nam
   PlanRequest request;
   request.feeds = inst->arg_nodes;
   for (const Node& n : inst->graph.nodes()) {
-    if (n.op == "_Retval") {
+    if (is_retval(n)) {
       request.fetches.push_back(n.inputs.at(0));
       request.targets.push_back(n.name);
-    } else if (n.op != "_Arg") {
+    } else if (!is_arg(n)) {
       const OpDef* def = registry_.find(n.op);
       if (def && def->stateful) request.targets.push_back(n.name);
     }

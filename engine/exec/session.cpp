@@ -7,6 +7,7 @@
 
 #include "exec/executor.h"
 #include "exec/function_body.h"
+#include "graph/node_class.h"
 #include "graph/variable_initializers.h"
 #include "tensor/allocator.h"
 
@@ -23,7 +24,7 @@ std::string container_of(const Node& var_handle) {
 }
 
 // A node whose state is a resource handle: VarHandleOp, or a resource _Arg.
-bool makes_handle(const Node& node) { return node.op == "VarHandleOp" || is_resource_arg(node); }
+bool makes_handle(const Node& node) { return is_resource_variable(node) || is_resource_arg(node); }
 
 }  // namespace
 
@@ -119,7 +120,7 @@ Variable* Session::find_variable(const std::string& name) {
   if (const Node* n = graph().find(name); n && makes_handle(*n)) {
     auto state = variables_.find(n->name + "#state");
     if (state != variables_.end()) return state->second->value.handles()[0].variable.get();
-    key = {container_of(*n), n->op == "VarHandleOp" ? n->attr_string("shared_name", "") : n->name};
+    key = {container_of(*n), is_resource_variable(*n) ? n->attr_string("shared_name", "") : n->name};
   } else if (auto it = variables_.find(name); it != variables_.end()) {
     return it->second.get();
   }
@@ -130,7 +131,7 @@ Variable* Session::find_variable(const std::string& name) {
 Variable* Session::variable_of_node(const std::string& name) {
   const Node* n = graph().find(name);
   if (!n) return nullptr;
-  const bool ref_variable = n->op == "Variable" || n->op == "VariableV2";
+  const bool ref_variable = is_ref_variable(*n);
   if (!ref_variable && !makes_handle(*n)) return nullptr;
   std::lock_guard lock(mu_);
   Variable* state = variable_for(*n);
@@ -145,7 +146,7 @@ Variable* Session::variable_of_node(const std::string& name) {
 // after the node, in the default container, and declared by its handle attrs.
 Tensor Session::resource_handle_for(const Node& node) {
   ResourceHandle h;
-  if (node.op != "VarHandleOp") {
+  if (!is_resource_variable(node)) {
     h.container = kDefaultContainer;
     h.name = node.name;
     resource_arg_handle_data(node, &h.dtype, &h.shape);
@@ -178,11 +179,11 @@ Variable* Session::variable_for(const Node& node) {
     }
     return slot.get();
   }
-  const bool is_variable = node.op == "Variable" || node.op == "VariableV2";
-  std::string key = is_variable ? node.attr_string("shared_name", "") : "";
+  const bool ref_variable = is_ref_variable(node);
+  std::string key = ref_variable ? node.attr_string("shared_name", "") : "";
   // '#' never appears in TensorFlow node names, so state of other ops
   // (random draw counters) cannot collide with a variable.
-  if (key.empty()) key = is_variable ? node.name : node.name + "#state";
+  if (key.empty()) key = ref_variable ? node.name : node.name + "#state";
   auto& slot = variables_[key];
   if (!slot) {
     slot = std::make_unique<Variable>();
@@ -197,7 +198,7 @@ Variable* Session::variable_for(const Node& node) {
 // under the function instance's scope.
 Variable* Session::body_variable_for(const std::string& scope, const Node& node) {
   std::lock_guard lock(mu_);
-  const bool handle = node.op == "VarHandleOp";
+  const bool handle = is_resource_variable(node);
   auto& slot = variables_[scope + "/" + node.name + "#state"];
   if (!slot) {
     slot = std::make_unique<Variable>();
@@ -232,7 +233,7 @@ const ExecutionPlan& Session::plan_for(const FeedList& feeds, const std::vector<
 void Session::check_feed_matches_placeholder(const std::string& name, const Tensor& value) const {
   auto id = TensorId::parse(name);
   const Node* node = id ? graph().find(id->node) : nullptr;
-  if (!node || (node->op != "Placeholder" && node->op != "PlaceholderWithDefault")) return;
+  if (!node || !is_placeholder(*node)) return;
   DType want = node->attr_type("dtype", DType::Invalid);
   if (want != DType::Invalid && want != value.dtype())
     throw Error("feed '" + name + "': placeholder expects " + dtype_name(want) + ", got " + dtype_name(value.dtype()));

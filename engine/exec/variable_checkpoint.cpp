@@ -3,6 +3,7 @@
 #include <map>
 
 #include "exec/function_body.h"
+#include "graph/node_class.h"
 #include "io/tensor_bundle.h"
 #include "ops/framework/kernel_context.h"
 
@@ -11,7 +12,7 @@ namespace flowlens {
 std::vector<std::string> variable_node_names(const Graph& graph) {
   std::vector<std::string> names;
   for (const Node& n : graph.nodes())
-    if (n.op == "VariableV2" || n.op == "Variable" || n.op == "VarHandleOp" || is_resource_arg(n))
+    if (is_variable(n) || is_resource_arg(n))
       names.push_back(n.name);
   return names;
 }

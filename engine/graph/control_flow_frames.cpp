@@ -3,19 +3,17 @@
 #include <deque>
 
 #include "graph/edge_index.h"
+#include "graph/node_class.h"
 
 namespace flowlens {
 
-bool is_enter_op(const std::string& op) { return op == "Enter" || op == "RefEnter"; }
-bool is_exit_op(const std::string& op) { return op == "Exit" || op == "RefExit"; }
-bool is_next_iteration_op(const std::string& op) { return op == "NextIteration" || op == "RefNextIteration"; }
-bool is_merge_op(const std::string& op) { return op == "Merge" || op == "RefMerge"; }
-bool is_switch_op(const std::string& op) { return op == "Switch" || op == "RefSwitch"; }
-bool is_loop_cond_op(const std::string& op) { return op == "LoopCond"; }
-bool is_control_flow_op(const std::string& op) {
-  return is_enter_op(op) || is_exit_op(op) || is_next_iteration_op(op) || is_merge_op(op) || is_switch_op(op) ||
-         is_loop_cond_op(op) || op == "ControlTrigger";
-}
+bool is_enter_op(const std::string& op) { return node_class(op) == NodeClass::Enter; }
+bool is_exit_op(const std::string& op) { return node_class(op) == NodeClass::Exit; }
+bool is_next_iteration_op(const std::string& op) { return node_class(op) == NodeClass::NextIteration; }
+bool is_merge_op(const std::string& op) { return node_class(op) == NodeClass::Merge; }
+bool is_switch_op(const std::string& op) { return node_class(op) == NodeClass::Switch; }
+bool is_loop_cond_op(const std::string& op) { return node_class(op) == NodeClass::LoopCond; }
+bool is_control_flow_op(const std::string& op) { return is_control_flow(node_class(op)); }
 
 int ControlFlowFrames::find(const std::string& name) const {
   for (size_t i = 0; i < frames.size(); ++i)

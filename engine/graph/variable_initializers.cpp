@@ -1,6 +1,7 @@
 #include "graph/variable_initializers.h"
 
 #include "graph/edge_index.h"
+#include "graph/node_class.h"
 
 namespace flowlens {
 
@@ -14,7 +15,7 @@ std::vector<std::string> variable_initializers(const Graph& graph) {
     if (!target.resolved() || target.is_control()) continue;
     const Node* var = &graph.nodes()[static_cast<std::size_t>(target.producer)];
     if (n.name != var->name + "/Assign") continue;
-    if (ref_assign ? var->op == "VariableV2" || var->op == "Variable" : var->op == "VarHandleOp")
+    if (ref_assign ? is_ref_variable(*var) : is_resource_variable(*var))
       names.push_back(n.name);
   }
   return names;

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "exec/session.h"
+#include "graph/node_class.h"
 #include "graph/variable_initializers.h"
 #include "ops/framework/kernel_context.h"
 #include "tensor/tensor_format.h"
@@ -107,10 +108,6 @@ std::vector<std::string> tower_gradient_names(const Graph& replicated, const std
 
 namespace {
 
-bool is_variable_node(const Node& node) {
-  return node.op == "VariableV2" || node.op == "Variable" || node.op == "VarHandleOp";
-}
-
 // A fresh CPU session of `graph` with its variables initialized; when `start`
 // is given, every variable it also has starts at that session's value
 // instead (unseeded initializers draw different numbers in every session).
@@ -121,7 +118,7 @@ std::unique_ptr<Session> initialized_session(const Graph& graph, Session* start)
   session->run({}, {}, variable_initializers(session->graph()));
   if (!start) return session;
   for (const Node& node : session->graph().nodes()) {
-    if (!is_variable_node(node) || !start->graph().find(node.name)) continue;
+    if (!is_variable(node) || !start->graph().find(node.name)) continue;
     Variable* from = start->variable_of_node(node.name);
     Variable* to = session->variable_of_node(node.name);
     if (!from || !to || from == to) continue;

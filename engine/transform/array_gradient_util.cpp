@@ -1,5 +1,7 @@
 #include "transform/array_gradient_util.h"
 
+#include "graph/node_class.h"
+
 namespace flowlens::grad {
 
 DType input_dtype(const GradContext& c, int i, DType fallback) {
@@ -29,15 +31,14 @@ std::string rank_tensor(GradContext& c, const std::string& x, const TensorInfo& 
   return c.b.add("Rank", "Rank", {x}, {{"T", AttrValue(t)}});
 }
 
-std::optional<Tensor> constant_input(GradContext& c, int i) {
-  const auto id = TensorId::parse(c.inputs[static_cast<size_t>(i)]);
-  if (!id || id->index != 0) return std::nullopt;
+const Tensor* constant_value(const GradContext& c, const std::string& tensor) {
+  const auto id = TensorId::parse(tensor);
+  if (!id || id->is_control() || id->index != 0) return nullptr;
   const Node* n = c.b.graph().find(id->node);
-  if (!n || n->op != "Const") return std::nullopt;
+  if (!n || !is_constant(*n)) return nullptr;
   const AttrValue* v = n->find_attr("value");
   const Tensor* t = v ? v->get_if<Tensor>() : nullptr;
-  if (!t || !t->valid()) return std::nullopt;
-  return *t;
+  return t && t->valid() ? t : nullptr;
 }
 
 std::string strided_slice(GradContext& c, const std::string& x, DType t, const std::string& begin,

@@ -4,7 +4,6 @@
 // helpers build (array_ops.shape and array_ops.rank fold to constants when
 // the static shape is known; x[a:b] is a StridedSlice) and the family's
 // gradient tables.
-#include <optional>
 
 #include "transform/gradient_functions.h"
 
@@ -21,8 +20,8 @@ std::string rank_tensor(GradContext& c, const std::string& x, const TensorInfo& 
 // An int32 / int64 Const: a vector, or a scalar when `scalar`.
 std::string int_const(GradContext& c, const std::string& base, DType t, const std::vector<int64_t>& values,
                       bool scalar = false);
-// The value of data input i when a Const node produces it (tensor_util.constant_value).
-std::optional<Tensor> constant_input(GradContext& c, int i);
+// tensor_util.constant_value, for tensors a Const node produces; nullptr otherwise.
+const Tensor* constant_value(const GradContext& c, const std::string& tensor);
 // A StridedSlice node (Python's x[...]) with Index `index` and the given masks.
 std::string strided_slice(GradContext& c, const std::string& x, DType t, const std::string& begin,
                           const std::string& end, const std::string& strides, DType index, int64_t begin_mask,

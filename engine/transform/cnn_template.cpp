@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "common/error.h"
+#include "graph/node_class.h"
 #include "transform/graph_templates.h"
 #include "transform/model_parts.h"
 
@@ -218,7 +219,7 @@ Graph cnn_classifier_graph(const CnnTemplateOptions& options) {
   if (!options.training) return g;
   std::vector<std::string> vars;
   for (const Node& n : g.nodes())
-    if (n.op == "VariableV2" && !is_moving_statistic(n.name)) vars.push_back(n.name);
+    if (is_variable(n) && !is_moving_statistic(n.name)) vars.push_back(n.name);
   const std::string train = add_sgd_train_op(g, vars, options.learning_rate);
   // tf.control_dependencies(UPDATE_OPS): a training step also moves the averages.
   for (Node& n : g.mutable_nodes())

@@ -3,15 +3,11 @@
 #include <deque>
 
 #include "graph/edge_index.h"
+#include "graph/node_class.h"
 #include "graph/subgraph.h"
 #include "ops/framework/kernel_context.h"
 
 namespace flowlens {
-namespace {
-
-bool is_variable_op(const std::string& op) { return op == "VariableV2" || op == "Variable" || op == "VarHandleOp"; }
-
-}  // namespace
 
 FrozenGraph freeze_graph(Session& session, const std::vector<std::string>& outputs) {
   return freeze_graph(session.graph(), outputs, [&](const Node& node) {
@@ -37,7 +33,7 @@ FrozenGraph freeze_graph(const Graph& graph, const std::vector<std::string>& out
   while (!queue.empty()) {
     const int n = queue.front();
     queue.pop_front();
-    if (is_variable_op(graph.nodes()[static_cast<std::size_t>(n)].op)) continue;  // becomes a Const: no inputs
+    if (is_variable(graph.nodes()[static_cast<std::size_t>(n)])) continue;  // becomes a Const: no inputs
     for (const InputEdge& in : edges.inputs(n)) {
       if (!in.resolved() || keep[static_cast<std::size_t>(in.producer)]) continue;
       keep[static_cast<std::size_t>(in.producer)] = 1;
@@ -49,7 +45,7 @@ FrozenGraph freeze_graph(const Graph& graph, const std::vector<std::string>& out
   for (std::size_t k = 0; k < graph.size(); ++k) {
     if (!keep[k]) continue;
     Node node = graph.nodes()[k];
-    if (is_variable_op(node.op)) {
+    if (is_variable(node)) {
       const Tensor value = value_of(node);
       if (!value.valid())
         throw Error("freeze: variable '" + node.name + "' has no value (restore a checkpoint or initialize it first)");
@@ -79,13 +75,13 @@ FrozenGraph freeze_graph(const Graph& graph, const std::vector<std::string>& out
     for (const InputEdge& in : edges.inputs(static_cast<int>(k))) {
       if (!in.resolved() || in.is_control()) continue;
       const Node& producer = graph.nodes()[static_cast<std::size_t>(in.producer)];
-      if (!is_variable_op(producer.op)) continue;
+      if (!is_variable(producer)) continue;
       if (node.op == "ReadVariableOp") {
         const DType dtype = node.attr_type("dtype", DType::Float);
         node.op = "Identity";
         node.attrs.erase("dtype");
         node.attrs["T"] = dtype;
-      } else if (node.op != "Identity" && producer.op == "VarHandleOp") {
+      } else if (node.op != "Identity" && is_resource_variable(producer)) {
         throw Error("freeze: node '" + node.name + "' (" + node.op + ") uses resource variable '" + producer.name +
                     "'; only ReadVariableOp can read a frozen variable");
       } else if (node.op.starts_with("Assign") || node.op.starts_with("Apply") || node.op.starts_with("Scatter") ||

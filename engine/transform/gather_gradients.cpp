@@ -177,7 +177,7 @@ Grads gather_v2_grad(GradContext& c) {
     batch_dims += is.rank();
   }
   // tensor_util.constant_value(axis) == 0; an axis that is not a Const takes the dense path.
-  const std::optional<Tensor> axis = constant_input(c, 2);
+  const Tensor* axis = constant_value(c, c.inputs[2]);
   bool axis0 = false;
   if (axis && axis->num_elements() == 1 && axis->dtype() == DType::Int32) axis0 = axis->data<int32_t>()[0] == 0;
   if (axis && axis->num_elements() == 1 && axis->dtype() == DType::Int64) axis0 = axis->data<int64_t>()[0] == 0;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/error.h"
+#include "graph/node_class.h"
 #include "ops/framework/op_registry.h"
 #include "transform/model_parts.h"
 #include "transform/graph_builder.h"
@@ -46,7 +47,7 @@ Graph mlp_model(const MlpTemplateOptions& o) {
 std::vector<std::string> model_variables(const Graph& g) {
   std::vector<std::string> vars;
   for (const Node& n : g.nodes())
-    if (n.op == "VariableV2") vars.push_back(n.name);
+    if (is_variable(n)) vars.push_back(n.name);
   return vars;
 }
 

@@ -11,6 +11,7 @@
 // Everything a variable's update needs lives on that variable's device.
 #include "transform/optimizers.h"
 
+#include "graph/node_class.h"
 #include "transform/graph_builder.h"
 
 namespace flowlens {
@@ -28,8 +29,8 @@ struct VarInfo {
 VarInfo variable_info(const Graph& graph, const std::string& name) {
   const Node* n = graph.find(name);
   if (!n) throw Error("add_optimizer: no variable named '" + name + "'");
-  const bool resource = n->op == "VarHandleOp";
-  if (n->op != "VariableV2" && n->op != "Variable" && !resource)
+  const bool resource = is_resource_variable(*n);
+  if (!is_variable(*n))
     throw Error("add_optimizer: '" + name + "' is a " + n->op + ", not a variable");
   VarInfo v{n->name, n->device, dtype_base(n->attr_type("dtype", DType::Float)), Shape::unknown_rank(), resource};
   if (const AttrValue* s = n->find_attr("shape"))

@@ -5,8 +5,6 @@
 // topologically ordered input stays topologically ordered.
 #include "transform/replicate_in_graph.h"
 
-#include "exec/feed_values.h"
-
 #include <algorithm>
 #include <cctype>
 #include <span>
@@ -20,14 +18,13 @@
 #include "graph/control_flow_frames.h"
 #include "graph/device_spec.h"
 #include "graph/edge_index.h"
+#include "graph/node_class.h"
 #include "graph/subgraph.h"
 #include "ops/framework/op_registry.h"
 #include "transform/gradients.h"
 
 namespace flowlens {
 namespace {
-
-bool is_variable(const Node& n) { return n.op == "Variable" || n.op == "VariableV2"; }
 
 std::string tower_name(int tower, const std::string& name) { return "tower_" + std::to_string(tower) + "/" + name; }
 
@@ -201,16 +198,22 @@ class Replicator {
     }
   }
 
-  // A Variable is split at the value its consumers read: its Identity read,
-  // preferring the conventional "<v>/read" when there are several.
+  // A variable is split at the value its consumers read: a ref variable's
+  // Identity read, preferring the conventional "<v>/read" when there are
+  // several; a resource variable's ReadVariableOp, preferring
+  // "<v>/Read/ReadVariableOp".
   int split_source(int x) const {
-    if (!is_variable(node(x))) return x;
+    const Node& var = node(x);
+    if (!is_variable(var)) return x;
+    const bool ref = is_ref_variable(var);
+    const std::string read_op = ref ? "Identity" : "ReadVariableOp";
+    const std::string conventional = var.name + (ref ? "/read" : "/Read/ReadVariableOp");
     int read = -1;
     for (const OutputEdge& use : uses_of(x)) {
       const int c = use.consumer;
       const Node& cn = node(c);
-      if (cn.op != "Identity" || use.input != 0 || use.port != 0) continue;
-      if (cn.name == node(x).name + "/read") return c;
+      if (cn.op != read_op || use.input != 0 || use.port != 0) continue;
+      if (cn.name == conventional) return c;
       if (read < 0) read = c;
     }
     return read >= 0 ? read : x;
@@ -226,7 +229,7 @@ class Replicator {
     const Node& xn = node(x);
     if (const AttrValue* shape = xn.find_attr("shape"))
       if (const Shape* s = shape->get_if<Shape>(); s && s->rank_known() && s->rank() > 0) return s->dim(0);
-    if (xn.op == "Const")
+    if (is_constant(xn))
       if (const AttrValue* value = xn.find_attr("value"))
         if (const Tensor* t = value->get_if<Tensor>(); t && t->shape().rank() > 0) return t->shape().dim(0);
     return -1;

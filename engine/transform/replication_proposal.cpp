@@ -5,6 +5,7 @@
 #include "analysis/graph_outputs.h"
 #include "exec/feed_values.h"
 #include "graph/edge_index.h"
+#include "graph/node_class.h"
 
 namespace flowlens {
 namespace {
@@ -54,7 +55,7 @@ ReplicateOptions propose_replication(const Graph& graph) {
     const Node& n = graph.nodes()[static_cast<std::size_t>(index)];
     // A batch comes in through a placeholder, with or without a default (a
     // tf.data pipeline's output wrapped in PlaceholderWithDefault).
-    if (!is_placeholder_op(n.op) && n.op != "PlaceholderWithDefault") continue;
+    if (!is_placeholder(n)) continue;
     if (edges.outputs(index).empty()) continue;
     const AttrValue* shape_attr = n.find_attr("shape");
     const Shape* shape = shape_attr ? shape_attr->get_if<Shape>() : nullptr;

@@ -7,16 +7,6 @@ namespace flowlens::grad {
 
 AttrReader attrs_of(const GradContext& c) { return AttrReader(c.node, OpRegistry::global().find(c.node.op)); }
 
-const Tensor* constant_value(const GradContext& c, const std::string& tensor) {
-  const auto id = TensorId::parse(tensor);
-  if (!id || id->is_control() || id->index != 0) return nullptr;
-  const Node* n = c.b.graph().find(id->node);
-  if (!n || n->op != "Const") return nullptr;
-  const AttrValue* v = n->find_attr("value");
-  const Tensor* t = v ? v->get_if<Tensor>() : nullptr;
-  return t && t->valid() ? t : nullptr;
-}
-
 std::string index_vector(GradContext& c, const std::vector<int64_t>& values, DType t) {
   return int_const(c, "Const", t, values);
 }

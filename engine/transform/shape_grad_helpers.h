@@ -16,8 +16,6 @@ namespace flowlens::grad {
 // The forward node's attrs with its OpDef's defaults.
 AttrReader attrs_of(const GradContext& c);
 
-// tensor_util.constant_value, for tensors a Const node produces; nullptr otherwise.
-const Tensor* constant_value(const GradContext& c, const std::string& tensor);
 
 // Const nodes of an index dtype (int32 or int64): a vector, a scalar (int_const).
 std::string index_vector(GradContext& c, const std::vector<int64_t>& values, DType t = DType::Int32);

@@ -23,8 +23,9 @@ std::string floats(const std::vector<float>& v) {
   return s;
 }
 
-// loss = Mean(Square(X w + b - Y)) over X [8,3], Y = X [1,-2,0.5] + 0.3.
-Graph linear_regression() {
+// loss = Mean(Square(X w + b - Y)) over X [8,3], Y = X [1,-2,0.5] + 0.3;
+// w and b are VariableV2s, or with `resource` VarHandleOps read by ReadVariableOp.
+Graph linear_regression(bool resource = false) {
   std::vector<float> x, y;
   for (int r = 0; r < 8; ++r) {
     const float a = 0.1f * r, b = 1.0f - 0.2f * r, c = (r % 3) * 0.5f;
@@ -32,6 +33,20 @@ Graph linear_regression() {
     y.push_back(a - 2 * b + 0.5f * c + 0.3f);
   }
   const std::string f = "attr { key: 'T' value { type: DT_FLOAT } }";
+  const std::string dtype = "attr { key: 'dtype' value { type: DT_FLOAT } }";
+  // The variable node's op and attrs, then its initializer and its read.
+  auto variable = [&](const std::string& v, const std::string& dims) {
+    const std::string shape = "attr { key: 'shape' value { shape { " + dims + " } } }";
+    if (resource)
+      return "op: 'VarHandleOp' device: '/cpu:0' " + dtype + " " + shape + " attr { key: 'shared_name' value { s: '" +
+             v + "' } } }\nnode { name: '" + v + "/Assign' op: 'AssignVariableOp' input: '" + v + "' input: '" + v +
+             "/initial_value' " + dtype + " }\nnode { name: '" + v + "/Read/ReadVariableOp' op: 'ReadVariableOp' input: '" +
+             v + "' " + dtype + " }";
+    return "op: 'VariableV2' device: '/cpu:0' " + dtype + " " + shape + " }\nnode { name: '" + v +
+           "/Assign' op: 'Assign' input: '" + v + "' input: '" + v + "/initial_value' " + f + " }\nnode { name: '" + v +
+           "/read' op: 'Identity' input: '" + v + "' " + f + " }";
+  };
+  auto read = [&](const std::string& v) { return v + (resource ? "/Read/ReadVariableOp" : "/read"); };
   const std::string text = R"(
 node { name: 'X' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
   attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 8 } dim { size: 3 } })" +
@@ -41,18 +56,12 @@ node { name: 'Y' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
                            floats(y) + R"( } } } }
 node { name: 'w/initial_value' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
   attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 3 } dim { size: 1 } } float_val: 0 float_val: 0 float_val: 0 } } } }
-node { name: 'w' op: 'VariableV2' device: '/cpu:0' attr { key: 'dtype' value { type: DT_FLOAT } }
-  attr { key: 'shape' value { shape { dim { size: 3 } dim { size: 1 } } } } }
-node { name: 'w/Assign' op: 'Assign' input: 'w' input: 'w/initial_value' )" + f + R"( }
-node { name: 'w/read' op: 'Identity' input: 'w' )" + f + R"( }
+node { name: 'w' )" + variable("w", "dim { size: 3 } dim { size: 1 }") + R"(
 node { name: 'b/initial_value' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
   attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 1 } } float_val: 0 } } } }
-node { name: 'b' op: 'VariableV2' device: '/cpu:0' attr { key: 'dtype' value { type: DT_FLOAT } }
-  attr { key: 'shape' value { shape { dim { size: 1 } } } } }
-node { name: 'b/Assign' op: 'Assign' input: 'b' input: 'b/initial_value' )" + f + R"( }
-node { name: 'b/read' op: 'Identity' input: 'b' )" + f + R"( }
-node { name: 'MatMul' op: 'MatMul' input: 'X' input: 'w/read' )" + f + R"( }
-node { name: 'pred' op: 'Add' input: 'MatMul' input: 'b/read' )" + f + R"( }
+node { name: 'b' )" + variable("b", "dim { size: 1 }") + R"(
+node { name: 'MatMul' op: 'MatMul' input: 'X' input: ')" + read("w") + "' " + f + R"( }
+node { name: 'pred' op: 'Add' input: 'MatMul' input: ')" + read("b") + "' " + f + R"( }
 node { name: 'diff' op: 'Sub' input: 'pred' input: 'Y' )" + f + R"( }
 node { name: 'Square' op: 'Square' input: 'diff' )" + f + R"( }
 node { name: 'axes' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } }
@@ -114,6 +123,20 @@ class TestReplicateTraining : public QObject {
     QVERIFY2(after2 < before2 * 0.5f, qPrintable(QString("%1 -> %2").arg(before2).arg(after2)));
     auto [before4, after4] = train(replicate_training(g, 4), 20);
     QVERIFY(std::fabs(after1 - after4) < 1e-4f);
+  }
+
+  // Resource variables are variables (graph/node_class.h): the towers train
+  // VarHandleOps as they train VariableV2s. Before node classes replication
+  // counted ref variables only and refused this graph ("depends on no
+  // trainable variable").
+  void resource_variables_train_like_ref_variables() {
+    const ReplicationResult r = replicate_training(linear_regression(true), 2);
+    QCOMPARE(r.trainable, (std::vector<std::string>{"w", "b"}));
+    QVERIFY(r.map.copies_of("w").empty());
+    auto [before_ref, after_ref] = train(replicate_training(linear_regression(), 2), 20);
+    auto [before, after] = train(r, 20);
+    QVERIFY2(std::fabs(before - before_ref) < 1e-4f, qPrintable(QString("%1 vs %2").arg(before).arg(before_ref)));
+    QVERIFY2(std::fabs(after - after_ref) < 1e-4f, qPrintable(QString("%1 vs %2").arg(after).arg(after_ref)));
   }
 
   void an_exported_training_graph_is_rebuilt_per_tower() {

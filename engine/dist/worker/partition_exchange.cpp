@@ -4,6 +4,7 @@
 #include <set>
 
 #include "graph/edge_index.h"
+#include "graph/node_class.h"
 #include "graph/subgraph.h"
 
 namespace flowlens::dist {
@@ -17,7 +18,7 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
 
 }  // namespace
 
-bool is_variable_op(const std::string& op) { return op == "VariableV2" || op == "Variable" || op == "VarHandleOp"; }
+bool is_variable_op(const std::string& op) { return is_variable(node_class(op)); }
 
 int variable_read_by(const Graph& partition, int node) {
   for (std::size_t hops = 0; hops < partition.size() && node >= 0; ++hops) {

@@ -6,6 +6,7 @@
 // reason there is none, palette category and a one-line doc. Validation,
 // placement, the executor, add_gradients, the editor's palette, the GPU
 // backend and `flowlens-run ops` all read it; nothing keeps a side table.
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,6 +23,11 @@ namespace flowlens {
 namespace grad {
 struct GradContext;
 }
+
+// The op's node class (graph/node_class.h: variable, constant, send ...),
+// declared opaquely so that the predicates' header stays out of the
+// precompiled header this one is in.
+enum class NodeClass : std::uint8_t;
 
 using KernelFn = void (*)(KernelContext&);
 using ShapeFn = void (*)(ShapeContext&);
@@ -116,6 +122,8 @@ struct OpDef {
   std::string no_gpu_reason;  // set when no GPU kernel exists on purpose or yet
   std::string no_kernel_reason;  // set when no CPU kernel exists (the runtime executes it)
   std::string category;       // palette group: math, nn, array, state, training, sparse, strings, summary, control, internal
+  // From graph/node_class.h's table when the op is registered (OpRegistry::add).
+  NodeClass node_class{};
   std::string summary;        // one line
 
   // ---- derived from the signature -------------------------------------------

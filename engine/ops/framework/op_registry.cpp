@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "graph/node_class.h"
+
 namespace flowlens {
 
 OpRegistry& OpRegistry::global() {
@@ -17,6 +19,7 @@ OpRegistry& OpRegistry::global() {
 
 void OpRegistry::add(OpDef def) {
   std::string name = def.name;
+  def.node_class = node_class(name);
   ops_[name] = std::make_unique<OpDef>(std::move(def));
 }
 
