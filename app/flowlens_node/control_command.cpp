@@ -44,11 +44,11 @@ std::vector<bool> accepting_connections(const std::vector<dist::NodeRef>& nodes,
   std::vector<std::size_t> pending_node;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const std::string& address = nodes[i].address;
-    std::string host = address.substr(0, address.rfind(':'));
-    if (host.size() >= 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
+    const HostPort split = split_host_port(address);
+    const std::string host(unbracketed_host(split.host)), port(split.port);
     addrinfo hints{}, *found = nullptr;
     hints.ai_socktype = SOCK_STREAM;
-    if (::getaddrinfo(host.c_str(), address.substr(address.rfind(':') + 1).c_str(), &hints, &found) != 0) continue;
+    if (::getaddrinfo(host.c_str(), port.c_str(), &hints, &found) != 0) continue;
     const int fd = ::socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     const int rc = fd < 0 ? -1 : ::connect(fd, found->ai_addr, found->ai_addrlen);
     ::freeaddrinfo(found);

@@ -48,9 +48,8 @@ bool valid_job_name(std::string_view name) {
 
 // "host:port" or "[v6addr]:port"; port 1..65535. Returns what is wrong, or "".
 std::string address_problem(std::string_view address) {
-  std::size_t colon = address.rfind(':');
-  if (colon == std::string_view::npos) return "missing ':port'";
-  std::string_view host = address.substr(0, colon), port = address.substr(colon + 1);
+  if (address.rfind(':') == std::string_view::npos) return "missing ':port'";
+  const auto [host, port] = split_host_port(address);
   if (host.empty()) return "missing host before ':'";
   if (host.front() == '[') {
     if (host.size() < 3 || host.back() != ']') return "IPv6 host must be written [addr]";
@@ -166,6 +165,17 @@ class Parser {
 };
 
 }  // namespace
+
+HostPort split_host_port(std::string_view address) {
+  const std::size_t colon = address.rfind(':');
+  if (colon == std::string_view::npos) return {address, {}};
+  return {address.substr(0, colon), address.substr(colon + 1)};
+}
+
+std::string_view unbracketed_host(std::string_view host) {
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') return host.substr(1, host.size() - 2);
+  return host;
+}
 
 void ClusterSpec::set_task(const std::string& job, int index, std::string address) {
   jobs_[job][index] = std::move(address);

@@ -55,6 +55,17 @@ class ClusterSpec {
   std::map<std::string, std::map<int, std::string>, std::less<>> jobs_;
 };
 
+// "host:port" or "[v6addr]:port" split at its last ':' (an endpoint
+// "tcp://host:port" splits the same way, its port alike). The host keeps its
+// IPv6 brackets (ZeroMQ endpoints want them: "tcp://" + host + ":*"); the
+// port is "" when there is no ':'.
+struct HostPort {
+  std::string_view host, port;
+};
+HostPort split_host_port(std::string_view address);
+// `host` without IPv6 brackets, as name lookups (getaddrinfo) want it.
+std::string_view unbracketed_host(std::string_view host);
+
 // Parses either JSON form; `source_name` (usually the file path) prefixes every
 // error. Throws ParseError: bad JSON (with line:column), wrong value types,
 // empty or invalid job names, addresses that are not host:port, duplicate

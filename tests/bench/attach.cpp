@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "../free_ports.h"
 #include "bench_util.h"
 #include "dist/control/node_status.h"
 #include "mlp_bench_model.h"
@@ -35,17 +36,7 @@ using namespace flowlens;
 
 namespace {
 
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
+using flowlens::testing::free_ports;
 
 struct ClusterRun {
   double seconds = 0;
@@ -125,8 +116,9 @@ ClusterRun run_cluster(const QString& node, const QString& graph, int steps, boo
   const QString file = dir.filePath(QStringLiteral("cluster-%1.json").arg(attached ? "attached" : "plain"));
   QFile f(file);
   if (!f.open(QIODevice::WriteOnly)) throw Error("bench_attach: cannot write " + file.toStdString());
+  const std::vector<int> ports = free_ports(3);
   f.write(QStringLiteral("{\"ps\": [\"127.0.0.1:%1\"], \"worker\": [\"127.0.0.1:%2\", \"127.0.0.1:%3\"]}")
-              .arg(free_port()).arg(free_port()).arg(free_port()).toUtf8());
+              .arg(ports[0]).arg(ports[1]).arg(ports[2]).toUtf8());
   f.close();
   QProcess launch;
   launch.setProcessChannelMode(QProcess::MergedChannels);

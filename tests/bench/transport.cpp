@@ -32,6 +32,7 @@
 
 #include <zmq_addon.hpp>
 
+#include "../free_ports.h"
 #include "bench_util.h"
 #include "mlp_bench_model.h"
 #include "dist/wire/node_connection.h"
@@ -204,17 +205,7 @@ void small_round_trip(bool smoke) {
               bench::ratio_text(c.time_ratio(), c.time_ratio_spread()).c_str(), 1e6 * t_pull / calls, 1e6 * t_raw / calls);
 }
 
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
+using flowlens::testing::free_ports;
 
 // One `flowlens-node launch` of a 1-ps cluster: examples/s of all workers
 // over the longest training loop any of them reports (process start,
@@ -232,11 +223,12 @@ struct ClusterRun {
 
 ClusterRun run_cluster(const std::string& node, const std::string& graph, int workers, int steps, int batch,
                        const std::filesystem::path& dir) {
+  const std::vector<int> ports = free_ports(workers + 1);  // distinct: the ps's is the last
   std::string list;
-  for (int i = 0; i < workers; ++i) list += (i ? ", " : "") + ("\"127.0.0.1:" + std::to_string(free_port()) + "\"");
+  for (int i = 0; i < workers; ++i) list += (i ? ", " : "") + ("\"127.0.0.1:" + std::to_string(ports[static_cast<size_t>(i)]) + "\"");
   const std::string cluster = (dir / ("cluster" + std::to_string(workers) + ".json")).string();
   std::FILE* f = std::fopen(cluster.c_str(), "w");
-  std::fprintf(f, "{\"ps\": [\"127.0.0.1:%d\"], \"worker\": [%s]}", free_port(), list.c_str());
+  std::fprintf(f, "{\"ps\": [\"127.0.0.1:%d\"], \"worker\": [%s]}", ports.back(), list.c_str());
   std::fclose(f);
   const std::string cmd = "'" + node + "' launch --cluster '" + cluster + "' --graph '" + graph + "' --steps " +
                           std::to_string(steps) + " --threads 1 --intra-op-threads 1 --print-every 0 2>&1";

@@ -127,7 +127,7 @@ class TestNetworkLimits : public QObject {
     QVERIFY(ps.wait_for_stderr("serving on"));
     dist::ClusterClient client(load_cluster_spec(c.file.toStdString()));
     const std::string events = client.status(client.node("ps", 0), std::chrono::milliseconds(scaled_ms(5000))).events;
-    const int port = std::stoi(events.substr(events.rfind(':') + 1));
+    const int port = std::stoi(std::string(split_host_port(events).port));
     // A subscriber that sends a small frame stays connected...
     const int small = zmtp_connect(port, "SUB");
     QVERIFY(small >= 0);
@@ -150,7 +150,7 @@ class TestNetworkLimits : public QObject {
     QVERIFY(ps.wait_for_stderr("serving on"));
     dist::ClusterClient client(load_cluster_spec(c.file.toStdString()));
     const std::string events = client.status(client.node("ps", 0), std::chrono::milliseconds(scaled_ms(5000))).events;
-    const int port = std::stoi(events.substr(events.rfind(':') + 1));
+    const int port = std::stoi(std::string(split_host_port(events).port));
 
     // A monitor that was watching before the flood (heartbeats come every second)...
     zmq::context_t context(1);

@@ -1,64 +1,58 @@
-// What a ps lets in: decoding, who the sender really is, what its role may
-// ask, which messages keep a worker alive, and the per-sender traffic. Kept
-// apart from ps_server.cpp, which serves the requests let in.
+// What a ps does with the requests its control server (node_control_server.h)
+// lets in: which handler serves each kind, which messages keep a worker
+// alive (and which silence marks it down), the per-sender traffic, and what
+// every reply carries. Kept apart from ps_server.cpp, which serves the
+// training requests.
 #include "dist/ps/ps_server.h"
 
 namespace flowlens::dist {
 
-void PsServer::handle_frames(std::vector<zmq::message_t> frames) {
-  const auto start = std::chrono::steady_clock::now();
-  if (frames.empty()) return;
-  // The last frame's metadata (the ZAP label, the connection it came in
-  // on) outlives the decode in this copy.
-  zmq::message_t last_frame;
-  last_frame.copy(frames.back());
-  DecodeResult r = decode_message(std::move(frames), true, limits_);
-  traffic_.bytes_in += r.bytes;
-  if (!r.message) {
-    peer_log_.log("malformed", label_ + ": dropped a malformed message: " + r.error);
-    // Answer when the peer can be told why; a header that did not parse
-    // has no request id worth echoing, so the sender just times out.
-    if (!r.identity.empty() && r.request_id != 0) {
-      wire::Header req;
-      req.set_request_id(r.request_id);
-      WireMessage fake;
-      fake.identity = r.identity;
-      reply(fake, reply_header(req, wire::BAD_REQUEST, r.error));
-    }
-    return;
-  }
-  if (const std::string refusal = admit(*r.message, last_frame); !refusal.empty()) {
-    // Answered without a sender: an impostor's name must not get a traffic row.
-    WireMessage anonymous;
-    anonymous.identity = r.message->identity;
-    reply(anonymous, reply_header(r.message->header, wire::FAILED, refusal));
-    return;
-  }
-  endpoints_.saw_request(last_frame, start);
-  links_.add_in(r.message->header.sender(), r.bytes, start);
-  note_worker_activity(*r.message);
-  if (!profile_.active()) {
-    handle(std::move(*r.message));
-    return;
-  }
-  const wire::Kind kind = r.message->header.kind();  // what the profile needs outlives the request
-  const std::string sender = r.message->header.sender();
-  handle(std::move(*r.message));
-  profile_.record(kind_name(kind), sender, start, std::chrono::steady_clock::now());
-}
+void PsServer::register_handlers() {
+  control_.on_request(wire::PULL, [this](WireMessage& m) { handle_pull(m); });
+  control_.on_request(wire::PUSH, [this](WireMessage& m) { handle_push(m); });
+  control_.on_request(wire::INIT, [this](WireMessage& m) { handle_init(m); });
+  control_.on_request(wire::REGISTER, [this](WireMessage& m) { handle_register(m); });
+  control_.on_request(wire::DONE, [this](WireMessage& m) { handle_done(m); });
+  control_.on_request(wire::STATUS,
+                      [this](WireMessage& m) { control_.reply(m, reply_header(m.header, wire::OK, status_json())); });
+  control_.on_request(wire::HEARTBEAT, [this](WireMessage& m) {
+    // A worker's "still here" (recorded on arrival); answering would only
+    // fill its socket. Anyone else is told, once per heartbeat.
+    if (senders_.worker_task(m.header.sender()) < 0)
+      control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, "HEARTBEAT from '" + m.header.sender() + "', not a worker"));
+  });
+  control_.add_fetch([this](const WireMessage&, const std::vector<std::string>& names) { return fetch(names); });
+  control_.add_gate_commands(gate_, nullptr, [this](const std::string& cmd) { return gate_moved(cmd); });
+  control_.add_profile_commands({[this] { profile_.start(); }, [this] { return profile_.active(); },
+                                 [this](const std::string& path) { return profile_.write_and_stop(path, label_); },
+                                 "profiling requests", "request(s)"});
+  control_.add_graph_command([this] {
+    // The partition this ps runs, as a worker registered it (worker names
+    // canonical: task 0's), for the GUI and `flowlens-node` tools.
+    if (!graph_) throw Error(label_ + " runs no partition yet (no worker registered one)");
+    return graph_->partition();
+  });
+  control_.add_stop_command([this](const std::string& reason) {
+    stop_reason_ = reason;
+    return "stopping; checkpoint " + (options_.checkpoint_dir.empty() ? std::string("disabled") : "saved on exit");
+  });
 
-std::string PsServer::admit(const WireMessage& m, const zmq::message_t& last_frame) {
-  if (!options_.credentials) return {};
-  // ZAP let only allow-listed keys in and labelled each connection with
-  // whose key it is; the header's sender must agree with that label, and
-  // each role may ask only so much.
-  const std::optional<AuthenticatedPeer> peer = authenticated_peer(last_frame);
-  if (!peer) return "permission denied: no role";
-  if (std::string problem = identity_problem(m.header.sender(), *peer); !problem.empty()) {
-    peer_log_.log("impersonation", label_ + ": refused a " + kind_name(m.header.kind()) + " request: " + problem);
-    return problem;
-  }
-  return permission_problem(peer->role, m.header.kind());
+  control_.on_admitted = [this](const WireMessage& m, std::size_t bytes, NodeControlServer::Clock::time_point arrived) {
+    links_.add_in(m.header.sender(), bytes, arrived);
+    note_worker_activity(m);
+    if (m.header.kind() == wire::CONTROL) ++status_generation_;  // the next status shows what the command did
+  };
+  control_.on_served = [this](wire::Kind kind, const std::string& sender, NodeControlServer::Clock::time_point arrived) {
+    if (profile_.active()) profile_.record(kind_name(kind), sender, arrived, std::chrono::steady_clock::now());
+  };
+  control_.before_reply = [this](const WireMessage& request, wire::Header& reply) {
+    reply.set_incarnation(incarnation_);
+    // Commands and fetches say which global step they saw.
+    if (request.header.kind() == wire::CONTROL || request.header.kind() == wire::FETCH) reply.set_step(state_.global_step);
+    if (request.header.kind() == wire::PUSH)
+      if (const int worker = senders_.worker_task(request.header.sender()); worker >= 0) pushes_.answered(request, worker, reply);
+  };
+  control_.after_reply = [this](const WireMessage& request, std::size_t bytes) { links_.add_out(request.header.sender(), bytes); };
 }
 
 void PsServer::note_worker_activity(const WireMessage& m) {
@@ -66,28 +60,25 @@ void PsServer::note_worker_activity(const WireMessage& m) {
   if (worker < 0) return;
   if (is_training_request(m.header.kind())) {
     if (senders_.bind(worker, m.header.incarnation()))
-      peer_log_.log("restart", label_ + ": worker " + std::to_string(worker) +
-                                   " restarted (a new process trains as it now)");
-    saw_worker(worker);
+      control_.peer_log().log("restart", label_ + ": worker " + std::to_string(worker) +
+                                             " restarted (a new process trains as it now)");
+    if (workers_.saw(worker)) ++status_generation_;  // back: the status says so at once
   } else if (m.header.kind() == wire::HEARTBEAT && senders_.speaks_for(worker, m.header.incarnation())) {
-    saw_worker(worker);
+    if (workers_.saw(worker)) ++status_generation_;  // back: the status says so at once
   }
   // Anything else is no sign of the worker's life: a status request may
   // come from anyone under any name, and a heartbeat of another incarnation
   // either from an impostor or from a restarted worker that has not sent
   // its first request yet (which will bind it). Neither is worth a line.
-
 }
 
-void PsServer::reply(const WireMessage& request, wire::Header header, const std::vector<NamedTensor>& tensors) {
-  header.set_incarnation(incarnation_);
-  if (request.header.kind() == wire::PUSH && request.header.incarnation() != 0 && request.header.sequence() != 0) {
-    if (const int worker = senders_.worker_task(request.header.sender()); worker >= 0)
-      last_push_[worker] = {request.header.incarnation(), request.header.sequence(), header};
+void PsServer::check_worker_liveness() {
+  last_liveness_check_ = std::chrono::steady_clock::now();
+  if (workers_.mark_silent_down()) {
+    ++status_generation_;
+    finish_sync_round_if_complete();  // the round may wait for nobody else now
   }
-  const std::size_t sent = endpoints_.reply(request.identity, std::move(header), tensors);
-  traffic_.bytes_out += sent;
-  links_.add_out(request.header.sender(), sent);
+  if (std::string stop = workers_.deserted(); !stop.empty()) stop_reason_ = stop;
 }
 
 }  // namespace flowlens::dist

@@ -3,16 +3,32 @@
 #include <algorithm>
 
 namespace flowlens::dist {
+namespace {
+
+NodeControlOptions ps_control_options(const PsOptions& o, const std::string& label) {
+  NodeControlOptions c;
+  c.node = label;
+  c.sender = "ps:" + std::to_string(o.task);
+  c.address = o.cluster.task_address("ps", o.task);
+  c.bind = o.bind_endpoint;
+  c.credentials = o.credentials;
+  c.insecure = o.insecure;
+  c.max_message_bytes = o.max_message_bytes;
+  c.max_connections = o.max_connections;
+  c.max_subscribers = o.max_subscribers;
+  return c;
+}
+
+}  // namespace
 
 PsServer::PsServer(PsOptions options)
     : options_(std::move(options)), address_(options_.cluster.task_address("ps", options_.task)),
-      label_("ps " + std::to_string(options_.task)), endpoints_(options_, label_),
+      label_("ps " + std::to_string(options_.task)), control_(ps_control_options(options_, label_)),
       checkpoints_(options_.checkpoint_dir, options_.task, options_.checkpoint_every, options_.checkpoint_interval),
-      aggregator_(options_.cluster.task_indices("worker")),
-      liveness_(options_.cluster.task_indices("worker"), options_.worker_timeout, options_.wait_timeout),
+      workers_(options_, label_),
       senders_(options_.cluster), links_(senders_.task_names()) {
-  limits_.max_tensor_bytes = options_.max_message_bytes;
   incarnation_ = new_incarnation();
+  register_handlers();
   if (std::optional<Checkpoint> saved = checkpoints_.restore()) {
     state_ = std::move(*saved);
     restored_ = true;
@@ -43,53 +59,30 @@ std::string PsServer::run(const std::atomic<bool>* interrupted) {
       stop_reason_ = "interrupted";
       break;
     }
-    if (auto frames = endpoints_.receive(100)) handle_frames(std::move(*frames));
+    control_.serve(100);
     serve_pending_pulls();
     const auto now = std::chrono::steady_clock::now();
-    endpoints_.enforce_caps(now);
     if (now - last_liveness_check_ > std::chrono::milliseconds(100)) {
       check_worker_liveness();
       if (checkpoints_.enabled()) checkpoints_.save_if_due(checkpoint());
-      peer_log_.flush_expired(now);
     }
     if (now - last_heartbeat_ > std::chrono::seconds(1)) publish_heartbeat();
   }
   for (const PendingPull& p : pending_pulls_)
-    reply(p.request, reply_header(p.request.header, wire::FAILED, label_ + " is shutting down"));
+    control_.reply(p.request, reply_header(p.request.header, wire::FAILED, label_ + " is shutting down"));
   pending_pulls_.clear();
   save_checkpoint();
   publish_heartbeat();
   return stop_reason_;
 }
 
-void PsServer::handle(WireMessage m) {
-  switch (m.header.kind()) {
-    case wire::PULL: handle_pull(m); break;
-    case wire::PUSH: handle_push(m); break;
-    case wire::INIT: handle_init(m); break;
-    case wire::REGISTER: handle_register(m); break;
-    case wire::DONE: handle_done(m); break;
-    case wire::STATUS: reply(m, reply_header(m.header, wire::OK, status_json())); break;
-    case wire::FETCH: handle_fetch(m); break;
-    case wire::CONTROL: handle_control(m); break;
-    case wire::HEARTBEAT:
-      // A worker's "still here" (recorded on arrival); answering would only
-      // fill its socket. Anyone else is told, once per heartbeat.
-      if (senders_.worker_task(m.header.sender()) < 0)
-        reply(m, reply_header(m.header, wire::BAD_REQUEST, "HEARTBEAT from '" + m.header.sender() + "', not a worker"));
-      break;
-    default:
-      reply(m, reply_header(m.header, wire::BAD_REQUEST, "ps does not accept " + kind_name(m.header.kind()) + " requests"));
-  }
-}
-
 void PsServer::handle_pull(WireMessage& m) {
   if (!graph_) {
-    reply(m, reply_header(m.header, wire::UNREGISTERED, label_ + " runs no partition yet (it started or restarted)"));
+    control_.reply(m, reply_header(m.header, wire::UNREGISTERED, label_ + " runs no partition yet (it started or restarted)"));
     return;
   }
   if (std::string problem = graph_->check_pull({m.header.names().begin(), m.header.names().end()}); !problem.empty()) {
-    reply(m, reply_header(m.header, wire::BAD_REQUEST, problem));
+    control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, problem));
     return;
   }
   if (m.header.step() > state_.global_step && m.header.peer_incarnation() != 0 &&
@@ -99,7 +92,7 @@ void PsServer::handle_pull(WireMessage& m) {
     wire::Header h = reply_header(m.header, wire::STALE,
                                   label_ + " restarted; its global step is " + std::to_string(state_.global_step));
     h.set_step(state_.global_step);
-    reply(m, h);
+    control_.reply(m, h);
     return;
   }
   if (m.header.step() > state_.global_step) {
@@ -113,14 +106,14 @@ void PsServer::answer_pull(const WireMessage& m) {
   if (const std::vector<std::string> missing = graph_->uninitialized(); !missing.empty()) {
     std::string names;
     for (const std::string& n : missing) names += (names.empty() ? "" : ", ") + n;
-    reply(m, reply_header(m.header, wire::NOT_READY, "not initialized on ps " + std::to_string(options_.task) + ": " + names));
+    control_.reply(m, reply_header(m.header, wire::NOT_READY, "not initialized on ps " + std::to_string(options_.task) + ": " + names));
     return;
   }
   std::vector<NamedTensor> out;
   try {
     out = graph_->read({m.header.names().begin(), m.header.names().end()});
   } catch (const Error& e) {
-    reply(m, reply_header(m.header, wire::FAILED, label_ + ": the read phase failed: " + e.what()));
+    control_.reply(m, reply_header(m.header, wire::FAILED, label_ + ": the read phase failed: " + e.what()));
     return;
   }
   uint64_t bytes = 0;
@@ -128,7 +121,7 @@ void PsServer::answer_pull(const WireMessage& m) {
   links_.set_step_out(m.header.sender(), bytes);
   wire::Header h = reply_header(m.header, wire::OK);
   h.set_step(state_.global_step);
-  reply(m, std::move(h), out);  // zero-copy: read() copied what shares a variable's buffer
+  control_.reply(m, std::move(h), out);  // zero-copy: read() copied what shares a variable's buffer
 }
 
 void PsServer::serve_pending_pulls() {
@@ -137,30 +130,18 @@ void PsServer::serve_pending_pulls() {
     if (it->request.header.step() <= state_.global_step) {
       answer_pull(it->request);
     } else if (now - it->since >= options_.wait_timeout) {
-      const std::string text = missing_workers_text() + " (ps " + std::to_string(options_.task) + " is at global step " +
-                               std::to_string(state_.global_step) + ", " + std::to_string(aggregator_.collected()) +
+      const std::string text = workers_.missing_text(state_.global_step) + " (ps " + std::to_string(options_.task) +
+                               " is at global step " + std::to_string(state_.global_step) + ", " +
+                               std::to_string(workers_.rounds().collected()) +
                                " gradient set(s) collected)";
       log_line(label_ + ": " + text);
-      reply(it->request, reply_header(it->request.header, wire::FAILED, text));
+      control_.reply(it->request, reply_header(it->request.header, wire::FAILED, text));
     } else {
       ++it;
       continue;
     }
     it = pending_pulls_.erase(it);
   }
-}
-
-std::string PsServer::missing_workers_text() const {
-  std::vector<std::string> missing;
-  for (int w : options_.cluster.task_indices("worker"))
-    if (!aggregator_.has(w) && !liveness_.is_finished(w))
-      missing.push_back("worker " + std::to_string(w) + " at " + options_.cluster.task_address("worker", w));
-  const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(options_.wait_timeout);
-  if (missing.empty()) return waiting_message("gradients", "global step " + std::to_string(state_.global_step), waited);
-  const std::string first = missing[0];
-  std::string text = waiting_message(first.substr(0, first.find(" at ")), first.substr(first.find(" at ") + 4), waited);
-  for (size_t i = 1; i < missing.size(); ++i) text += (i == 1 ? " (and " : ", ") + missing[i];
-  return missing.size() > 1 ? text + ")" : text;
 }
 
 std::string PsServer::check_push(const WireMessage& m) const {
@@ -186,11 +167,11 @@ void PsServer::handle_push(WireMessage& m) {
   const int sender_worker = senders_.worker_task(m.header.sender());
   if (sender_worker >= 0 && answer_duplicate_push(m, sender_worker)) return;
   if (!graph_) {
-    reply(m, reply_header(m.header, wire::UNREGISTERED, label_ + " runs no partition yet (it started or restarted)"));
+    control_.reply(m, reply_header(m.header, wire::UNREGISTERED, label_ + " runs no partition yet (it started or restarted)"));
     return;
   }
   if (std::string problem = check_push(m); !problem.empty()) {
-    reply(m, reply_header(m.header, wire::BAD_REQUEST, problem));
+    control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, problem));
     return;
   }
   uint64_t bytes = 0;
@@ -199,21 +180,21 @@ void PsServer::handle_push(WireMessage& m) {
   if (!graph_->uninitialized().empty()) {
     // This ps restarted without a checkpoint: the chief initializes the
     // variables again; these pushes are dropped.
-    reply(m, reply_header(m.header, wire::NOT_READY, label_ + " has uninitialized variables; push dropped"));
+    control_.reply(m, reply_header(m.header, wire::NOT_READY, label_ + " has uninitialized variables; push dropped"));
     return;
   }
-  last_replicas_to_aggregate_ = m.header.replicas_to_aggregate();
+  workers_.set_replicas(m.header.replicas_to_aggregate());
   if (m.header.replicas_to_aggregate() > 0) {
     const int worker = senders_.worker_task(m.header.sender());
     if (worker < 0) {
-      reply(m, reply_header(m.header, wire::BAD_REQUEST, "sync PUSH from '" + m.header.sender() + "', not a worker"));
+      control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, "sync PUSH from '" + m.header.sender() + "', not a worker"));
       return;
     }
     handle_sync_push(m, worker);
     return;
   }
   if (!gate_.admit_update()) {
-    paused_pushes_.push_back(std::move(m));  // answered when applied, so the worker waits too
+    pushes_.hold(std::move(m));  // answered when applied, so the worker waits too
     return;
   }
   apply_async(m);
@@ -224,14 +205,14 @@ void PsServer::apply_async(const WireMessage& m) {
   pushed.reserve(m.num_tensors());
   for (std::size_t i = 0; i < m.num_tensors(); ++i) pushed.push_back({m.name(i), m.tensor(i)});
   if (std::string problem = run_update(pushed); !problem.empty()) {
-    peer_log_.log("update", problem);
-    reply(m, reply_header(m.header, wire::BAD_REQUEST, problem));
+    control_.peer_log().log("update", problem);
+    control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, problem));
     return;
   }
   step_finished();
   wire::Header h = reply_header(m.header, wire::OK);
   h.set_step(state_.global_step);
-  reply(m, h);
+  control_.reply(m, h);
 }
 
 void PsServer::handle_sync_push(const WireMessage& m, int worker) {
@@ -241,34 +222,34 @@ void PsServer::handle_sync_push(const WireMessage& m, int worker) {
                                                              " dropped: they were computed before ps " + std::to_string(options_.task) +
                                                              " restarted at global step " + std::to_string(state_.global_step));
     h.set_step(state_.global_step);
-    reply(m, h);
+    control_.reply(m, h);
     return;
   }
   GradientSet set{worker, step, m.header.replicas_to_aggregate(), {}};
   for (std::size_t i = 0; i < m.num_tensors(); ++i) set.gradients.push_back({m.name(i), m.tensor(i)});
-  const OfferResult offered = aggregator_.offer(std::move(set), state_.global_step);
+  const OfferResult offered = workers_.rounds().offer(std::move(set), state_.global_step);
   if (offered.outcome == OfferResult::Outcome::Refused) {
-    reply(m, reply_header(m.header, wire::BAD_REQUEST, offered.reason));
+    control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, offered.reason));
     return;
   }
   wire::Header h = reply_header(m.header, offered.accepted() ? wire::OK : wire::STALE, offered.reason);
   h.set_step(state_.global_step);
-  reply(m, h);
+  control_.reply(m, h);
   if (offered.accepted()) finish_sync_round_if_complete();
 }
 
 void PsServer::finish_sync_round_if_complete() {
-  if (!aggregator_.complete() || !gate_.admit_update()) return;
+  if (!workers_.rounds().complete() || !gate_.admit_update()) return;
   std::string problem;
   try {
-    const AggregatedStep round = aggregator_.take();
+    const AggregatedStep round = workers_.rounds().take();
     problem = run_update(round.averages);
   } catch (const Error& e) {
     problem = label_ + ": the pushes of global step " + std::to_string(state_.global_step) + " disagree: " + e.what();
   }
   // The step still counts: workers waiting at the barrier move on, and the
   // log says what went wrong with every round that fails.
-  if (!problem.empty()) peer_log_.log("update", problem + "; global step " + std::to_string(state_.global_step) + " skipped");
+  if (!problem.empty()) control_.peer_log().log("update", problem + "; global step " + std::to_string(state_.global_step) + " skipped");
   step_finished();
 }
 
@@ -279,36 +260,23 @@ void PsServer::step_finished() {
   event.set_kind(wire::STEP_EVENT);
   event.set_step(state_.global_step);
   event.set_sender("ps:" + std::to_string(options_.task));
-  traffic_.bytes_out += endpoints_.publish(event);
+  control_.publish(event);
   if (checkpoints_.enabled()) checkpoints_.step_finished(checkpoint());
 }
 
 bool PsServer::answer_duplicate_push(const WireMessage& m, int worker) {
-  const uint64_t incarnation = m.header.incarnation(), sequence = m.header.sequence();
-  if (incarnation == 0 || sequence == 0) return false;
-  // Queued while the ps is paused: the retry takes the original's place, so
-  // the answer goes to the socket the worker now listens on.
-  for (WireMessage& queued : paused_pushes_) {
-    if (queued.header.sender() == m.header.sender() && queued.header.incarnation() == incarnation &&
-        queued.header.sequence() == sequence) {
-      queued.identity = m.identity;
-      queued.header.set_request_id(m.header.request_id());
-      return true;
-    }
-  }
-  auto last = last_push_.find(worker);
-  if (last == last_push_.end() || last->second.incarnation != incarnation || sequence > last->second.sequence) return false;
-  log_line(label_ + ": worker " + std::to_string(worker) + " sent push #" +
-           std::to_string(sequence) + " again (a retry); answered, not applied twice");
-  wire::Header h = sequence == last->second.sequence ? last->second.reply : reply_header(m.header, wire::OK, "already applied");
-  h.set_request_id(m.header.request_id());
-  reply(m, h);
+  if (pushes_.replace_held(m)) return true;
+  std::optional<wire::Header> again = pushes_.repeated_reply(m, worker);
+  if (!again) return false;
+  log_line(label_ + ": worker " + std::to_string(worker) + " sent push #" + std::to_string(m.header.sequence()) +
+           " again (a retry); answered, not applied twice");
+  control_.reply(m, std::move(*again));
   return true;
 }
 
 void PsServer::handle_init(const WireMessage& m) {
   if (!graph_) {
-    reply(m, reply_header(m.header, wire::UNREGISTERED, label_ + " runs no partition yet (it started or restarted)"));
+    control_.reply(m, reply_header(m.header, wire::UNREGISTERED, label_ + " runs no partition yet (it started or restarted)"));
     return;
   }
   ++status_generation_;  // variables appear
@@ -317,31 +285,31 @@ void PsServer::handle_init(const WireMessage& m) {
     for (std::size_t i = 0; i < m.num_tensors(); ++i)
       if (graph_->initialize(m.name(i), m.tensor(i))) ++created;  // false: restored or set by an earlier chief
   } catch (const Error& e) {
-    reply(m, reply_header(m.header, wire::BAD_REQUEST, e.what()));
+    control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, e.what()));
     return;
   }
-  reply(m, reply_header(m.header, wire::OK, "initialized " + std::to_string(created) + " of " +
+  control_.reply(m, reply_header(m.header, wire::OK, "initialized " + std::to_string(created) + " of " +
                                                 std::to_string(m.num_tensors()) + " variable(s)"));
 }
 
 void PsServer::handle_register(const WireMessage& m) {
   const int worker = senders_.worker_task(m.header.sender());
   if (worker < 0) {
-    reply(m, reply_header(m.header, wire::BAD_REQUEST, "REGISTER from '" + m.header.sender() + "', not a worker"));
+    control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, "REGISTER from '" + m.header.sender() + "', not a worker"));
     return;
   }
   if (m.num_tensors() != 1 || m.name(0) != "partition" || m.dtype(0) != DType::UInt8 || m.shape(0).rank() != 1) {
-    reply(m, reply_header(m.header, wire::BAD_REQUEST, "REGISTER carries one uint8 vector named 'partition'"));
+    control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, "REGISTER carries one uint8 vector named 'partition'"));
     return;
   }
   const std::span<const std::byte> bytes = m.bytes(0);
   const std::string partition(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   if (graph_) {
     if (graph_->same_partition(partition)) {
-      reply(m, reply_header(m.header, wire::OK, label_ + " runs this partition already"));
+      control_.reply(m, reply_header(m.header, wire::OK, label_ + " runs this partition already"));
       return;
     }
-    reply(m, reply_header(m.header, wire::BAD_REQUEST,
+    control_.reply(m, reply_header(m.header, wire::BAD_REQUEST,
                           "worker " + std::to_string(worker) + " registered a partition that differs from the one " +
                               label_ + " runs; every worker must train the same graph"));
     return;
@@ -349,7 +317,7 @@ void PsServer::handle_register(const WireMessage& m) {
   try {
     graph_ = std::make_unique<PsGraph>(partition, label_);
   } catch (const Error& e) {
-    reply(m, reply_header(m.header, wire::BAD_REQUEST, e.what()));
+    control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, e.what()));
     return;
   }
   ++status_generation_;
@@ -375,22 +343,20 @@ void PsServer::handle_register(const WireMessage& m) {
                            std::to_string(graph_->pull_keys().size()) + " tensor(s) read and " +
                            std::to_string(graph_->push_ends().size()) + " received per step";
   log_line(label_ + ": partition " + text);
-  reply(m, reply_header(m.header, wire::OK, text));
+  control_.reply(m, reply_header(m.header, wire::OK, text));
 }
 
 void PsServer::handle_done(const WireMessage& m) {
   const int worker = senders_.worker_task(m.header.sender());
   if (worker < 0) {
-    reply(m, reply_header(m.header, wire::BAD_REQUEST, "DONE from '" + m.header.sender() + "', not a worker"));
+    control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, "DONE from '" + m.header.sender() + "', not a worker"));
     return;
   }
-  liveness_.finished(worker);
+  const std::string stop = workers_.finished(worker);
   ++status_generation_;
-  aggregator_.worker_left(worker);
-  reply(m, reply_header(m.header, wire::OK));
+  control_.reply(m, reply_header(m.header, wire::OK));
   finish_sync_round_if_complete();
-  if (options_.exit_when_workers_done && liveness_.all_finished()) stop_reason_ = "all workers finished";
-  else check_live_workers_left();
+  if (!stop.empty()) stop_reason_ = stop;
 }
 
 }  // namespace flowlens::dist

@@ -28,13 +28,15 @@
 //
 // Hostile peers: senders are checked against their CURVE key, per-sender
 // state is bounded (peer_traffic.h), and complaints about bad input are
-// rate-limited; the sockets' own limits are in ps_endpoints.h.
+// rate-limited (node_control_server.h, which owns the sockets and the
+// checks every request passes, a worker's control endpoint alike).
 //
 // The parts above each live in a class of their own that knows no sockets
-// (SyncAggregator, WorkerLiveness, CheckpointSaver, PauseGate,
-// RequestProfile) or nothing but sockets (PsEndpoints); PsServer wires them
-// together: ps_admission.cpp lets requests in, ps_server.cpp serves training
-// requests, ps_liveness.cpp and ps_control.cpp the rest.
+// (SyncAggregator and WorkerLiveness, joined in PsWorkers; CheckpointSaver,
+// PauseGate, RequestProfile, PushLedger) or nothing but sockets
+// (NodeControlServer); PsServer wires them together: ps_admission.cpp
+// registers its handlers and notes who sent what and who went silent,
+// ps_server.cpp serves training requests, ps_control.cpp the rest.
 #include <atomic>
 #include <chrono>
 #include <deque>
@@ -43,20 +45,18 @@
 #include <string>
 #include <vector>
 
-#include "dist/ps/checkpoint_saver.h"
-#include "dist/control/log_rate_limiter.h"
-#include "dist/wire/node_connection.h"
+#include "dist/control/node_control_server.h"
 #include "dist/control/node_status.h"
 #include "dist/control/pause_gate.h"
-#include "dist/wire/peer_traffic.h"
-#include "dist/ps/ps_endpoints.h"
+#include "dist/control/request_profile.h"
+#include "dist/ps/checkpoint_saver.h"
 #include "dist/ps/ps_graph.h"
 #include "dist/ps/ps_options.h"
-#include "dist/control/request_profile.h"
+#include "dist/ps/ps_workers.h"
+#include "dist/ps/push_ledger.h"
 #include "dist/ps/sender_registry.h"
-#include "dist/ps/sync_aggregator.h"
+#include "dist/wire/peer_traffic.h"
 #include "dist/wire/wire_codec.h"
-#include "dist/worker/worker_liveness.h"
 
 namespace flowlens::dist {
 
@@ -72,8 +72,8 @@ class PsServer {
   // being down. Saves a checkpoint before returning. Returns why it stopped.
   std::string run(const std::atomic<bool>* interrupted = nullptr);
 
-  std::string endpoint() const { return endpoints_.endpoint(); }  // as bound, port resolved
-  std::string events_endpoint() const { return endpoints_.events_endpoint(); }
+  std::string endpoint() const { return control_.endpoint(); }  // as bound, port resolved
+  std::string events_endpoint() const { return control_.events_endpoint(); }
   int64_t global_step() const { return state_.global_step; }
   // The variables as they are now (the registered partition's, else those
   // restored and not yet placed into one) and the global step.
@@ -88,25 +88,15 @@ class PsServer {
     WireMessage request;
     std::chrono::steady_clock::time_point since;
   };
-  // The last Push applied per worker: a retry of it gets the same answer.
-  struct LastPush {
-    uint64_t incarnation = 0, sequence = 0;
-    wire::Header reply;
-  };
 
-  void handle_frames(std::vector<zmq::message_t> frames);  // decode, answer bad ones, dispatch
-  // "" when the request may be served; else the refusal it was answered with.
-  std::string admit(const WireMessage& m, const zmq::message_t& last_frame);
+  // Registers the request and command handlers and the hooks around them
+  // with control_ (ps_admission.cpp).
+  void register_handlers();
   void note_worker_activity(const WireMessage& m);  // liveness, from the worker's own process only
-  void handle(WireMessage message);
-  void saw_worker(int worker);  // a message of its process: alive (and back, if it was down)
+  // Marks silent workers down; stops when none is left that could push.
   void check_worker_liveness();
-  // Exits (or says it waits) when no worker is left that could still push.
-  void check_live_workers_left();
   // True when `m` repeats a Push already applied or queued; answers it.
   bool answer_duplicate_push(const WireMessage& m, int worker);
-  std::string liveness_text() const;  // "" or "worker 1 down; aggregating 1 of 2"
-  int sync_target_for_log() const;    // K over the live workers, for messages
   void handle_pull(WireMessage& m);
   void answer_pull(const WireMessage& m);
   void handle_push(WireMessage& m);
@@ -119,27 +109,26 @@ class PsServer {
   // Runs the update phase with `pushed`; "" or why it failed.
   std::string run_update(const std::vector<NamedTensor>& pushed);
   void handle_done(const WireMessage& m);
-  void handle_fetch(const WireMessage& m);
-  void handle_control(WireMessage& m);
+  CommandReply fetch(const std::vector<std::string>& names);
+  // After pause/step/resume: applies what the gate now lets through; the reply.
+  std::string gate_moved(const std::string& cmd);
   void serve_pending_pulls();
   void step_finished();
   // Checks a Push against the partition's update phase; "" when it can run.
   std::string check_push(const WireMessage& m) const;
-  std::string missing_workers_text() const;
 
-  // The status reply, from status_cache_: rebuilt when status_key() moved
-  // or, while training, at most every 100 ms, never per request.
+  // The status reply, from control_'s status cache: rebuilt when
+  // status_key() moved or, while training, at most every 100 ms, never per
+  // request.
   const std::string& status_json();
   uint64_t status_key() const;  // changes with everything but the step and the traffic counters
   void fill_status(NodeStatus& s, bool key_changed) const;
   void publish_heartbeat();
-  void reply(const WireMessage& request, wire::Header header, const std::vector<NamedTensor>& tensors = {});
 
   PsOptions options_;
   std::string address_;  // host:port in the cluster
   std::string label_;    // "ps 0", for the log
-  PsEndpoints endpoints_;
-  WireLimits limits_;
+  NodeControlServer control_;
   // The global step, and restored variables until a partition registers
   // (then the partition's Session holds them: checkpoint()).
   Checkpoint state_;
@@ -147,25 +136,17 @@ class PsServer {
   bool restored_ = false;
   CheckpointSaver checkpoints_;
 
-  SyncAggregator aggregator_;
-  WorkerLiveness liveness_;
+  PsWorkers workers_;  // who is up, down or done, and the sync rounds they push into
   std::deque<PendingPull> pending_pulls_;
-  std::deque<WireMessage> paused_pushes_;
-  int last_replicas_to_aggregate_ = -1;  // of the last Push: 0 async, K sync, -1 none yet
+  PushLedger pushes_;  // pushes held by the pause, and the last one applied per worker
   PauseGate gate_;  // pause / step / resume of the updates
   SenderRegistry senders_;
-  std::map<int, LastPush> last_push_;       // by worker task
   uint64_t incarnation_ = 0;                // random per start
   std::chrono::steady_clock::time_point last_liveness_check_;
   std::string stop_reason_;
 
-  TrafficCounters traffic_;
   PeerTrafficTable links_;  // by sender; the serving thread only
-  // Lines any peer can cause at will (malformed or refused requests, worker
-  // restarts): rate-limited, so a flood cannot flood the log.
-  LogRateLimiter peer_log_;
   StepRate rate_;
-  StatusCache status_cache_;
   uint64_t status_generation_ = 0;  // bumped by commands, INIT, DONE and liveness changes
   std::chrono::steady_clock::time_point last_heartbeat_;
   RequestProfile profile_;

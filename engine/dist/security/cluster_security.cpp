@@ -250,9 +250,8 @@ std::string cluster_json_with_security(const ClusterSpec& cluster, const Cluster
 }
 
 bool is_loopback_host(const std::string& address) {
-  std::string host = address.substr(0, address.rfind(':'));
-  if (host.size() >= 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+  const std::string_view host = unbracketed_host(split_host_port(address).host);
+  return host == "localhost" || host == "::1" || host.starts_with("127.");
 }
 
 }  // namespace flowlens::dist
