@@ -119,7 +119,7 @@ QPointF EditableGraph::position(const QString& node) const {
 
 void EditableGraph::reset(Graph graph, const QString& path) {
   stack_->clear();
-  state_.positions = layered_layout(graph);
+  state_.positions = layered_layout(graph, registry_);
   state_.graph = std::move(graph);
   path_ = path;
   stack_->setClean();
@@ -410,7 +410,7 @@ QStringList EditableGraph::paste(const EditorState& clip, QPointF offset) {
       fresh = unique_node_name(after.graph, fresh + "_1");
     renamed[n.name] = fresh;
   }
-  const std::map<std::string, QPointF> placed = layered_layout(clip.graph, clip.positions);
+  const std::map<std::string, QPointF> placed = layered_layout(clip.graph, registry_, clip.positions);
   QStringList names;
   for (const Node& n : clip.graph.nodes()) {
     Node copy = n;
