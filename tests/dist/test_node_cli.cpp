@@ -331,7 +331,7 @@ class TestNodeCli : public QObject {
     launch.terminate();
     RunResult r = launch.wait(30000);
     QVERIFY2(r.code == 130 && r.err.contains("forwarding to the nodes"), qPrintable(r.err));
-    QVERIFY2(std::filesystem::exists(dist::checkpoint_path(ckpt.toStdString(), 0)), qPrintable(r.err));
+    QVERIFY2(dist::checkpoint_exists(dist::checkpoint_path(ckpt.toStdString(), 0)), qPrintable(r.err));
   }
 };
 

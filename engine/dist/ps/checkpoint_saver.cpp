@@ -1,7 +1,5 @@
 #include "dist/ps/checkpoint_saver.h"
 
-#include <filesystem>
-
 namespace flowlens::dist {
 
 CheckpointSaver::CheckpointSaver(std::string dir, int task, int64_t every_steps, std::chrono::milliseconds interval,
@@ -12,7 +10,10 @@ CheckpointSaver::CheckpointSaver(std::string dir, int task, int64_t every_steps,
 std::string CheckpointSaver::path() const { return enabled() ? checkpoint_path(dir_, task_) : std::string(); }
 
 std::optional<Checkpoint> CheckpointSaver::restore() {
-  if (!enabled() || !std::filesystem::exists(path())) return std::nullopt;
+  if (!enabled()) return std::nullopt;
+  // Refused rather than ignored: training from scratch over it would lose the weights it holds.
+  refuse_legacy_checkpoint(legacy_checkpoint_path(dir_, task_));
+  if (!checkpoint_exists(path())) return std::nullopt;
   Checkpoint state = read_checkpoint(path());
   last_step_ = state.global_step;
   return state;

@@ -24,10 +24,11 @@ class CheckpointSaver {
                   TimeSource now = steady_now);
 
   bool enabled() const { return !dir_.empty(); }
-  std::string path() const;  // "<dir>/ps-<task>.ckpt"; "" when disabled
+  std::string path() const;  // "<dir>/ps-<task>" (checkpoint_path); "" when disabled
 
-  // The checkpoint on disk, if there is one; it counts as the last one
-  // saved. Throws ParseError naming the file when it cannot be read.
+  // The latest checkpoint in path(), if there is one; it counts as the last
+  // one saved. Throws Error naming the file when it cannot be read, and
+  // refuses an earlier version's FLCKPT file at legacy_checkpoint_path().
   std::optional<Checkpoint> restore();
   // Writes `state` now. Throws Error naming the path when it cannot.
   void save(const Checkpoint& state);

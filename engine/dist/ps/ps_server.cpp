@@ -322,17 +322,18 @@ void PsServer::handle_register(const WireMessage& m) {
   }
   ++status_generation_;
   int restored = 0;
-  for (auto& [name, value] : state_.variables) {
-    const auto& vars = graph_->variables();
-    if (std::find(vars.begin(), vars.end(), name) == vars.end()) {
-      log_line(label_ + ": the checkpoint's variable '" + name + "' is not in the registered partition; dropped");
-      continue;
-    }
+  if (restored_) {
+    CheckpointMatch match;
     try {
-      restored += graph_->initialize(name, value) ? 1 : 0;
-    } catch (const Error& e) {
-      log_line(label_ + ": checkpoint: " + e.what() + "; the chief initializes it");
+      match = match_checkpoint(state_, partition, graph_->variables());
+      for (const auto& [name, value] : match.values) restored += graph_->initialize(name, value) ? 1 : 0;
+    } catch (const Error& e) {  // a checkpoint of another graph: kept, and this partition refused
+      graph_.reset();
+      log_line(label_ + ": " + e.what());
+      control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, label_ + ": " + e.what()));
+      return;
     }
+    for (const std::string& note : match.notes) log_line(label_ + ": " + note);
   }
   state_.variables.clear();
   const std::size_t missing = graph_->uninitialized().size();
