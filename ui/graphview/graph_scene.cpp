@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "graph/edge_index.h"
+#include "graph/node_class.h"
 #include "tensor/dtype.h"
 #include "ui/graphview/device_palette.h"
 #include "io/onnx_import.h"
@@ -41,8 +42,8 @@ std::string job_and_task(const std::string& device) {
 // A partition's _Send/_Recv says what crosses to which task and how many
 // bytes ("_Recv 848 B from ps 0"); other nodes show their op.
 QString transfer_subtitle(const Node& n) {
-  const bool recv = n.op == "_Recv";
-  if ((!recv && n.op != "_Send") || !n.attrs.count("_bytes")) return qs(n.op);
+  const bool recv = is_recv(n);
+  if ((!recv && !is_send(n)) || !n.attrs.count("_bytes")) return qs(n.op);
   const int64_t bytes = n.attr_int("_bytes", 0);
   const std::string peer = job_and_task(n.attr_string(recv ? "send_device" : "recv_device", ""));
   const QString size = bytes >= 0 ? QLocale::system().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat)
@@ -369,7 +370,7 @@ void GraphScene::set_transfer_bytes(const Graph& graph, const std::map<std::stri
     NodeItem* item = item_for_node(node);
     if (!item || item->is_group()) continue;
     Node measured = graph.nodes()[static_cast<std::size_t>(node)];
-    if (measured.op != "_Send" && measured.op != "_Recv") continue;
+    if (!is_send_recv(measured)) continue;
     measured.attrs["_bytes"] = AttrValue(size);
     item->set_subtitle(transfer_subtitle(measured));
   }

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "graph/edge_index.h"
+#include "graph/node_class.h"
 
 namespace flowlens::ui {
 namespace {
@@ -42,8 +43,9 @@ std::vector<char> constant_like_nodes(const Graph& graph) {
     if (pending[static_cast<std::size_t>(v)] == 0) ready.push_back(v);
   for (std::size_t next = 0; next < ready.size(); ++next) {
     const int v = ready[next];
-    const std::string& op = nodes[static_cast<std::size_t>(v)].op;
-    bool from_constants = op != "Placeholder" && op != "PlaceholderV2" && op != "_Arg" && !op.starts_with("Iterator");
+    const Node& node = nodes[static_cast<std::size_t>(v)];
+    const std::string& op = node.op;
+    bool from_constants = !is_placeholder(node) && !is_arg(node) && !op.starts_with("Iterator");
     bool any_input = false;
     for (const InputEdge& in : edges.inputs(v)) {
       if (!in.resolved() || in.is_control()) continue;
@@ -53,12 +55,12 @@ std::vector<char> constant_like_nodes(const Graph& graph) {
     // A variable and its reads are weights; what is computed from them is
     // not (a Keras step reads its input batch from a variable too).
     const auto inputs = edges.inputs(v);
-    const bool variable = op == "VarHandleOp" || op == "VariableV2" || op == "Variable";
+    const bool variable = is_variable(node);
     const bool weight_read = (op == "ReadVariableOp" || op == "Identity") && !inputs.empty() && inputs[0].resolved() &&
                              constant[static_cast<std::size_t>(inputs[0].producer)] == kWeight;
-    constant[static_cast<std::size_t>(v)] = op == "Const" || (any_input && from_constants) ? kFolded
-                                            : variable || weight_read                     ? kWeight
-                                                                                          : kComputed;
+    constant[static_cast<std::size_t>(v)] = is_constant(node) || (any_input && from_constants) ? kFolded
+                                            : variable || weight_read                             ? kWeight
+                                                                                                  : kComputed;
     for (const OutputEdge& e : edges.outputs(v))
       if (!e.is_control() && --pending[static_cast<std::size_t>(e.consumer)] == 0) ready.push_back(e.consumer);
   }

@@ -3,6 +3,7 @@
 #include "graph/control_flow_frames.h"
 #include "analysis/graph_inputs.h"
 #include "graph/edge_index.h"
+#include "graph/node_class.h"
 #include "ui/graphview/layer_blocks.h"
 
 #include <algorithm>
@@ -373,7 +374,7 @@ VisibleGraph NameScopeGrouping::visible() const {
     // A partition's _Send/_Recv are what crosses to another task (labelled
     // with the peer and bytes): boxes at the top level, never folded into
     // the scope of the tensor they carry.
-    if (nodes[i].op == "_Send" || nodes[i].op == "_Recv") continue;
+    if (is_send_recv(nodes[i])) continue;
     const std::string_view name = path_of(static_cast<int>(i));
     Placement& p = placement[i];
     for (std::size_t end = name.find('/');; end = name.find('/', end + 1)) {
@@ -415,7 +416,7 @@ VisibleGraph NameScopeGrouping::visible() const {
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       const Node& n = nodes[i];
       const int node = static_cast<int>(i);
-      if ((n.op == "Const" || n.op == "HostConst") && n.inputs.empty()) {
+      if (is_constant(n) && n.inputs.empty()) {
         const int consumer = sole_consumer(node);
         if (consumer >= 0 && own_box_beside(node, consumer)) {
           absorbed_into[i] = consumer;
@@ -425,7 +426,7 @@ VisibleGraph NameScopeGrouping::visible() const {
         const InputEdge in = graph_edges.inputs(node)[0];
         if (!in.resolved() || in.is_control()) continue;
         const Node& handle = nodes[static_cast<std::size_t>(in.producer)];
-        if (handle.op != "VarHandleOp" || !handle.inputs.empty() || sole_consumer(in.producer) != node) continue;
+        if (!is_resource_variable(handle) || !handle.inputs.empty() || sole_consumer(in.producer) != node) continue;
         const int consumer = sole_consumer(node);
         if (consumer < 0 || !own_box_beside(node, consumer) || !own_box_beside(in.producer, consumer)) continue;
         absorbed_into[i] = consumer;
@@ -663,7 +664,7 @@ std::string side_bundle_path(const std::string& frame_scope, std::string_view op
 }
 
 bool is_auxiliary_op(std::string_view op) {
-  if (op == "_Arg" || op == "MergeSummary" || op == "MergeV2Checkpoints") return true;
+  if (node_class(op) == NodeClass::Arg || op == "MergeSummary" || op == "MergeV2Checkpoints") return true;
   // ScalarSummary, HistogramSummary, TensorSummaryV2, WriteScalarSummary, ...
   return op.find("Summary") != std::string_view::npos;
 }
@@ -709,7 +710,7 @@ void NameScopeGrouping::mark_side_units(VisibleGraph& v) const {
     const std::string& op = node.op;
     // A function body's data arguments are its inputs, drawn where they
     // enter; its variables (resource _Args, hundreds in a Keras model) go aside.
-    const bool data_arg = op == "_Arg" && dtype_base(node.attr_type("T", DType::Resource)) != DType::Resource;
+    const bool data_arg = is_arg(node) && dtype_base(node.attr_type("T", DType::Resource)) != DType::Resource;
     by_op[i] = (is_auxiliary_op(op) && !data_arg) || (op == "NoOp" && control[i] >= kMinControlHub);
   }
   std::vector<int> degree(n, 0);

@@ -5,6 +5,8 @@
 #include <QStyleOptionGraphicsItem>
 #include <algorithm>
 
+#include "graph/node_class.h"
+
 namespace flowlens::ui {
 namespace {
 
@@ -64,11 +66,14 @@ NodeItem::NodeItem(QString name, QString title, QString subtitle, QColor fill, S
 }
 
 NodeItem::Style NodeItem::style_for_op(const std::string& op) {
-  if (op == "Const" || op == "HostConst") return Style::Constant;
-  if (op == "VariableV2" || op == "Variable" || op == "VarHandleOp" || op == "TemporaryVariable")
-    return Style::Variable;
-  if (op == "Placeholder" || op == "PlaceholderWithDefault" || op == "PlaceholderV2") return Style::Placeholder;
-  return Style::Op;
+  switch (node_class(op)) {
+    case NodeClass::Constant: return Style::Constant;
+    case NodeClass::Variable:
+    case NodeClass::ResourceVariable: return Style::Variable;
+    case NodeClass::Placeholder:
+    case NodeClass::PlaceholderWithDefault: return Style::Placeholder;
+    default: return Style::Op;
+  }
 }
 
 QSizeF NodeItem::size_for(const QString& title, const QString& subtitle, Style style, const QStringList& weights) {
