@@ -1,4 +1,5 @@
 #include <iostream>
+#include <memory>
 
 #include "commands.h"
 #include "exec/loaded_model.h"
@@ -32,8 +33,9 @@ std::vector<std::string> signature_outputs(const MetaGraph& meta) {
 }
 
 FrozenGraph freeze(const ConvertOptions& options) {
-  const FileFormat format = detect_file_format(options.graph);
-  if (format == FileFormat::SavedModel || format == FileFormat::MetaGraph) {
+  auto probe = std::make_unique<Probe>(options.graph);
+  const FormatHandler& format = find_format(*probe);
+  if (format.is_model()) {
     // Restored by the model's own Saver, as freeze_graph does.
     ModelLoadOptions load;
     load.checkpoint = options.checkpoint;
@@ -47,7 +49,8 @@ FrozenGraph freeze(const ConvertOptions& options) {
   if (options.checkpoint.empty())
     throw Error("--freeze needs --checkpoint PREFIX for a plain graph (SavedModels and .meta files bring their own)");
   if (options.outputs.empty()) throw Error("--freeze needs --outputs: the tensors the frozen graph computes");
-  const Graph graph = load_graph(options.graph);
+  const Graph graph = format.load(*probe);
+  probe.reset();  // the file's bytes, no longer needed while freezing
   const auto reader = open_checkpoint(options.checkpoint);
   // Without a Saver, variables are looked up by node name, as Saver names them.
   return freeze_graph(graph, options.outputs, [&](const Node& variable) {

@@ -120,43 +120,38 @@ void print_checkpoint(const std::string& title, const std::string& path) {
   print_checkpoint_entries(std::cout, *reader);
 }
 
+// Prints what the opened file holds, part by part, without asking which
+// format it was: a new format that yields a graph needs nothing here.
 int info_command(const InfoOptions& options) {
-  const FileFormat format = detect_file_format(options.graph);
-  std::cout << "format: " << format_spec(format).name << "\n";
-  switch (format) {
-    case FileFormat::Checkpoint:
-      print_checkpoint("checkpoint", options.graph);
-      return 0;
-    case FileFormat::SavedModel: {
-      const SavedModel model = load_saved_model(options.graph);
-      std::cout << "saved model: " << model.file << " (schema version " << model.schema_version << ")\n";
-      for (std::size_t k = 0; k < model.meta_graphs.size(); ++k) {
-        std::cout << "meta graph " << k << ":\n";
-        print_meta_graph(std::cout, model.meta_graphs[k]);
-      }
-      if (is_bundle_prefix(model.variables_prefix()))
-        print_checkpoint("variables", model.variables_prefix());
-      else
-        std::cout << "variables: none (" << bundle_index_path(model.variables_prefix()) << " does not exist)\n";
-      return print_graph_summary(model.default_meta_graph().graph, options);
-    }
-    case FileFormat::MetaGraph: {
-      const std::string file = meta_graph_file_for(options.graph);
-      const MetaGraph meta = load_meta_graph(file);
-      std::cout << "meta graph: " << file << "\n";
-      print_meta_graph(std::cout, meta);
-      try {
-        print_checkpoint("checkpoint", checkpoint_for_meta_graph(file));
-      } catch (const Error& e) {
-        std::cout << "checkpoint: none (" << e.what() << ")\n";
-      }
-      return print_graph_summary(meta.graph, options);
-    }
-    case FileFormat::EventLog:
-      return describe_event_log(options.graph);
-    default:
-      return print_graph_summary(load_graph(options.graph), options);
+  OpenedFile file = open_file(options.graph);
+  std::cout << "format: " << file.format->name() << "\n";
+  if (file.holds_checkpoint) {
+    print_checkpoint("checkpoint", options.graph);
+    return 0;
   }
+  if (file.holds_event_log) return describe_event_log(options.graph);
+  if (file.saved_model) {
+    const SavedModel& model = *file.saved_model;
+    std::cout << "saved model: " << model.file << " (schema version " << model.schema_version << ")\n";
+    for (std::size_t k = 0; k < model.meta_graphs.size(); ++k) {
+      std::cout << "meta graph " << k << ":\n";
+      print_meta_graph(std::cout, model.meta_graphs[k]);
+    }
+    if (is_bundle_prefix(model.variables_prefix()))
+      print_checkpoint("variables", model.variables_prefix());
+    else
+      std::cout << "variables: none (" << bundle_index_path(model.variables_prefix()) << " does not exist)\n";
+  }
+  if (file.meta_graph) {
+    std::cout << "meta graph: " << file.meta_graph_file << "\n";
+    print_meta_graph(std::cout, *file.meta_graph);
+    try {
+      print_checkpoint("checkpoint", checkpoint_for_meta_graph(file.meta_graph_file));
+    } catch (const Error& e) {
+      std::cout << "checkpoint: none (" << e.what() << ")\n";
+    }
+  }
+  return print_graph_summary(file.take_graph(), options);
 }
 
 }  // namespace

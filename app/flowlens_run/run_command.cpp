@@ -169,18 +169,26 @@ int run_model(const RunOptions& options) {
 }
 
 int run_command(const RunOptions& options) {
-  const FileFormat format = detect_file_format(options.graph);
-  if (format == FileFormat::SavedModel || format == FileFormat::MetaGraph) return run_model(options);
-  if (!options.signature.empty() || !options.inputs.empty() || !options.examples.empty())
-    throw Error("--signature and --input need a SavedModel or a .meta file; '" + options.graph + "' is " +
-                format_spec(format).name);
+  std::string format_name;
+  auto graph = std::make_shared<Graph>();
+  {
+    Probe probe(options.graph);  // holds the file's bytes until parsed, not for the run
+    const FormatHandler& format = find_format(probe);
+    // A model (signatures, a Saver) is LoadedModel's, which reads it itself.
+    if (format.is_model()) return run_model(options);
+    format_name = format.name();
+    if (!options.signature.empty() || !options.inputs.empty() || !options.examples.empty())
+      throw Error("--signature and --input need a SavedModel or a .meta file; '" + options.graph + "' is " +
+                  format_name);
+    *graph = format.load(probe);
+  }
   // Validated once, here, and shape-inferred only if a typed-in feed needs it.
-  const auto analysis = std::make_shared<const GraphAnalysis>(std::make_shared<const Graph>(load_graph(options.graph)));
+  const auto analysis = std::make_shared<const GraphAnalysis>(std::shared_ptr<const Graph>(std::move(graph)));
   std::optional<FunctionBody> body;
   if (FunctionBody::is_function_body(analysis->graph())) body.emplace(analysis->graph());
   if (!body && !options.checkpoint.empty())
     throw Error("--checkpoint needs a SavedModel or a .meta file, whose Saver restores it, or a function-body graph "
-                "(resource _Args); '" + options.graph + "' is " + format_spec(format).name + " without _Arg nodes");
+                "(resource _Args); '" + options.graph + "' is " + format_name + " without _Arg nodes");
   if (!body && uses_function_body_flags(options.function_body))
     throw Error("--init-args and --arg-map are for function-body graphs (with _Arg nodes); '" + options.graph +
                 "' has none");

@@ -21,8 +21,7 @@ constexpr const char* kLegacyInitOpCollection = "legacy_init_op";
 bool is_saved_model_path(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) return !saved_model_file_in(path).empty();
-  const std::string name = fs::path(path).filename().string();
-  return name == "saved_model.pb" || name == "saved_model.pbtxt";
+  return is_saved_model_file_name(path);
 }
 
 std::string key_list(const std::vector<SignatureTensor>& tensors) {
@@ -85,7 +84,7 @@ LoadedModel::LoadedModel(MetaGraph meta_graph, std::string export_dir, const Mod
   std::string prefix;
   if (!options.checkpoint.empty()) prefix = open_checkpoint(options.checkpoint)->prefix();
   if (prefix.empty() && !export_dir.empty()) {
-    const std::string variables = (fs::path(export_dir) / "variables" / "variables").string();
+    const std::string variables = saved_model_variables_prefix(export_dir);
     if (is_bundle_prefix(variables)) {
       prefix = variables;
     } else if (meta_graph_->saver) {

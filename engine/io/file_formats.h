@@ -1,49 +1,42 @@
 #pragma once
-// The one list of file formats FlowLens knows. Dispatch (load_graph, the
-// CLI's info), the CLI's --help, the GUI's Open dialog filter, drag and drop
-// and recent files all read it, so a format is added in one place.
+// The registry of file formats: the handlers (io/format_handler.h) in match
+// order, and what is built from them. Dispatch (load_graph, save_graph, the
+// CLI's info/run/convert, the GUI's documents), the CLI's --help, the GUI's
+// Open dialog filter, drag and drop and recent files all read it, so a format
+// is added in one place: its io/format_<name>.cpp and one line in
+// file_formats.cpp.
 //
-// Detection looks at content first: a directory by what it holds, a file by
-// its bytes (a saved_model.pb, a .meta and a frozen .pb are all ".pb" files
-// and all binary protobuf), and the extension only decides between formats
-// whose bytes cannot be told apart.
+// Detection looks at names first (a decisive extension, a directory's layout)
+// without reading a byte, then at content: a saved_model.pb, a .meta and a
+// frozen .pb are all ".pb" files and all binary protobuf, and the extension
+// only decides between formats whose bytes cannot be told apart.
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "io/format_handler.h"
+
 namespace flowlens {
 
-enum class FileFormat {
-  GraphDefText,    // .pbtxt: a GraphDef in protobuf text format
-  GraphDefBinary,  // .pb: a binary GraphDef (a frozen graph)
-  Onnx,            // .onnx
-  Dot,             // .dot/.gv: Graphviz, view only
-  SavedModel,      // a directory with saved_model.pb(txt), or that file
-  MetaGraph,       // .meta: tf.train.Saver's MetaGraphDef, or a session bundle's export.meta
-  Checkpoint,      // PREFIX.index + PREFIX.data-*: a V2 checkpoint (values, no graph)
-  EventLog,        // events.out.tfevents.*: TensorBoard logs, or a log directory
-};
+// Every handler, in match order (ties go to the first), which is also the
+// order dialogs and --help list them.
+const std::vector<const FormatHandler*>& file_formats();
+const FormatHandler& format_handler(FileFormat format);
 
-struct FormatSpec {
-  FileFormat format;
-  const char* name;         // "SavedModel"
-  const char* description;  // one line for --help and the Open dialog
-  std::vector<std::string> patterns;  // glob patterns for file dialogs: "*.pbtxt", "saved_model.pb"
-  bool is_directory;        // can be opened as a directory
-  bool has_graph;           // opening it shows a graph
-  bool writable;            // save_graph writes it
-};
+// The handler for what `probe` holds. Throws Error naming the path when it
+// does not exist or is none of the formats (a directory with no model, logs
+// or checkpoint).
+const FormatHandler& find_format(Probe& probe);
+// True when a handler other than `self` claims the probe's file name, for
+// handlers that sniff words any text may start with (DOT's "graph").
+bool named_for_another_format(const Probe& probe, const FormatHandler& self);
+// find_format on a fresh Probe, then the handler's open: reads the file once.
+OpenedFile open_file(const std::string& path);
 
-// In the order dialogs list them.
-const std::vector<FormatSpec>& file_formats();
-// ".pbtxt" for "Model.PBTXT": the extension, lower-cased ("" when none).
-std::string lower_extension(const std::string& path);
-const FormatSpec& format_spec(FileFormat format);
-
-// What `path` holds. Throws Error naming the path when it does not exist or
-// is none of the formats (a directory with no model, logs or checkpoint).
+// What `path` holds (find_format on a Probe of it).
 FileFormat detect_file_format(const std::string& path);
-// The same for bytes already read (files only; `name` supplies the extension).
+// The same for bytes already read (`name` supplies the file name and extension).
 FileFormat detect_file_format(std::string_view bytes, const std::string& name);
 
 // "All FlowLens files (*.pbtxt *.pb ...);;GraphDef text (*.pbtxt ...);;...;;All files (*)"

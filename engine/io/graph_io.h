@@ -3,6 +3,7 @@
 // through protobuf with TensorFlow's field numbers, so files exported by
 // TensorFlow load unchanged. Every failure throws ParseError naming the file
 // and, for text, line:column.
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -10,20 +11,14 @@
 
 namespace flowlens {
 
-enum class GraphFormat { Auto, Text, Binary, Dot, Onnx };
-
-// Picks the format from the extension, case-insensitively (.pbtxt/.pbtext/.txt/
-// .prototxt -> Text, .pb/.graphdef -> Binary, .dot/.gv -> Dot, .onnx -> Onnx);
-// Auto for any other extension, where load_graph sniffs the content (text when
-// the first 64 KiB hold no control characters besides whitespace, else binary).
-GraphFormat format_for_path(const std::string& path);
-
-// Loads a GraphDef file (text or binary, chosen by extension, else sniffed),
-// an ONNX model (.onnx, see io/onnx_import.h), a Graphviz DOT file (.dot/.gv,
-// view only: see io/dot_reader.h), a SavedModel or a .meta file, dispatched by
-// io/file_formats.h, and sets source_path. A missing or unreadable path, or a
-// directory with no model, throws Error naming it; an empty file or bad
-// content throws ParseError (Error for DOT, with Graphviz's message).
+// Loads whatever io/file_formats.h's handlers recognise and has a graph: a
+// GraphDef (text or binary, by content, the extension deciding only between
+// formats whose bytes look alike), an ONNX model (io/onnx_import.h), a
+// Graphviz DOT file (view only: io/dot_reader.h), a SavedModel, a .meta file
+// or a TensorBoard log, and sets source_path. The file is read once. A
+// missing or unreadable path, or a directory with no model, throws Error
+// naming it; an empty file or bad content throws ParseError (Error for DOT,
+// with Graphviz's message).
 Graph load_graph(const std::string& path);
 // Parses GraphDef text; `source_name` is used in error messages. Syntax
 // errors carry protobuf's line:column; semantic errors (tensor byte counts,
@@ -42,9 +37,19 @@ std::string graph_to_binary(const Graph& graph);
 // and control (dashed) inputs, clusters per device.
 std::string graph_to_dot(const Graph& graph);
 
-// Writes in the format implied by the extension (.pbtxt, .pb, .dot); throws
-// Error if the file cannot be written or the extension is unknown or .onnx
-// (writing ONNX is not supported).
+// Writes in the format the file name implies (.pbtxt, .pb, .dot: the first
+// handler that claims the name and can write); throws Error if the file cannot
+// be written, or the name is unknown or a format FlowLens only reads (.onnx).
 void save_graph(const Graph& graph, const std::string& path);
+
+namespace io_detail {
+// The writers behind the handlers' save (io/format_graphdef.cpp, format_dot.cpp).
+using ByteSink = std::function<void(std::string_view)>;
+// Writes what `emit` sends to its sink into a temporary file beside `path`,
+// renamed over `path` only when complete.
+void write_graph_file(const std::string& path, const std::function<void(const ByteSink&)>& emit);
+void emit_graph_text(const Graph& graph, const ByteSink& sink);
+void emit_graph_binary(const Graph& graph, const ByteSink& sink);
+}  // namespace io_detail
 
 }  // namespace flowlens

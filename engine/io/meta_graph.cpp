@@ -353,9 +353,18 @@ const MetaGraph& SavedModel::default_meta_graph() const {
   return meta_graphs.front();
 }
 
-std::string SavedModel::variables_prefix() const {
-  return (fs::path(directory) / "variables" / "variables").string();
+std::string saved_model_variables_prefix(const std::string& dir) {
+  return (fs::path(dir) / "variables" / "variables").string();
 }
+
+bool is_saved_model_file_name(const std::string& path) {
+  const std::string name = fs::path(path).filename().string();
+  for (const char* known : kSavedModelFileNames)
+    if (name == known) return true;
+  return false;
+}
+
+std::string SavedModel::variables_prefix() const { return saved_model_variables_prefix(directory); }
 
 std::string meta_graph_file_in(const std::string& dir) {
   std::error_code ec;
@@ -387,7 +396,7 @@ std::string meta_graph_file_for(const std::string& path) {
 
 std::string saved_model_file_in(const std::string& dir) {
   std::error_code ec;
-  for (const char* name : {"saved_model.pb", "saved_model.pbtxt"}) {
+  for (const char* name : kSavedModelFileNames) {
     const fs::path candidate = fs::path(dir) / name;
     if (fs::is_regular_file(candidate, ec)) return candidate.string();
   }
@@ -419,9 +428,14 @@ SavedModel load_saved_model(const std::string& path) {
   if (fs::is_directory(path, ec)) {
     file = saved_model_file_in(path);
     if (file.empty())
-      throw Error("'" + path + "' is not a SavedModel directory: it holds no saved_model.pb or saved_model.pbtxt");
+      throw Error("'" + path + "' is not a SavedModel directory: it holds no " +
+                  std::string(kSavedModelFileNames[0]) + " or " + kSavedModelFileNames[1]);
   }
-  const std::string bytes = read_whole_file(file, "SavedModel");
+  return parse_saved_model_file(read_whole_file(file, "SavedModel"), file);
+}
+
+SavedModel parse_saved_model_file(std::string_view bytes, const std::string& file) {
+  if (bytes.empty()) throw ParseError(file, 0, 0, "file is empty; expected a SavedModel");
   const bool text = fs::path(file).extension() == ".pbtxt" || is_text(bytes);
   return parse_saved_model(bytes, text, file);
 }

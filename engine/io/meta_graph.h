@@ -104,10 +104,21 @@ struct SavedModel {
   std::string variables_prefix() const;
 };
 
+// A SavedModel directory's layout (TensorFlow's saved_model/constants.h),
+// named here and nowhere else: the model file, binary or text, and the
+// variables' checkpoint prefix.
+inline constexpr const char* kSavedModelFileNames[] = {"saved_model.pb", "saved_model.pbtxt"};
+// True when the file name of `path` is one of kSavedModelFileNames.
+bool is_saved_model_file_name(const std::string& path);
+// DIR/variables/variables: the checkpoint prefix TensorFlow's loader restores.
+std::string saved_model_variables_prefix(const std::string& dir);
+
 // `path` is the directory or its saved_model.pb/.pbtxt. Throws Error when the
 // directory holds neither, ParseError for bad content.
 SavedModel load_saved_model(const std::string& path);
 SavedModel parse_saved_model(std::string_view bytes, bool text, const std::string& source);
+// A saved_model.pb(txt) already read: text when named .pbtxt or printable.
+SavedModel parse_saved_model_file(std::string_view bytes, const std::string& file);
 
 // A .meta file (binary, or text when it is printable).
 MetaGraph load_meta_graph(const std::string& path);
@@ -129,7 +140,7 @@ std::string meta_graph_file_for(const std::string& path);
 // checkpoint's PREFIX.meta, or its only .meta file; "" when none.
 std::string meta_graph_file_in(const std::string& dir);
 
-// The saved_model.pb or .pbtxt inside `dir`, or "" when it has neither.
+// The kSavedModelFileNames file inside `dir`, or "" when it has neither.
 std::string saved_model_file_in(const std::string& dir);
 
 }  // namespace flowlens

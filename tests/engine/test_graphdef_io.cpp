@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "exec/session.h"
+#include "io/file_formats.h"
 #include "io/graph_io.h"
 #include "tensor/tensor_format.h"
 
@@ -333,15 +334,19 @@ class TestGraphDefIo : public QObject {
     QVERIFY2(dot.find("\"say \\\"hi\\\"\"") != std::string::npos, dot.c_str());
   }
 
-  void format_for_path_by_extension() {
-    QCOMPARE(format_for_path("a/b.pbtxt"), GraphFormat::Text);
-    QCOMPARE(format_for_path("x.PBTXT"), GraphFormat::Text);
-    QCOMPARE(format_for_path("x.prototxt"), GraphFormat::Text);
-    QCOMPARE(format_for_path("x.txt"), GraphFormat::Text);
-    QCOMPARE(format_for_path("frozen.pb"), GraphFormat::Binary);
-    QCOMPARE(format_for_path("g.dot"), GraphFormat::Dot);
-    QCOMPARE(format_for_path("model"), GraphFormat::Auto);
-    QCOMPARE(format_for_path("model.graph"), GraphFormat::Auto);
+  // The name decides only where the bytes cannot: text is GraphDef text under
+  // any name but a binary one, binary bytes are a binary GraphDef unless named
+  // as text (each reader then explains what the bytes really are).
+  void format_by_name_and_content() {
+    const Graph g = parse(kAllAttrKinds);
+    const std::string text = graph_to_text(g), binary = graph_to_binary(g);
+    for (const char* name : {"a/b.pbtxt", "x.PBTXT", "x.prototxt", "x.txt", "model", "model.graph"})
+      QCOMPARE(detect_file_format(text, name), FileFormat::GraphDefText);
+    for (const char* name : {"frozen.pb", "x.GRAPHDEF", "model", "model.graph"})
+      QCOMPARE(detect_file_format(binary, name), FileFormat::GraphDefBinary);
+    QCOMPARE(detect_file_format(text, "frozen.pb"), FileFormat::GraphDefBinary);
+    QCOMPARE(detect_file_format(binary, "x.pbtxt"), FileFormat::GraphDefText);
+    QCOMPARE(detect_file_format(text, "g.dot"), FileFormat::Dot);
   }
 
   void save_and_load_files() {

@@ -10,7 +10,7 @@
 
 #include "common/error.h"
 #include "graph/edge_index.h"
-#include "io/graph_io.h"
+#include "io/file_formats.h"
 #include "ui/model/model_source.h"
 
 namespace flowlens::ui {
@@ -100,22 +100,22 @@ std::shared_ptr<const GraphDocument> load_graph_document(const QString& path, QS
   try {
     const std::string native = QFile::encodeName(path).toStdString();
     flowlens::Graph graph;
-    // SavedModels and meta graphs keep their signatures and checkpoint;
-    // everything else is load_graph's (io/file_formats.h dispatches).
+    // One read of the file, whatever its format (io/file_formats.h decides);
+    // SavedModels and meta graphs also keep their signatures and checkpoint.
     QElapsedTimer clock;
     clock.start();
-    std::shared_ptr<const ModelSource> model = read_model_source(native, &graph);
-    if (!model) graph = flowlens::load_graph(native);
+    flowlens::OpenedFile file = flowlens::open_file(native);
+    std::shared_ptr<const ModelSource> model = take_model_source(file, &graph);
+    if (!model) graph = file.take_graph();
     const double parse_ms = static_cast<double>(clock.nsecsElapsed()) / 1e6;
     const auto made = make_graph_document(std::move(graph), absolute);
     auto doc = std::make_shared<GraphDocument>(*made);
     doc->parse_ms = parse_ms;
     doc->analysis_ms = static_cast<double>(clock.nsecsElapsed()) / 1e6 - parse_ms;
     doc->model = std::move(model);
-    // By name only: sniffing would read the file a second time.
-    if (flowlens::format_for_path(native) == flowlens::GraphFormat::Dot)
-      doc->load_notes.push_back({flowlens::Diagnostic::Severity::Warning, std::string(),
-                                 "Opened from Graphviz DOT: view only (DOT carries no attrs or shapes)."});
+    doc->format = file.format;
+    for (const std::string& note : file.notes)
+      doc->load_notes.push_back({flowlens::Diagnostic::Severity::Warning, std::string(), note});
     return doc;
   } catch (const std::exception& e) {
     return fail(QString::fromStdString(e.what()));

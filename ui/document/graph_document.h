@@ -12,6 +12,10 @@
 #include "exec/graph_analysis.h"
 #include "graph/graph.h"
 
+namespace flowlens {
+class FormatHandler;
+}
+
 namespace flowlens::ui {
 
 struct ModelSource;
@@ -27,6 +31,9 @@ struct GraphDocument {
   // A SavedModel or a .meta file: its signatures and checkpoint (the Model
   // and Variables docks); null for every other format.
   std::shared_ptr<const ModelSource> model;
+  // The format handler that read `path` (io/file_formats.h); null for a
+  // graph made in memory, whose `path` may name no file.
+  const flowlens::FormatHandler* format = nullptr;
 
   // How long opening took (the view report's first two phases): reading
   // and parsing the file, then validation and analysis (make_graph_document).

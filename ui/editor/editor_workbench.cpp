@@ -20,6 +20,7 @@
 #include <QUndoStack>
 
 #include "common/error.h"
+#include "io/file_formats.h"
 #include "io/graph_io.h"
 #include "ops/framework/op_registry.h"
 #include "ui/editor/editable_graph.h"
@@ -290,10 +291,13 @@ void EditorWorkbench::edit_loaded_graph() {
 
 bool EditorWorkbench::open_in_editor(const QString& path, QString* error) {
   try {
-    Graph graph = load_graph(path.toStdString());
-    // ONNX opens for editing but saves as a GraphDef (save() asks where).
-    const bool onnx = format_for_path(path.toStdString()) == GraphFormat::Onnx;
-    new_graph_from(std::move(graph), QFileInfo(path).fileName(), onnx ? QString() : QFileInfo(path).absoluteFilePath());
+    Probe probe(path.toStdString());
+    const FormatHandler& format = find_format(probe);
+    Graph graph = format.load(probe);
+    // A format FlowLens only reads (ONNX, a SavedModel) opens for editing but
+    // saves as a GraphDef: save() asks where.
+    new_graph_from(std::move(graph), QFileInfo(path).fileName(),
+                   format.can_save() ? QFileInfo(path).absoluteFilePath() : QString());
   } catch (const Error& e) {
     if (error) *error = QString::fromStdString(e.what());
     return false;

@@ -4,7 +4,6 @@
 
 #include "common/error.h"
 #include "io/checkpoint_reader.h"
-#include "io/file_formats.h"
 #include "io/tensor_bundle.h"
 
 namespace flowlens::ui {
@@ -13,15 +12,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kInitOpSignature = "__saved_model_init_op";
-
-// Only paths that can be a SavedModel or a meta graph are sniffed: the
-// registry reads a whole file to tell, and load_graph would read it again.
-bool may_be_model(const std::string& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) return true;
-  const std::string name = fs::path(path).filename().string();
-  return name == "saved_model.pb" || name == "saved_model.pbtxt" || lower_extension(path) == ".meta";
-}
 
 void find_meta_checkpoint(const std::string& meta_file, ModelSource* source) {
   try {
@@ -44,14 +34,12 @@ std::vector<const Signature*> ModelSource::runnable_signatures() const {
   return out;
 }
 
-std::shared_ptr<const ModelSource> read_model_source(const std::string& path, Graph* graph) {
-  if (!may_be_model(path)) return nullptr;
-  const FileFormat format = detect_file_format(path);
-  if (format != FileFormat::SavedModel && format != FileFormat::MetaGraph) return nullptr;
+std::shared_ptr<const ModelSource> take_model_source(OpenedFile& file, Graph* graph) {
+  if (!file.saved_model && !file.meta_graph) return nullptr;
   auto source = std::make_shared<ModelSource>();
-  source->format = format;
-  if (format == FileFormat::SavedModel) {
-    SavedModel model = load_saved_model(path);
+  source->format = file.format->format();
+  if (file.saved_model) {
+    SavedModel& model = *file.saved_model;
     const MetaGraph& shown = model.default_meta_graph();
     const std::size_t index = static_cast<std::size_t>(&shown - model.meta_graphs.data());
     for (const MetaGraph& m : model.meta_graphs) source->tag_sets.push_back(m.tags_text());
@@ -63,15 +51,16 @@ std::shared_ptr<const ModelSource> read_model_source(const std::string& path, Gr
     else
       source->checkpoint_problem = "the SavedModel has no variables: '" + bundle_index_path(variables) +
                                    "' does not exist";
+    file.saved_model.reset();
   } else {
-    const std::string meta_file = meta_graph_file_for(path);
-    source->path = meta_file;
-    source->meta = load_meta_graph(meta_file);
-    find_meta_checkpoint(meta_file, source.get());
+    source->path = file.meta_graph_file;
+    source->meta = std::move(*file.meta_graph);
+    find_meta_checkpoint(file.meta_graph_file, source.get());
+    file.meta_graph.reset();
   }
   *graph = std::move(source->meta.graph);
   source->meta.graph = Graph();
-  graph->source_path = path;
+  graph->source_path = file.path;
   return source;
 }
 

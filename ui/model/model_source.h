@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "graph/graph.h"
-#include "io/file_formats.h"
+#include "io/format_handler.h"
 #include "io/meta_graph.h"
 
 namespace flowlens::ui {
@@ -33,12 +33,11 @@ struct ModelSource {
   std::vector<const Signature*> runnable_signatures() const;
 };
 
-// Reads `path` when detect_file_format says it is a SavedModel or a meta
-// graph and fills `graph` with the meta graph it shows (the one load_graph
-// shows: a SavedModel's {serve}, else its first). Returns null and leaves
-// `graph` alone for every other format, so the caller loads it as a plain
-// graph. Throws Error/ParseError as load_saved_model / load_meta_graph do,
-// and detect_file_format's Error for a directory that holds no model.
-std::shared_ptr<const ModelSource> read_model_source(const std::string& path, Graph* graph);
+// Takes the model out of an opened SavedModel or meta graph (whatever
+// OpenedFile holds a saved_model or meta_graph) and moves the meta graph it
+// shows (the one load_graph shows: a SavedModel's {serve}, else its first)
+// into `graph`. Returns null and leaves both alone for every other file, whose
+// graph the caller takes with file.take_graph().
+std::shared_ptr<const ModelSource> take_model_source(OpenedFile& file, Graph* graph);
 
 }  // namespace flowlens::ui

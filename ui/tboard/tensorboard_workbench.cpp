@@ -84,7 +84,10 @@ void TensorBoardWorkbench::on_document_changed() {
   const auto& doc = w_->run_document();  // a function body opened from the log's graph keeps the log
   const QString path = doc ? doc->path : QString();
   // A log (again, on reload: it may have grown) is read; anything else hides the dock.
-  if (is_event_log(path)) {
+  // A loaded document knows its format, so its file is not sniffed again; one
+  // made in memory (a graph shown under a display name) is looked up by path.
+  const bool log = doc && doc->format ? doc->format->format() == FileFormat::EventLog : is_event_log(path);
+  if (log) {
     open_log(path);
   } else if (log_) {
     log_.reset();
