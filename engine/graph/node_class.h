@@ -75,6 +75,5 @@ inline bool is_recv(const Node& n) { return node_class(n) == NodeClass::Recv; }
 inline bool is_send_recv(const Node& n) { return is_send(n) || is_recv(n); }
 // The v1 loop and cond primitives (Switch ... LoopCond, ControlTrigger).
 bool is_control_flow(NodeClass c);
-inline bool is_control_flow(const Node& n) { return is_control_flow(node_class(n)); }
 
 }  // namespace flowlens

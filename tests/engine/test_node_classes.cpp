@@ -94,10 +94,10 @@ class TestNodeClasses : public QObject {
     QVERIFY(is_send_recv(node_of("_Send")) && is_send_recv(node_of("_HostRecv")) && !is_send_recv(node_of("Send")));
     QVERIFY(is_send(node_of("_Send")) && !is_recv(node_of("_Send")));
     for (const char* op : {"Switch", "RefMerge", "Enter", "Exit", "NextIteration", "LoopCond", "ControlTrigger"}) {
-      QVERIFY2(is_control_flow(node_of(op)), op);
+      QVERIFY2(is_control_flow(node_class(op)), op);
       QVERIFY2(is_control_flow_op(op), op);  // the graph layer's string form agrees
     }
-    QVERIFY(!is_control_flow(node_of("If")) && !is_control_flow_op("While"));
+    QVERIFY(!is_control_flow(node_class("If")) && !is_control_flow_op("While"));
   }
 
   // Every registered op carries its class, the table's answer.
