@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "exec/function_body.h"
-#include "exec/graph_analysis.h"
+#include "analysis/graph_analysis.h"
 #include "exec/queue_runner.h"
 #include "exec/session.h"
 

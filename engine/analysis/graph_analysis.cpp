@@ -1,23 +1,14 @@
-#include "exec/graph_analysis.h"
+#include "analysis/graph_analysis.h"
 
 #include <exception>
 
-#include "exec/device.h"
 #include "ops/framework/op_registry.h"
 
 namespace flowlens {
 
-const DeviceSet& local_placement_devices() {
-  static const std::unique_ptr<DeviceSet> devices = DeviceSet::local(1);
-  return *devices;
-}
-
-GraphAnalysis::GraphAnalysis(std::shared_ptr<const Graph> graph, const OpRegistry* registry, const DeviceSet* devices)
+GraphAnalysis::GraphAnalysis(std::shared_ptr<const Graph> graph, const OpRegistry* registry)
     : graph_(graph ? std::move(graph) : std::make_shared<const Graph>()),
-      registry_(registry ? *registry : OpRegistry::global()),
-      devices_(devices) {}
-
-const DeviceSet& GraphAnalysis::placement_devices() const { return devices_ ? *devices_ : local_placement_devices(); }
+      registry_(registry ? *registry : OpRegistry::global()) {}
 
 const std::vector<Diagnostic>& GraphAnalysis::diagnostics() const {
   std::call_once(validated_, [this] {
@@ -50,22 +41,6 @@ const ShapeInferenceResult* GraphAnalysis::shapes() const {
     }
   });
   return shapes_ ? &*shapes_ : nullptr;
-}
-
-const Placement* GraphAnalysis::placement() const {
-  std::call_once(placed_, [this] {
-    try {
-      placement_ = place_graph(*graph_, placement_devices(), registry_, true);
-    } catch (const std::exception& e) {
-      placement_error_ = e.what();
-    }
-  });
-  return placement_ ? &*placement_ : nullptr;
-}
-
-std::string GraphAnalysis::placement_error() const {
-  placement();
-  return placement_error_;
 }
 
 }  // namespace flowlens

@@ -11,7 +11,7 @@
 #include "common/error.h"
 #include "common/trim.h"
 #include "exec/function_body.h"
-#include "exec/graph_analysis.h"
+#include "analysis/graph_analysis.h"
 #include "graph/edge_index.h"
 #include "graph/node_class.h"
 #include "ops/framework/dtype_dispatch.h"

@@ -17,7 +17,7 @@
 #include "exec/device.h"
 #include "exec/execution_plan.h"
 #include "exec/function_library.h"
-#include "exec/graph_analysis.h"
+#include "analysis/graph_analysis.h"
 #include "exec/observer.h"
 #include "exec/placement.h"
 #include "ops/framework/run_context.h"

@@ -56,7 +56,7 @@
 
 #include "bench_util.h"
 #include "synthetic_graph.h"
-#include "exec/graph_analysis.h"
+#include "analysis/graph_analysis.h"
 #include "io/graph_io.h"
 #include "io/graphdef_reader.h"
 #include "ui/document/graph_document.h"

@@ -7,7 +7,7 @@
 #include <QtTest>
 
 #include "exec/feed_values.h"
-#include "exec/graph_analysis.h"
+#include "analysis/graph_analysis.h"
 #include "io/graph_io.h"
 #include "tensor/npy.h"
 

@@ -12,7 +12,7 @@
 
 #include "engine/op_test_util.h"
 #include "exec/function_body.h"
-#include "exec/graph_analysis.h"
+#include "analysis/graph_analysis.h"
 #include "exec/session.h"
 #include "exec/variable_checkpoint.h"
 #include "io/graph_io.h"

@@ -16,7 +16,7 @@
 
 #include "engine/op_test_util.h"
 #include "exec/function_body.h"
-#include "exec/graph_analysis.h"
+#include "analysis/graph_analysis.h"
 #include "exec/session.h"
 #include "graph/variable_initializers.h"
 #include "io/graph_io.h"

@@ -81,6 +81,7 @@ std::shared_ptr<const GraphDocument> make_graph_document(flowlens::Graph graph, 
   doc->device_count = static_cast<int>(devices.size());
   doc->graph = std::make_shared<const flowlens::Graph>(std::move(graph));
   doc->analysis = std::make_shared<const flowlens::GraphAnalysis>(doc->graph);
+  doc->placement = std::make_shared<const flowlens::GraphPlacement>(doc->analysis);
   doc->analysis->diagnostics();  // every view shows the counts at once
   return doc;
 }

@@ -1,15 +1,17 @@
 #pragma once
 // A loaded graph as the UI sees it: the immutable Graph, the file it came
-// from, and its GraphAnalysis — validation, shapes, placement and edges,
-// each computed once however many views ask (exec/graph_analysis.h). Views
+// from, its GraphAnalysis — validation, shapes and edges — and its
+// GraphPlacement on this machine, each computed once however many views ask
+// (analysis/graph_analysis.h, exec/graph_placement.h). Views
 // share one document through std::shared_ptr<const GraphDocument>; a reload
 // makes a new one.
 #include <QString>
 #include <memory>
 #include <vector>
 
+#include "analysis/graph_analysis.h"
 #include "analysis/validate.h"
-#include "exec/graph_analysis.h"
+#include "exec/graph_placement.h"
 #include "graph/graph.h"
 
 namespace flowlens {
@@ -23,8 +25,9 @@ struct ModelSource;
 struct GraphDocument {
   QString path;  // as given to load_graph_document (absolute when possible), or the
                  // name make_graph_document was given for a graph with no file
-  std::shared_ptr<const flowlens::Graph> graph;  // analysis->shared_graph()
+  std::shared_ptr<const flowlens::Graph> graph;
   std::shared_ptr<const flowlens::GraphAnalysis> analysis;
+  std::shared_ptr<const flowlens::GraphPlacement> placement;  // on this machine's devices
   // What the loader itself noticed ("opened from DOT: view only"), listed
   // before the analysis's validation findings.
   std::vector<flowlens::Diagnostic> load_notes;

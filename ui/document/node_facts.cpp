@@ -8,22 +8,22 @@
 
 namespace flowlens::ui {
 
-NodeFacts::NodeFacts(const GraphDocument& doc) : analysis_(doc.analysis) {}
+NodeFacts::NodeFacts(const GraphDocument& doc) : analysis_(doc.analysis), placement_(doc.placement) {}
 
 NodeFacts::~NodeFacts() = default;
 
-QString NodeFacts::placement_error() const { return analysis_ ? qs(analysis_->placement_error()) : QString(); }
+QString NodeFacts::placement_error() const { return placement_ ? qs(placement_->error()) : QString(); }
 
 QString NodeFacts::actual_device(int node) const {
-  const Placement* placement = analysis_ ? analysis_->placement() : nullptr;
+  const Placement* placement = placement_ ? placement_->placement() : nullptr;
   if (!placement || node < 0 || node >= static_cast<int>(placement->device_of.size())) return {};
   const int d = placement->device_of[static_cast<std::size_t>(node)];
-  const DeviceSet& devices = analysis_->placement_devices();
+  const DeviceSet& devices = placement_->devices();
   return d >= 0 && d < devices.size() ? qs(devices.at(d).short_name()) : QString();
 }
 
 QString NodeFacts::placement_reason(int node) const {
-  const Placement* placement = analysis_ ? analysis_->placement() : nullptr;
+  const Placement* placement = placement_ ? placement_->placement() : nullptr;
   if (!placement || node < 0 || node >= static_cast<int>(analysis_->graph().size())) return {};
   const std::string& name = analysis_->graph().nodes()[static_cast<std::size_t>(node)].name;
   for (const PlacementNote& note : placement->soft_placed)

@@ -1,14 +1,15 @@
 #pragma once
 // Facts the inspector shows that the engine works out: where each node
-// actually runs on this machine after soft placement, and the dtype/shape of
-// each output — read from the document's GraphAnalysis, which computes each
-// once for every view, and phrased for display.
+// actually runs on this machine after soft placement (the document's
+// GraphPlacement), and the dtype/shape of each output (its GraphAnalysis) —
+// each computed once for every view, here phrased for display.
 #include <QString>
 #include <QStringList>
 
 #include <memory>
 
-#include "exec/graph_analysis.h"
+#include "analysis/graph_analysis.h"
+#include "exec/graph_placement.h"
 
 namespace flowlens::ui {
 
@@ -31,6 +32,7 @@ class NodeFacts {
 
  private:
   std::shared_ptr<const GraphAnalysis> analysis_;
+  std::shared_ptr<const GraphPlacement> placement_;
 };
 
 }  // namespace flowlens::ui
