@@ -180,6 +180,11 @@ std::string read_shard_bytes(const std::string& path, const std::string& tensor,
   return bytes;
 }
 
+}  // namespace
+
+// Outside the anonymous namespace: BundleWriter::Pending, a class with
+// linkage, holds one.
+namespace bundle_io {
 // Writes `bytes` durably under `path` via a temporary name.
 class TempFile {
  public:
@@ -203,6 +208,10 @@ class TempFile {
   std::string temp_;
   bool committed_ = false;
 };
+}  // namespace bundle_io
+using bundle_io::TempFile;
+
+namespace {
 
 void write_index(const std::string& index_path, int num_shards,
                  const std::map<std::string, proto::BundleEntryProto>& entries) {

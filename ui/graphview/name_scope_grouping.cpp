@@ -584,7 +584,6 @@ void NameScopeGrouping::dissolve_lone_frames(VisibleGraph& v) const {
   // its tag drawn inside it, its frame would hold it alone. Such a frame is
   // dropped and the node drawn in the enclosing one (repeated: dropping a
   // frame may leave its parent alike).
-  const auto& nodes = graph_->nodes();
   std::vector<bool> dropped(v.clusters.size(), false);
   for (bool changed = true; changed;) {
     changed = false;
