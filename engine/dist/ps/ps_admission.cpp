@@ -1,15 +1,15 @@
 // What a ps does with the requests its control server (node_control_server.h)
 // lets in: which handler serves each kind, which messages keep a worker
 // alive (and which silence marks it down), the per-sender traffic, and what
-// every reply carries. Kept apart from ps_server.cpp, which serves the
-// training requests.
+// every reply carries. Kept apart from ps_server.cpp and ps_updates.cpp,
+// which serve the training requests.
 #include "dist/ps/ps_server.h"
 
 namespace flowlens::dist {
 
 void PsServer::register_handlers() {
   control_.on_request(wire::PULL, [this](WireMessage& m) { handle_pull(m); });
-  control_.on_request(wire::PUSH, [this](WireMessage& m) { handle_push(m); });
+  control_.on_request(wire::PUSH, [this](WireMessage& m) { updates_.push(m); });
   control_.on_request(wire::INIT, [this](WireMessage& m) { handle_init(m); });
   control_.on_request(wire::REGISTER, [this](WireMessage& m) { handle_register(m); });
   control_.on_request(wire::DONE, [this](WireMessage& m) { handle_done(m); });
@@ -22,7 +22,7 @@ void PsServer::register_handlers() {
       control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, "HEARTBEAT from '" + m.header.sender() + "', not a worker"));
   });
   control_.add_fetch([this](const WireMessage&, const std::vector<std::string>& names) { return fetch(names); });
-  control_.add_gate_commands(gate_, nullptr, [this](const std::string& cmd) { return gate_moved(cmd); });
+  control_.add_gate_commands(updates_.gate(), nullptr, [this](const std::string& cmd) { return updates_.gate_moved(cmd); });
   control_.add_profile_commands({[this] { profile_.start(); }, [this] { return profile_.active(); },
                                  [this](const std::string& path) { return profile_.write_and_stop(path, label_); },
                                  "profiling requests", "request(s)"});
@@ -48,9 +48,8 @@ void PsServer::register_handlers() {
   control_.before_reply = [this](const WireMessage& request, wire::Header& reply) {
     reply.set_incarnation(incarnation_);
     // Commands and fetches say which global step they saw.
-    if (request.header.kind() == wire::CONTROL || request.header.kind() == wire::FETCH) reply.set_step(state_.global_step);
-    if (request.header.kind() == wire::PUSH)
-      if (const int worker = senders_.worker_task(request.header.sender()); worker >= 0) pushes_.answered(request, worker, reply);
+    if (request.header.kind() == wire::CONTROL || request.header.kind() == wire::FETCH) reply.set_step(updates_.global_step());
+    updates_.answered(request, reply);
   };
   control_.after_reply = [this](const WireMessage& request, std::size_t bytes) { links_.add_out(request.header.sender(), bytes); };
 }
@@ -76,7 +75,7 @@ void PsServer::check_worker_liveness() {
   last_liveness_check_ = std::chrono::steady_clock::now();
   if (workers_.mark_silent_down()) {
     ++status_generation_;
-    finish_sync_round_if_complete();  // the round may wait for nobody else now
+    updates_.finish_sync_round_if_complete();  // the round may wait for nobody else now
   }
   if (std::string stop = workers_.deserted(); !stop.empty()) stop_reason_ = stop;
 }

@@ -1,7 +1,5 @@
 #include "dist/ps/ps_server.h"
 
-#include <algorithm>
-
 namespace flowlens::dist {
 namespace {
 
@@ -23,34 +21,13 @@ NodeControlOptions ps_control_options(const PsOptions& o, const std::string& lab
 
 PsServer::PsServer(PsOptions options)
     : options_(std::move(options)), address_(options_.cluster.task_address("ps", options_.task)),
-      label_("ps " + std::to_string(options_.task)), control_(ps_control_options(options_, label_)),
-      checkpoints_(options_.checkpoint_dir, options_.task, options_.checkpoint_every, options_.checkpoint_interval),
-      workers_(options_, label_),
-      senders_(options_.cluster), links_(senders_.task_names()) {
-  incarnation_ = new_incarnation();
+      label_("ps " + std::to_string(options_.task)), incarnation_(new_incarnation()),
+      control_(ps_control_options(options_, label_)), workers_(options_, label_), senders_(options_.cluster),
+      links_(senders_.task_names()), updates_(options_, incarnation_, control_, graph_, workers_, senders_, links_) {
   register_handlers();
-  if (std::optional<Checkpoint> saved = checkpoints_.restore()) {
-    state_ = std::move(*saved);
-    restored_ = true;
-    log_line(label_ + ": restored " + std::to_string(state_.variables.size()) + " variable(s) at global step " +
-             std::to_string(state_.global_step) + " from " + checkpoints_.path());
-  }
 }
 
 PsServer::~PsServer() = default;
-
-void PsServer::save_checkpoint() {
-  if (checkpoints_.enabled()) checkpoints_.save(checkpoint());
-}
-
-Checkpoint PsServer::checkpoint() {
-  if (!graph_) return state_;
-  Checkpoint out;
-  out.global_step = state_.global_step;
-  for (const std::string& name : graph_->variables())
-    if (Tensor v = graph_->value(name); v.valid()) out.variables[name] = std::move(v);
-  return out;
-}
 
 std::string PsServer::run(const std::atomic<bool>* interrupted) {
   last_heartbeat_ = last_liveness_check_ = std::chrono::steady_clock::now();
@@ -64,14 +41,14 @@ std::string PsServer::run(const std::atomic<bool>* interrupted) {
     const auto now = std::chrono::steady_clock::now();
     if (now - last_liveness_check_ > std::chrono::milliseconds(100)) {
       check_worker_liveness();
-      if (checkpoints_.enabled()) checkpoints_.save_if_due(checkpoint());
+      updates_.save_if_due();
     }
     if (now - last_heartbeat_ > std::chrono::seconds(1)) publish_heartbeat();
   }
   for (const PendingPull& p : pending_pulls_)
     control_.reply(p.request, reply_header(p.request.header, wire::FAILED, label_ + " is shutting down"));
   pending_pulls_.clear();
-  save_checkpoint();
+  updates_.save_checkpoint();
   publish_heartbeat();
   return stop_reason_;
 }
@@ -85,17 +62,16 @@ void PsServer::handle_pull(WireMessage& m) {
     control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, problem));
     return;
   }
-  if (m.header.step() > state_.global_step && m.header.peer_incarnation() != 0 &&
-      m.header.peer_incarnation() != incarnation_) {
+  const int64_t global_step = updates_.global_step();
+  if (m.header.step() > global_step && m.header.peer_incarnation() != 0 && m.header.peer_incarnation() != incarnation_) {
     // The worker planned this barrier against the ps before it restarted
     // (from an older checkpoint): that step may never come. Start it over.
-    wire::Header h = reply_header(m.header, wire::STALE,
-                                  label_ + " restarted; its global step is " + std::to_string(state_.global_step));
-    h.set_step(state_.global_step);
+    wire::Header h = reply_header(m.header, wire::STALE, label_ + " restarted; its global step is " + std::to_string(global_step));
+    h.set_step(global_step);
     control_.reply(m, h);
     return;
   }
-  if (m.header.step() > state_.global_step) {
+  if (m.header.step() > global_step) {
     pending_pulls_.push_back({std::move(m), std::chrono::steady_clock::now()});
     return;
   }
@@ -120,18 +96,19 @@ void PsServer::answer_pull(const WireMessage& m) {
   for (const NamedTensor& t : out) bytes += t.value.byte_size();
   links_.set_step_out(m.header.sender(), bytes);
   wire::Header h = reply_header(m.header, wire::OK);
-  h.set_step(state_.global_step);
+  h.set_step(updates_.global_step());
   control_.reply(m, std::move(h), out);  // zero-copy: read() copied what shares a variable's buffer
 }
 
 void PsServer::serve_pending_pulls() {
   const auto now = std::chrono::steady_clock::now();
+  const int64_t global_step = updates_.global_step();  // answering pulls moves no step
   for (auto it = pending_pulls_.begin(); it != pending_pulls_.end();) {
-    if (it->request.header.step() <= state_.global_step) {
+    if (it->request.header.step() <= global_step) {
       answer_pull(it->request);
     } else if (now - it->since >= options_.wait_timeout) {
-      const std::string text = workers_.missing_text(state_.global_step) + " (ps " + std::to_string(options_.task) +
-                               " is at global step " + std::to_string(state_.global_step) + ", " +
+      const std::string text = workers_.missing_text(global_step) + " (ps " + std::to_string(options_.task) +
+                               " is at global step " + std::to_string(global_step) + ", " +
                                std::to_string(workers_.rounds().collected()) +
                                " gradient set(s) collected)";
       log_line(label_ + ": " + text);
@@ -142,136 +119,6 @@ void PsServer::serve_pending_pulls() {
     }
     it = pending_pulls_.erase(it);
   }
-}
-
-std::string PsServer::check_push(const WireMessage& m) const {
-  std::vector<std::string> names;
-  std::vector<DType> dtypes;
-  for (std::size_t i = 0; i < m.num_tensors(); ++i) {
-    names.push_back(m.name(i));
-    dtypes.push_back(m.dtype(i));
-  }
-  return graph_->check_push(names, dtypes);
-}
-
-std::string PsServer::run_update(const std::vector<NamedTensor>& pushed) {
-  try {
-    graph_->update(pushed);
-    return {};
-  } catch (const Error& e) {
-    return label_ + ": the update phase failed: " + e.what();
-  }
-}
-
-void PsServer::handle_push(WireMessage& m) {
-  const int sender_worker = senders_.worker_task(m.header.sender());
-  if (sender_worker >= 0 && answer_duplicate_push(m, sender_worker)) return;
-  if (!graph_) {
-    control_.reply(m, reply_header(m.header, wire::UNREGISTERED, label_ + " runs no partition yet (it started or restarted)"));
-    return;
-  }
-  if (std::string problem = check_push(m); !problem.empty()) {
-    control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, problem));
-    return;
-  }
-  uint64_t bytes = 0;
-  for (std::size_t i = 0; i < m.num_tensors(); ++i) bytes += m.frames[i].size();
-  links_.set_step_in(m.header.sender(), bytes);
-  if (!graph_->uninitialized().empty()) {
-    // This ps restarted without a checkpoint: the chief initializes the
-    // variables again; these pushes are dropped.
-    control_.reply(m, reply_header(m.header, wire::NOT_READY, label_ + " has uninitialized variables; push dropped"));
-    return;
-  }
-  workers_.set_replicas(m.header.replicas_to_aggregate());
-  if (m.header.replicas_to_aggregate() > 0) {
-    const int worker = senders_.worker_task(m.header.sender());
-    if (worker < 0) {
-      control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, "sync PUSH from '" + m.header.sender() + "', not a worker"));
-      return;
-    }
-    handle_sync_push(m, worker);
-    return;
-  }
-  if (!gate_.admit_update()) {
-    pushes_.hold(std::move(m));  // answered when applied, so the worker waits too
-    return;
-  }
-  apply_async(m);
-}
-
-void PsServer::apply_async(const WireMessage& m) {
-  std::vector<NamedTensor> pushed;
-  pushed.reserve(m.num_tensors());
-  for (std::size_t i = 0; i < m.num_tensors(); ++i) pushed.push_back({m.name(i), m.tensor(i)});
-  if (std::string problem = run_update(pushed); !problem.empty()) {
-    control_.peer_log().log("update", problem);
-    control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, problem));
-    return;
-  }
-  step_finished();
-  wire::Header h = reply_header(m.header, wire::OK);
-  h.set_step(state_.global_step);
-  control_.reply(m, h);
-}
-
-void PsServer::handle_sync_push(const WireMessage& m, int worker) {
-  const int64_t step = m.header.step();
-  if (m.header.peer_incarnation() != 0 && m.header.peer_incarnation() != incarnation_) {
-    wire::Header h = reply_header(m.header, wire::STALE, "gradients of step " + std::to_string(step) +
-                                                             " dropped: they were computed before ps " + std::to_string(options_.task) +
-                                                             " restarted at global step " + std::to_string(state_.global_step));
-    h.set_step(state_.global_step);
-    control_.reply(m, h);
-    return;
-  }
-  GradientSet set{worker, step, m.header.replicas_to_aggregate(), {}};
-  for (std::size_t i = 0; i < m.num_tensors(); ++i) set.gradients.push_back({m.name(i), m.tensor(i)});
-  const OfferResult offered = workers_.rounds().offer(std::move(set), state_.global_step);
-  if (offered.outcome == OfferResult::Outcome::Refused) {
-    control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, offered.reason));
-    return;
-  }
-  wire::Header h = reply_header(m.header, offered.accepted() ? wire::OK : wire::STALE, offered.reason);
-  h.set_step(state_.global_step);
-  control_.reply(m, h);
-  if (offered.accepted()) finish_sync_round_if_complete();
-}
-
-void PsServer::finish_sync_round_if_complete() {
-  if (!workers_.rounds().complete() || !gate_.admit_update()) return;
-  std::string problem;
-  try {
-    const AggregatedStep round = workers_.rounds().take();
-    problem = run_update(round.averages);
-  } catch (const Error& e) {
-    problem = label_ + ": the pushes of global step " + std::to_string(state_.global_step) + " disagree: " + e.what();
-  }
-  // The step still counts: workers waiting at the barrier move on, and the
-  // log says what went wrong with every round that fails.
-  if (!problem.empty()) control_.peer_log().log("update", problem + "; global step " + std::to_string(state_.global_step) + " skipped");
-  step_finished();
-}
-
-void PsServer::step_finished() {
-  ++state_.global_step;
-  rate_.record(state_.global_step);
-  wire::Header event;
-  event.set_kind(wire::STEP_EVENT);
-  event.set_step(state_.global_step);
-  event.set_sender("ps:" + std::to_string(options_.task));
-  control_.publish(event);
-  if (checkpoints_.enabled()) checkpoints_.step_finished(checkpoint());
-}
-
-bool PsServer::answer_duplicate_push(const WireMessage& m, int worker) {
-  if (pushes_.replace_held(m)) return true;
-  std::optional<wire::Header> again = pushes_.repeated_reply(m, worker);
-  if (!again) return false;
-  log_line(label_ + ": worker " + std::to_string(worker) + " sent push #" + std::to_string(m.header.sequence()) +
-           " again (a retry); answered, not applied twice");
-  control_.reply(m, std::move(*again));
-  return true;
 }
 
 void PsServer::handle_init(const WireMessage& m) {
@@ -322,20 +169,14 @@ void PsServer::handle_register(const WireMessage& m) {
   }
   ++status_generation_;
   int restored = 0;
-  if (restored_) {
-    CheckpointMatch match;
-    try {
-      match = match_checkpoint(state_, partition, graph_->variables());
-      for (const auto& [name, value] : match.values) restored += graph_->initialize(name, value) ? 1 : 0;
-    } catch (const Error& e) {  // a checkpoint of another graph: kept, and this partition refused
-      graph_.reset();
-      log_line(label_ + ": " + e.what());
-      control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, label_ + ": " + e.what()));
-      return;
-    }
-    for (const std::string& note : match.notes) log_line(label_ + ": " + note);
+  try {
+    restored = updates_.place_restored(partition);
+  } catch (const Error& e) {  // a checkpoint of another graph: kept, and this partition refused
+    graph_.reset();
+    log_line(label_ + ": " + e.what());
+    control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, label_ + ": " + e.what()));
+    return;
   }
-  state_.variables.clear();
   const std::size_t missing = graph_->uninitialized().size();
   const std::string text = "registered by worker " + std::to_string(worker) + ": " +
                            std::to_string(graph_->node_count()) + " node(s), " +
@@ -356,7 +197,7 @@ void PsServer::handle_done(const WireMessage& m) {
   const std::string stop = workers_.finished(worker);
   ++status_generation_;
   control_.reply(m, reply_header(m.header, wire::OK));
-  finish_sync_round_if_complete();
+  updates_.finish_sync_round_if_complete();
   if (!stop.empty()) stop_reason_ = stop;
 }
 

@@ -34,26 +34,26 @@
 // The parts above each live in a class of their own that knows no sockets
 // (SyncAggregator and WorkerLiveness, joined in PsWorkers; CheckpointSaver,
 // PauseGate, RequestProfile, PushLedger) or nothing but sockets
-// (NodeControlServer); PsServer wires them together: ps_admission.cpp
+// (NodeControlServer). PsUpdates (ps_updates.h) is the update path over
+// them: pushes, sync rounds, the pause, the global step and its
+// checkpoints. PsServer wires the parts together: ps_admission.cpp
 // registers its handlers and notes who sent what and who went silent,
-// ps_server.cpp serves training requests, ps_control.cpp the rest.
+// ps_server.cpp serves registration, INIT, DONE and the pulls (with their
+// barrier), ps_control.cpp status, fetches and heartbeats.
 #include <atomic>
 #include <chrono>
 #include <deque>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "dist/control/node_control_server.h"
 #include "dist/control/node_status.h"
-#include "dist/control/pause_gate.h"
 #include "dist/control/request_profile.h"
-#include "dist/ps/checkpoint_saver.h"
 #include "dist/ps/ps_graph.h"
 #include "dist/ps/ps_options.h"
+#include "dist/ps/ps_updates.h"
 #include "dist/ps/ps_workers.h"
-#include "dist/ps/push_ledger.h"
 #include "dist/ps/sender_registry.h"
 #include "dist/wire/peer_traffic.h"
 #include "dist/wire/wire_codec.h"
@@ -74,14 +74,7 @@ class PsServer {
 
   std::string endpoint() const { return control_.endpoint(); }  // as bound, port resolved
   std::string events_endpoint() const { return control_.events_endpoint(); }
-  int64_t global_step() const { return state_.global_step; }
-  // The variables as they are now (the registered partition's, else those
-  // restored and not yet placed into one) and the global step.
-  Checkpoint checkpoint();
-  uint64_t incarnation() const { return incarnation_; }
-  bool restored() const { return restored_; }
-  // Writes the checkpoint now (no-op without a checkpoint dir).
-  void save_checkpoint();
+  int64_t global_step() const { return updates_.global_step(); }
 
  private:
   struct PendingPull {
@@ -95,27 +88,13 @@ class PsServer {
   void note_worker_activity(const WireMessage& m);  // liveness, from the worker's own process only
   // Marks silent workers down; stops when none is left that could push.
   void check_worker_liveness();
-  // True when `m` repeats a Push already applied or queued; answers it.
-  bool answer_duplicate_push(const WireMessage& m, int worker);
+  void handle_register(const WireMessage& m);
+  void handle_init(const WireMessage& m);
+  void handle_done(const WireMessage& m);
   void handle_pull(WireMessage& m);
   void answer_pull(const WireMessage& m);
-  void handle_push(WireMessage& m);
-  void apply_async(const WireMessage& m);
-  void handle_sync_push(const WireMessage& m, int worker);
-  // Applies the sync round once it has its gradient sets (and no pause holds it).
-  void finish_sync_round_if_complete();
-  void handle_init(const WireMessage& m);
-  void handle_register(const WireMessage& m);
-  // Runs the update phase with `pushed`; "" or why it failed.
-  std::string run_update(const std::vector<NamedTensor>& pushed);
-  void handle_done(const WireMessage& m);
-  CommandReply fetch(const std::vector<std::string>& names);
-  // After pause/step/resume: applies what the gate now lets through; the reply.
-  std::string gate_moved(const std::string& cmd);
   void serve_pending_pulls();
-  void step_finished();
-  // Checks a Push against the partition's update phase; "" when it can run.
-  std::string check_push(const WireMessage& m) const;
+  CommandReply fetch(const std::vector<std::string>& names);
 
   // The status reply, from control_'s status cache: rebuilt when
   // status_key() moved or, while training, at most every 100 ms, never per
@@ -128,25 +107,19 @@ class PsServer {
   PsOptions options_;
   std::string address_;  // host:port in the cluster
   std::string label_;    // "ps 0", for the log
+  uint64_t incarnation_;  // random per start
   NodeControlServer control_;
-  // The global step, and restored variables until a partition registers
-  // (then the partition's Session holds them: checkpoint()).
-  Checkpoint state_;
   std::unique_ptr<PsGraph> graph_;  // the registered partition; null until a worker registers
-  bool restored_ = false;
-  CheckpointSaver checkpoints_;
-
   PsWorkers workers_;  // who is up, down or done, and the sync rounds they push into
-  std::deque<PendingPull> pending_pulls_;
-  PushLedger pushes_;  // pushes held by the pause, and the last one applied per worker
-  PauseGate gate_;  // pause / step / resume of the updates
   SenderRegistry senders_;
-  uint64_t incarnation_ = 0;                // random per start
+  PeerTrafficTable links_;  // by sender; the serving thread only
+  // Pushes, the global step they advance, its checkpoints (the restored
+  // one too, until a partition takes it) and the pause of the updates.
+  PsUpdates updates_;
+  std::deque<PendingPull> pending_pulls_;  // pulls waiting at the barrier for their global step
   std::chrono::steady_clock::time_point last_liveness_check_;
   std::string stop_reason_;
 
-  PeerTrafficTable links_;  // by sender; the serving thread only
-  StepRate rate_;
   uint64_t status_generation_ = 0;  // bumped by commands, INIT, DONE and liveness changes
   std::chrono::steady_clock::time_point last_heartbeat_;
   RequestProfile profile_;
