@@ -115,10 +115,18 @@ std::string graph_to_text(const Graph& graph) { return collect(io_detail::emit_g
 
 std::string graph_to_binary(const Graph& graph) { return collect(io_detail::emit_graph_binary, graph); }
 
+const FormatHandler* saving_format(const std::string& path) {
+  const Probe name_only(path, std::string());
+  for (const FormatHandler* handler : file_formats())
+    if (handler->can_save() && handler->known_name(name_only)) return handler;
+  return nullptr;
+}
+
 void save_graph(const Graph& graph, const std::string& path) {
   // By name only: the file is about to be replaced. The first handler that
   // claims the name and writes wins ("saved_model.pb" is written as a binary
   // GraphDef); one that claims it but cannot write says so.
+  if (const FormatHandler* writer = saving_format(path)) return writer->save(graph, path);
   const Probe name_only(path, std::string());
   const FormatHandler* claimed = nullptr;
   std::string writable;
@@ -127,10 +135,9 @@ void save_graph(const Graph& graph, const std::string& path) {
     if (handler->can_save()) {
       const std::string pattern = handler->patterns().front();
       choices.push_back(pattern.substr(pattern.find('.')) + " (" + handler->name() + ")");
+    } else if (!claimed && handler->known_name(name_only)) {
+      claimed = handler;
     }
-    if (!handler->known_name(name_only)) continue;
-    if (handler->can_save()) return handler->save(graph, path);
-    if (!claimed) claimed = handler;
   }
   for (std::size_t k = 0; k < choices.size(); ++k)
     writable += (k == 0 ? "" : k + 1 == choices.size() ? " or " : ", ") + choices[k];

@@ -11,6 +11,8 @@
 
 namespace flowlens {
 
+class FormatHandler;
+
 // Loads whatever io/file_formats.h's handlers recognise and has a graph: a
 // GraphDef (text or binary, by content, the extension deciding only between
 // formats whose bytes look alike), an ONNX model (io/onnx_import.h), a
@@ -41,6 +43,9 @@ std::string graph_to_dot(const Graph& graph);
 // handler that claims the name and can write); throws Error if the file cannot
 // be written, or the name is unknown or a format FlowLens only reads (.onnx).
 void save_graph(const Graph& graph, const std::string& path);
+// The handler save_graph would write `path` with (by its name alone), or
+// nullptr when no format FlowLens writes claims the name.
+const FormatHandler* saving_format(const std::string& path);
 
 namespace io_detail {
 // The writers behind the handlers' save (io/format_graphdef.cpp, format_dot.cpp).

@@ -45,9 +45,14 @@ class ExportTest : public QObject {
     using flowlens::ui::ExportFormat;
     QCOMPARE(flowlens::ui::export_format_for(QStringLiteral("a.PNG")), ExportFormat::Png);
     QCOMPARE(flowlens::ui::export_format_for(QStringLiteral("a.svg")), ExportFormat::Svg);
-    QCOMPARE(flowlens::ui::export_format_for(QStringLiteral("a.dot")), ExportFormat::Dot);
-    QCOMPARE(flowlens::ui::export_format_for(QStringLiteral("a.pbtxt")), ExportFormat::Pbtxt);
-    QCOMPARE(flowlens::ui::export_format_for(QStringLiteral("a.txt")), ExportFormat::Unknown);
+    // The graph itself: whatever a writing format handler claims.
+    QCOMPARE(flowlens::ui::export_format_for(QStringLiteral("a.dot")), ExportFormat::Graph);
+    QCOMPARE(flowlens::ui::export_format_for(QStringLiteral("a.gv")), ExportFormat::Graph);
+    QCOMPARE(flowlens::ui::export_format_for(QStringLiteral("a.pbtxt")), ExportFormat::Graph);
+    QCOMPARE(flowlens::ui::export_format_for(QStringLiteral("a.PB")), ExportFormat::Graph);
+    QCOMPARE(flowlens::ui::export_format_for(QStringLiteral("a.txt")), ExportFormat::Graph);  // GraphDef text, as save_graph
+    QCOMPARE(flowlens::ui::export_format_for(QStringLiteral("a.jpg")), ExportFormat::Unknown);
+    QCOMPARE(flowlens::ui::export_format_for(QStringLiteral("a.onnx")), ExportFormat::Unknown);  // read-only format
   }
 
   void exports_all_four_formats() {

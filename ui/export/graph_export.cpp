@@ -31,8 +31,7 @@ ExportFormat export_format_for(const QString& path) {
   const QString suffix = QFileInfo(path).suffix().toLower();
   if (suffix == QLatin1String("png")) return ExportFormat::Png;
   if (suffix == QLatin1String("svg")) return ExportFormat::Svg;
-  if (suffix == QLatin1String("dot") || suffix == QLatin1String("gv")) return ExportFormat::Dot;
-  if (suffix == QLatin1String("pbtxt") || suffix == QLatin1String("pb")) return ExportFormat::Pbtxt;
+  if (saving_format(QFile::encodeName(path).toStdString())) return ExportFormat::Graph;
   return ExportFormat::Unknown;
 }
 
@@ -86,11 +85,10 @@ bool export_to(QGraphicsScene* scene, const Graph& graph, const QString& path, Q
   switch (export_format_for(path)) {
     case ExportFormat::Png: return export_scene_png(scene, path, error);
     case ExportFormat::Svg: return export_scene_svg(scene, path, error);
-    case ExportFormat::Dot:
-    case ExportFormat::Pbtxt: return export_graph(graph, path, error);
+    case ExportFormat::Graph: return export_graph(graph, path, error);
     case ExportFormat::Unknown: break;
   }
-  return fail(error, QStringLiteral("%1: unknown export format (use .png, .svg, .dot or .pbtxt)").arg(path));
+  return fail(error, QStringLiteral("%1: unknown export format (use .png or .svg for a picture, .pbtxt, .pb or .dot for the graph)").arg(path));
 }
 
 }  // namespace flowlens::ui

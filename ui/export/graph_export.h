@@ -1,7 +1,7 @@
 #pragma once
 // File → Export, without dialogs so tests can drive it: pictures of a laid
-// out scene (PNG at 2x, SVG) and the graph itself (DOT, pbtxt/pb through
-// save_graph). Each returns false and sets `error` (naming the file) on
+// out scene (PNG at 2x, SVG) and the graph itself, in any format the engine's
+// handlers write (.pbtxt, .pb, .dot: save_graph). Each returns false and sets `error` (naming the file) on
 // failure; parent folders must exist.
 #include <QString>
 
@@ -13,9 +13,11 @@ class Graph;
 
 namespace flowlens::ui {
 
-enum class ExportFormat { Png, Svg, Dot, Pbtxt, Unknown };
+enum class ExportFormat { Png, Svg, Graph, Unknown };
 
-// From the suffix (case-insensitive): .png .svg .dot/.gv .pbtxt/.pb.
+// From the suffix (case-insensitive): .png and .svg are pictures of the view;
+// a name a writing format handler claims (io/graph_io.h saving_format) is the
+// graph itself.
 ExportFormat export_format_for(const QString& path);
 
 // The graph's bounding box plus a margin, rendered at `scale` (2 = crisp on
