@@ -98,6 +98,17 @@ void report_session(const Session& session) {
               << note.placed << " (" << note.reason << ")\n";
 }
 
+// A graph without a Saver of its own: its variables take the checkpoint's
+// values by name after their initializers ran, as tf.train.Saver().restore
+// does; those the checkpoint lacks keep their initial values, and say so.
+void restore_graph_variables(Session& session, const std::string& checkpoint) {
+  const RestoredVariables restored = restore_variables(session, checkpoint);
+  for (const std::string& name : restored.missing)
+    std::cerr << "note: checkpoint " << restored.prefix << " has no value for variable '" << name
+              << "'; it keeps its initial value\n";
+  std::cerr << "restored " << restored.restored.size() << " variable(s) from checkpoint " << restored.prefix << "\n";
+}
+
 void save_checkpoint_if_asked(Session& session, const RunOptions& options) {
   if (options.save_checkpoint.empty()) return;
   const SavedVariables saved = save_variables(session, options.save_checkpoint);
@@ -186,9 +197,6 @@ int run_command(const RunOptions& options) {
   const auto analysis = std::make_shared<const GraphAnalysis>(std::shared_ptr<const Graph>(std::move(graph)));
   std::optional<FunctionBody> body;
   if (FunctionBody::is_function_body(analysis->graph())) body.emplace(analysis->graph());
-  if (!body && !options.checkpoint.empty())
-    throw Error("--checkpoint needs a SavedModel or a .meta file, whose Saver restores it, or a function-body graph "
-                "(resource _Args); '" + options.graph + "' is " + format_name + " without _Arg nodes");
   if (!body && uses_function_body_flags(options.function_body))
     throw Error("--init-args and --arg-map are for function-body graphs (with _Arg nodes); '" + options.graph +
                 "' has none");
@@ -204,6 +212,7 @@ int run_command(const RunOptions& options) {
       std::cerr << "note: initializing " << count << " variable(s) first (--no-auto-init to skip)\n";
     });
   }
+  if (!body && !options.checkpoint.empty()) restore_graph_variables(session, options.checkpoint);
   const int code = run_step(session, *analysis, options, body ? &*body : nullptr);
   save_checkpoint_if_asked(session, options);
   return code;
@@ -316,8 +325,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--tags", o->tags, "SavedModel: the meta graph's tags (default: serve; comma-separated)");
   cmd->add_option("--checkpoint", o->checkpoint,
                   "Restore from this checkpoint prefix (or directory) instead of the model's own variables or the "
-                  "latest checkpoint beside the .meta; for a function-body graph, the resource _Args' values (see "
-                  "--arg-map)");
+                  "latest checkpoint beside the .meta; for a plain graph, its variables by node name after their "
+                  "initializers ran (as tf.train.Saver().restore); for a function-body graph, the resource _Args' "
+                  "values (see --arg-map)");
   add_function_body_flags(cmd, o->function_body);
   cmd->add_option("--steps", o->steps,
                   "Run the step N times (variables persist, so a function-body train step trains); prints each "

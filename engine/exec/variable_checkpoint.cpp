@@ -4,6 +4,7 @@
 
 #include "exec/function_body.h"
 #include "graph/node_class.h"
+#include "io/checkpoint_reader.h"
 #include "io/tensor_bundle.h"
 #include "ops/framework/kernel_context.h"
 
@@ -35,6 +36,59 @@ SavedVariables save_variables(Session& session, const std::string& prefix) {
     result.saved.push_back(name);
   }
   write_bundle(prefix, values);
+  return result;
+}
+
+namespace {
+
+// The shape a variable node declares (its `shape` attr), or unknown rank.
+Shape declared_variable_shape(const Node& node) {
+  const AttrValue* shape = node.find_attr("shape");
+  const Shape* s = shape ? shape->get_if<Shape>() : nullptr;
+  return s ? *s : Shape::unknown_rank();
+}
+
+bool shape_fits(const Shape& declared, const Shape& stored) {
+  if (!declared.rank_known()) return true;
+  if (!stored.rank_known() || declared.rank() != stored.rank()) return false;
+  for (int i = 0; i < declared.rank(); ++i)
+    if (declared.dim(i) >= 0 && declared.dim(i) != stored.dim(i)) return false;
+  return true;
+}
+
+}  // namespace
+
+RestoredVariables restore_variables(Session& session, const std::string& path) {
+  const std::unique_ptr<CheckpointReader> reader = open_checkpoint(path);
+  RestoredVariables result;
+  result.prefix = reader->prefix();
+  std::vector<std::pair<std::string, const CheckpointEntry*>> found;
+  for (const Node& node : session.graph().nodes()) {
+    if (!is_variable(node)) continue;
+    const CheckpointEntry* entry = reader->find(node.name);
+    if (!entry) {
+      result.missing.push_back(node.name);
+      continue;
+    }
+    const DType dtype = dtype_base(node.attr_type("dtype", DType::Invalid));
+    const Shape shape = declared_variable_shape(node);
+    if ((dtype != DType::Invalid && entry->dtype != dtype) || !shape_fits(shape, entry->shape))
+      throw Error("checkpoint " + result.prefix + ": key '" + node.name + "' holds " + dtype_name(entry->dtype) + " " +
+                  entry->shape.to_string() + ", but the graph's variable is " + dtype_name(dtype) + " " +
+                  shape.to_string());
+    found.emplace_back(node.name, entry);
+  }
+  // Read everything first: a read that fails leaves every variable as it was.
+  std::vector<Tensor> values;
+  values.reserve(found.size());
+  for (const auto& [name, entry] : found) values.push_back(reader->read(name));
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    Variable* variable = session.variable_of_node(found[i].first);
+    if (!variable) throw Error("variable '" + found[i].first + "' has no storage in this session");
+    std::lock_guard lock(variable->mu);
+    variable->value = std::move(values[i]);
+    result.restored.push_back(found[i].first);
+  }
   return result;
 }
 

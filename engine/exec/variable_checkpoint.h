@@ -1,8 +1,9 @@
 #pragma once
-// Saving a Session's variables as a TensorFlow V2 checkpoint, named the way
-// tf.train.Saver names them (by the variable op's node name), so that
-// TensorFlow's tf.train.load_checkpoint and FlowLens's own RestoreV2 read
-// them back.
+// A Session's variables as a TensorFlow checkpoint, keyed the way
+// tf.train.Saver keys them (by the variable op's node name): saved as a V2
+// bundle that TensorFlow's tf.train.load_checkpoint and FlowLens's own
+// RestoreV2 read back, and restored from one (V2 or V1) into a graph that has
+// no Saver of its own, as `tf.train.Saver().restore(sess, prefix)` does.
 #include <string>
 #include <vector>
 
@@ -23,5 +24,19 @@ std::vector<std::string> variable_node_names(const Graph& graph);
 // (atomically: temporary files renamed when complete). Throws Error if a value
 // cannot be written.
 SavedVariables save_variables(Session& session, const std::string& prefix);
+
+struct RestoredVariables {
+  std::string prefix;                      // the checkpoint read (a directory resolves to its latest)
+  std::vector<std::string> restored;       // variables given the checkpoint's value
+  std::vector<std::string> missing;        // variables the checkpoint has no key for (left as they were)
+};
+
+// Gives every variable node of the session's graph (ref and resource alike)
+// the value the checkpoint at `path` (a prefix, or a directory with a
+// `checkpoint` file) holds under its name. A key whose dtype differs from
+// the variable's, or whose shape contradicts the variable's declared shape,
+// throws an Error naming the checkpoint, the key and both, before any
+// variable is changed, as Saver.restore refuses a checkpoint of another graph.
+RestoredVariables restore_variables(Session& session, const std::string& path);
 
 }  // namespace flowlens

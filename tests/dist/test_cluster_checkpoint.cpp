@@ -1,9 +1,9 @@
 // A cluster's checkpoint is a TensorFlow checkpoint (issue 42): a ps that
 // trained a few steps writes a V2 bundle that `flowlens-run ckpt` lists with
 // the graph's dtypes and shapes and its global step, and that the same graph
-// restores locally (`flowlens-run convert --freeze --checkpoint`, which looks
-// variables up by node name as tf.train.Saver names them, then `flowlens-run
-// run`), giving exactly the values the ps held.
+// restores locally (`flowlens-run run --checkpoint`, and `convert --freeze
+// --checkpoint`; both look variables up by node name as tf.train.Saver names
+// them), giving exactly the values the ps held.
 #include "test_main.h"
 #include <QtTest>
 
@@ -85,9 +85,19 @@ class TestClusterCheckpoint : public QObject {
     Tensor features(DType::Float, Shape{3, 8});
     for (int64_t i = 0; i < 24; ++i) features.data<float>()[i] = 0.25f * static_cast<float>(i % 7) - 0.5f;
     write_npy(features, c.path("features.npy").toStdString());
-    RunResult run = flowlens_run({"run", frozen, "--feed", "features=" + c.path("features.npy"), "--fetch",
-                                  outputs.join(","), "--save", saved});
+    // The same graph, run locally with the cluster's checkpoint restored by variable name.
+    RunResult run = flowlens_run({"run", sample("mlp_train.pbtxt"), "--checkpoint", task_dir, "--feed",
+                                  "features=" + c.path("features.npy"), "--fetch", outputs.join(","), "--save", saved});
     QVERIFY2(run.code == 0, qPrintable(run.err));
+    QVERIFY2(run.err.contains(QString("restored %1 variable(s) from checkpoint ").arg(variables.size())),
+             qPrintable(run.err));
+    // And its frozen form gives the same logits as the ps's values.
+    const QString frozen_saved = c.path("frozen_run");
+    RunResult frozen_run = flowlens_run({"run", frozen, "--feed", "features=" + c.path("features.npy"), "--fetch",
+                                         "logits/BiasAdd", "--save", frozen_saved});
+    QVERIFY2(frozen_run.code == 0, qPrintable(frozen_run.err));
+    QVERIFY(read_npy((frozen_saved + "/logits_BiasAdd.npy").toStdString())
+                .equals(read_npy((saved + "/logits_BiasAdd.npy").toStdString())));
     for (std::size_t i = 0; i < variables.size(); ++i) {
       QString file = QString::fromStdString(variables[i]).replace('/', '_') + ".npy";
       const Tensor restored = read_npy((saved + "/" + file).toStdString());

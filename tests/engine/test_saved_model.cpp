@@ -282,6 +282,58 @@ class TestSavedModel : public QObject {
     QCOMPARE(BundleReader(ours).read("a").data<float>()[0], 2.0f);
   }
 
+  // A graph with no Saver of its own (flowlens-run run --checkpoint): its
+  // variables take the checkpoint's values by node name, as
+  // tf.train.Saver().restore does; a key of another dtype or shape is refused
+  // before anything changes, and a variable the checkpoint lacks is reported.
+  void plain_graph_variables_restore_by_name() {
+    QTemporaryDir dir;
+    Session session(load_graph(std::string(FLOWLENS_SAMPLES) + "/mlp_train.pbtxt"));
+    session.initialize_variables();
+    const std::string saved = dir.filePath("trained/model.ckpt-5").toStdString();
+    {
+      Variable* w = session.find_variable("layer1/weights");
+      std::lock_guard lock(w->mu);
+      w->value.data<float>()[0] = 42.0f;
+    }
+    QCOMPARE(save_variables(session, saved).saved.size(), std::size_t{4});
+
+    Session fresh(load_graph(std::string(FLOWLENS_SAMPLES) + "/mlp_train.pbtxt"));
+    fresh.initialize_variables();
+    const RestoredVariables restored = restore_variables(fresh, saved);
+    QCOMPARE(restored.restored.size(), std::size_t{4});
+    QVERIFY(restored.missing.empty());
+    QCOMPARE(fresh.find_variable("layer1/weights")->value.data<float>()[0], 42.0f);
+
+    // Only some keys: the others are reported and keep their values.
+    const std::string partial = dir.filePath("partial").toStdString();
+    write_bundle(partial, {{"layer1/weights", session.find_variable("layer1/weights")->value}});
+    Session third(load_graph(std::string(FLOWLENS_SAMPLES) + "/mlp_train.pbtxt"));
+    third.initialize_variables();
+    const RestoredVariables some = restore_variables(third, partial);
+    QCOMPARE(some.restored, std::vector<std::string>{"layer1/weights"});
+    QCOMPARE(some.missing.size(), std::size_t{3});
+
+    // Another graph's checkpoint: wrong shape, then wrong dtype; nothing changes.
+    const std::string wrong_shape = dir.filePath("shape").toStdString();
+    write_bundle(wrong_shape, {{"layer1/biases", Tensor(DType::Float, Shape{3})},
+                               {"layer1/weights", session.find_variable("layer1/weights")->value}});
+    Session fourth(load_graph(std::string(FLOWLENS_SAMPLES) + "/mlp_train.pbtxt"));
+    fourth.initialize_variables();
+    const float before = fourth.find_variable("layer1/weights")->value.data<float>()[0];
+    QString message = error_of([&] { restore_variables(fourth, wrong_shape); });
+    QVERIFY2(message.contains("key 'layer1/biases' holds float32 [3]") && message.contains(wrong_shape.c_str()),
+             qPrintable(message));
+    QCOMPARE(fourth.find_variable("layer1/weights")->value.data<float>()[0], before);
+    const std::string wrong_dtype = dir.filePath("dtype").toStdString();
+    write_bundle(wrong_dtype, {{"layer1/weights", Tensor::scalar<double>(1.0)}});
+    message = error_of([&] { restore_variables(fourth, wrong_dtype); });
+    QVERIFY2(message.contains("holds float64") && message.contains("variable is float32"), qPrintable(message));
+    // Not a checkpoint at all.
+    message = error_of([&] { restore_variables(fourth, dir.filePath("nothing").toStdString()); });
+    QVERIFY2(message.contains("nothing"), qPrintable(message));
+  }
+
   void checkpoint_mismatches_name_the_tensor() {
     QTemporaryDir dir;
     const std::string wrong_dtype = dir.filePath("dtype").toStdString();
