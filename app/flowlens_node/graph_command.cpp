@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "dist/control/cluster_client.h"
+#include "graph/node_class.h"
 #include "io/graph_io.h"
 
 namespace flowlens::node {
@@ -26,8 +27,8 @@ int graph_command(const GraphOptions& o) {
   save_graph(partition, o.output);
   int sends = 0, recvs = 0;
   for (const Node& n : partition.nodes()) {
-    sends += n.op == "_Send";
-    recvs += n.op == "_Recv";
+    sends += is_send(n);
+    recvs += is_recv(n);
   }
   std::cout << "wrote " << o.output << ": the partition " << node.label() << " runs, " << partition.size() << " nodes ("
             << recvs << " _Recv, " << sends << " _Send)\n";

@@ -6,6 +6,7 @@
 #include "exec/variable_checkpoint.h"
 #include "exec/session.h"
 #include "graph/edge_index.h"
+#include "graph/node_class.h"
 #include "io/graph_io.h"
 #include "ops/framework/dtype_dispatch.h"
 #include "ops/framework/op_registry.h"
@@ -68,7 +69,7 @@ std::vector<std::string> trainable_variables(const Graph& g, const std::string& 
   }
   std::vector<std::string> vars;
   for (size_t i = 0; i < g.size(); ++i)
-    if (needed[i] && (g.nodes()[i].op == "VariableV2" || g.nodes()[i].op == "Variable")) vars.push_back(g.nodes()[i].name);
+    if (needed[i] && is_ref_variable(g.nodes()[i])) vars.push_back(g.nodes()[i].name);
   return vars;
 }
 

@@ -46,7 +46,7 @@ PartitionExchange describe_exchange(const Graph& partition) {
 
   std::deque<int> queue;
   for (std::size_t i = 0; i < nodes.size(); ++i)
-    if (nodes[i].op == "_Recv") {
+    if (is_recv(nodes[i])) {
       out.after_receiving[i] = true;
       queue.push_back(static_cast<int>(i));
     }
@@ -60,7 +60,7 @@ PartitionExchange describe_exchange(const Graph& partition) {
       }
   }
   for (std::size_t i = 0; i < nodes.size(); ++i)
-    if (nodes[i].op == "_Send" && !out.after_receiving[i]) {
+    if (is_send(nodes[i]) && !out.after_receiving[i]) {
       out.read_phase[i] = true;
       queue.push_back(static_cast<int>(i));
     }
@@ -76,13 +76,13 @@ PartitionExchange describe_exchange(const Graph& partition) {
 
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const Node& n = nodes[i];
-    if (n.op == "_Send") {
+    if (is_send(n)) {
       const InputEdge* in = edges.inputs(static_cast<int>(i)).empty() ? nullptr : &edges.inputs(static_cast<int>(i))[0];
       std::string tensor = n.inputs.empty() ? std::string() : n.inputs[0];
       if (in && in->resolved() && !in->is_control())
         tensor = TensorId{nodes[static_cast<std::size_t>(in->producer)].name, in->port}.to_string();
       out.sends.push_back({rendezvous_key(n), n.name, tensor, n.attr_type("T", DType::Invalid), out.after_receiving[i]});
-    } else if (n.op == "_Recv") {
+    } else if (is_recv(n)) {
       out.recvs.push_back({rendezvous_key(n), n.name, n.name + ":0", n.attr_type("tensor_type", DType::Invalid), false});
     }
   }
@@ -92,12 +92,12 @@ PartitionExchange describe_exchange(const Graph& partition) {
 Graph feedable_partition(const Graph& partition) {
   std::set<std::string> recvs;
   for (const Node& n : partition.nodes())
-    if (n.op == "_Recv") recvs.insert(n.name);
+    if (is_recv(n)) recvs.insert(n.name);
   Graph out;
   copy_graph_metadata(partition, out);
   for (const Node& n : partition.nodes()) {
-    if (n.op == "_Send") continue;
-    if (n.op != "_Recv") {
+    if (is_send(n)) continue;
+    if (!is_recv(n)) {
       // A control edge from another task arrives as a _Recv consumed by
       // "^name". The phase runs once the tensor is here, so the order it
       // asks for holds; a fed Placeholder would not satisfy it.

@@ -9,6 +9,7 @@
 #include "dist/control/node_control_server.h"
 #include "dist/control/node_status.h"
 #include "dist/worker/worker.h"
+#include "graph/node_class.h"
 
 namespace flowlens::dist {
 
@@ -37,7 +38,7 @@ void PsClient::check_variables_fit_messages() const {
   for (const PsLink& link : plan_.ps) check("the partition of ps " + std::to_string(link.task), link.partition.size());
   // What travels each step, where its size is known before the first step.
   for (const Node& n : plan_.worker_partition.nodes())
-    if ((n.op == "_Send" || n.op == "_Recv") && n.attr_int("_bytes", -1) > 0)
+    if (is_send_recv(n) && n.attr_int("_bytes", -1) > 0)
       check("the tensor '" + n.attr_string("tensor_name", "") + "'", static_cast<uint64_t>(n.attr_int("_bytes", 0)));
 }
 

@@ -8,6 +8,7 @@
 #include "dist/worker/partition_exchange.h"
 #include "graph/device_spec.h"
 #include "graph/edge_index.h"
+#include "graph/node_class.h"
 #include "graph/subgraph.h"
 #include "io/graph_io.h"
 #include "ops/framework/op_registry.h"
@@ -186,7 +187,7 @@ TrainingPlan plan_training(const Graph& graph, const ClusterSpec& cluster, int w
   for (std::size_t i = 0; i < wp.size(); ++i) {
     if (!after_update[i]) continue;
     const Node& n = wp.nodes()[i];
-    if (n.op == "NoOp" || n.op == "_Recv") continue;  // grouping the step's updates: nothing left to do
+    if (n.op == "NoOp" || is_recv(n)) continue;  // grouping the step's updates: nothing left to do
     throw Error("worker op '" + n.name + "' (" + n.op + ") uses a value a ps computes from the same step's "
                 "updates; FlowLens runs one read and one update phase per ps per step, so that needs a second "
                 "round trip it does not make");
@@ -195,7 +196,7 @@ TrainingPlan plan_training(const Graph& graph, const ClusterSpec& cluster, int w
   // only consumers wait for the update (a train op's worker-side inputs).
   for (std::size_t i = 0; i < wp.size(); ++i) {
     const Node& n = wp.nodes()[i];
-    if (after_update[i] || n.op == "_Send" || n.op == "_Recv") continue;
+    if (after_update[i] || is_send_recv(n)) continue;
     const std::vector<int> consumers = wp.edges().consumers(static_cast<int>(i));
     if (std::all_of(consumers.begin(), consumers.end(), [&](int c) { return after_update[static_cast<std::size_t>(c)]; }))
       plan.worker_targets.push_back(n.name);
