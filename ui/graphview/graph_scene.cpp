@@ -207,7 +207,7 @@ void GraphScene::populate(const VisibleGraph& visible, const LayoutResult& layou
   setBspTreeDepth(items >= static_cast<std::size_t>(kOverviewMinItems) ? 10 : 0);
   unit_of_node_ = visible.unit_of_node;
   for (std::size_t i = 0; i < visible.clusters.size() && i < layout.cluster_rects.size(); ++i) {
-    if (layout.cluster_rects[i].isNull()) continue;  // a scope the layout scattered: no frame (layered_layout.cpp)
+    if (layout.cluster_rects[i].isNull()) continue;  // a scope the layout scattered: no frame (layered_layout_route.cpp)
     addItem(new ScopeFrameItem(qs(visible.clusters[i].scope), layout.cluster_rects[i],
                                depth_of(visible.clusters, static_cast<int>(i)), qs(visible.clusters[i].loop_title)));
     overview_.add_frame(layout.cluster_rects[i]);

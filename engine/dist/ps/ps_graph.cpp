@@ -1,6 +1,7 @@
 #include "dist/ps/ps_graph.h"
 
 #include "graph/edge_index.h"
+#include "graph/node_class.h"
 #include "io/graph_io.h"
 
 namespace flowlens::dist {
@@ -26,7 +27,7 @@ PsGraph::PsGraph(const std::string& partition, const std::string& label, const S
   for (std::size_t i = 0; i < graph.size(); ++i) {
     const Node& n = graph.nodes()[i];
     if (is_variable_op(n.op)) variables_.push_back(n.name);
-    if (!ex.read_phase[i] && n.op != "_Send" && n.op != "_Recv") update_targets_.push_back(n.name);
+    if (!ex.read_phase[i] && !is_send_recv(n)) update_targets_.push_back(n.name);
   }
   if (variables_.empty()) throw Error("the partition registered with " + label + " holds no variable");
   session_ = std::make_unique<Session>(feedable_partition(graph), options);
