@@ -36,6 +36,7 @@ FrozenGraph freeze(const ConvertOptions& options) {
   auto probe = std::make_unique<Probe>(options.graph);
   const FormatHandler& format = find_format(*probe);
   if (format.is_model()) {
+    probe.reset();  // LoadedModel reads the model itself; the sniffed bytes go now
     // Restored by the model's own Saver, as freeze_graph does.
     ModelLoadOptions load;
     load.checkpoint = options.checkpoint;

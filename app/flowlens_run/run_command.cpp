@@ -100,12 +100,9 @@ void report_session(const Session& session) {
 
 // A graph without a Saver of its own: its variables take the checkpoint's
 // values by name after their initializers ran, as tf.train.Saver().restore
-// does; those the checkpoint lacks keep their initial values, and say so.
+// does (every variable, or the run stops).
 void restore_graph_variables(Session& session, const std::string& checkpoint) {
   const RestoredVariables restored = restore_variables(session, checkpoint);
-  for (const std::string& name : restored.missing)
-    std::cerr << "note: checkpoint " << restored.prefix << " has no value for variable '" << name
-              << "'; it keeps its initial value\n";
   std::cerr << "restored " << restored.restored.size() << " variable(s) from checkpoint " << restored.prefix << "\n";
 }
 
@@ -182,17 +179,20 @@ int run_model(const RunOptions& options) {
 int run_command(const RunOptions& options) {
   std::string format_name;
   auto graph = std::make_shared<Graph>();
+  bool is_model = false;
   {
     Probe probe(options.graph);  // holds the file's bytes until parsed, not for the run
     const FormatHandler& format = find_format(probe);
-    // A model (signatures, a Saver) is LoadedModel's, which reads it itself.
-    if (format.is_model()) return run_model(options);
+    is_model = format.is_model();
     format_name = format.name();
-    if (!options.signature.empty() || !options.inputs.empty() || !options.examples.empty())
+    if (!is_model && (!options.signature.empty() || !options.inputs.empty() || !options.examples.empty()))
       throw Error("--signature and --input need a SavedModel or a .meta file; '" + options.graph + "' is " +
                   format_name);
-    *graph = format.load(probe);
+    if (!is_model) *graph = format.load(probe);
   }
+  // A model (signatures, a Saver) is LoadedModel's, which reads it itself,
+  // once the sniffed bytes above are gone.
+  if (is_model) return run_model(options);
   // Validated once, here, and shape-inferred only if a typed-in feed needs it.
   const auto analysis = std::make_shared<const GraphAnalysis>(std::shared_ptr<const Graph>(std::move(graph)));
   std::optional<FunctionBody> body;

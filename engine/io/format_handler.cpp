@@ -96,6 +96,11 @@ bool Probe::name_matches(std::string_view pattern) const { return glob_matches_n
 void Probe::open_for_reading() {
   if (directory_) throw Error("cannot read '" + path_ + "': it is a directory, not a file");
   std::error_code ec;
+  // A pipe would block the open until a writer came, and a device such as
+  // /dev/zero never ends: only regular files are read (a /proc file is one).
+  if (exists_ && !fs::is_regular_file(path_, ec))
+    throw Error("cannot read '" + path_ + "': not a regular file (a pipe, socket or device); expected a graph, model, "
+                "checkpoint or log file");
   size_ = fs::file_size(path_, ec);
   if (ec) size_ = 0;  // pipes and /proc files report no size: read in chunks
   if (size_ > kMaxWholeFileBytes) throw too_big_for_protobuf(path_);

@@ -5,6 +5,7 @@
 // the file and what was expected.
 #include "test_main.h"
 #include <QTemporaryDir>
+#include <sys/stat.h>
 #include <QtTest>
 #include <google/protobuf/text_format.h>
 #include <onnx/onnx_pb.h>
@@ -189,6 +190,20 @@ class TestFormatHandlers : public QObject {
     const std::string missing_error = error_of([&] { load_graph(missing); });
     QVERIFY2(missing_error.find(missing) != std::string::npos, missing_error.c_str());
     QVERIFY2(missing_error.find("No such file or directory") != std::string::npos, missing_error.c_str());
+  }
+
+  // A pipe would block the open until a writer came and /dev/zero never
+  // ends: neither is read, each is refused at once, naming itself.
+  void pipes_and_devices_are_refused_not_read() {
+    QTemporaryDir dir;
+    const std::string fifo = dir.filePath("graph.pbtxt").toStdString();
+    QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+    const std::string fifo_error = error_of([&] { load_graph(fifo); });
+    QVERIFY2(fifo_error.find(fifo) != std::string::npos && fifo_error.find("not a regular file") != std::string::npos,
+             fifo_error.c_str());
+    const std::string zero_error = error_of([&] { load_graph("/dev/zero"); });
+    QVERIFY2(zero_error.find("/dev/zero") != std::string::npos && zero_error.find("not a regular file") != std::string::npos,
+             zero_error.c_str());
   }
 
   void save_picks_the_writer_by_name() {
