@@ -62,12 +62,15 @@ RestoredVariables restore_variables(Session& session, const std::string& path) {
   const std::unique_ptr<CheckpointReader> reader = open_checkpoint(path);
   RestoredVariables result;
   result.prefix = reader->prefix();
-  std::vector<std::pair<std::string, const CheckpointEntry*>> found;
+  // Every check first, every read second, every assignment last: a
+  // checkpoint that does not fit leaves every variable as it was.
+  std::vector<std::pair<Variable*, const Node*>> targets;
+  std::string missing;
   for (const Node& node : session.graph().nodes()) {
     if (!is_variable(node)) continue;
     const CheckpointEntry* entry = reader->find(node.name);
     if (!entry) {
-      result.missing.push_back(node.name);
+      missing += (missing.empty() ? "'" : ", '") + node.name + "'";
       continue;
     }
     const DType dtype = dtype_base(node.attr_type("dtype", DType::Invalid));
@@ -76,18 +79,22 @@ RestoredVariables restore_variables(Session& session, const std::string& path) {
       throw Error("checkpoint " + result.prefix + ": key '" + node.name + "' holds " + dtype_name(entry->dtype) + " " +
                   entry->shape.to_string() + ", but the graph's variable is " + dtype_name(dtype) + " " +
                   shape.to_string());
-    found.emplace_back(node.name, entry);
+    Variable* variable = session.variable_of_node(node.name);
+    if (!variable) throw Error("variable '" + node.name + "' has no storage in this session");
+    targets.emplace_back(variable, &node);
   }
-  // Read everything first: a read that fails leaves every variable as it was.
+  // Saver.restore's NotFoundError: a checkpoint of another graph is no
+  // partial answer.
+  if (!missing.empty())
+    throw Error("checkpoint " + result.prefix + " has no value for the graph's variable(s) " + missing +
+                " (keys are variable node names, as tf.train.Saver writes them)");
   std::vector<Tensor> values;
-  values.reserve(found.size());
-  for (const auto& [name, entry] : found) values.push_back(reader->read(name));
-  for (std::size_t i = 0; i < found.size(); ++i) {
-    Variable* variable = session.variable_of_node(found[i].first);
-    if (!variable) throw Error("variable '" + found[i].first + "' has no storage in this session");
-    std::lock_guard lock(variable->mu);
-    variable->value = std::move(values[i]);
-    result.restored.push_back(found[i].first);
+  values.reserve(targets.size());
+  for (const auto& [variable, node] : targets) values.push_back(reader->read(node->name));
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    std::lock_guard lock(targets[i].first->mu);
+    targets[i].first->value = std::move(values[i]);
+    result.restored.push_back(targets[i].second->name);
   }
   return result;
 }

@@ -26,17 +26,17 @@ std::vector<std::string> variable_node_names(const Graph& graph);
 SavedVariables save_variables(Session& session, const std::string& prefix);
 
 struct RestoredVariables {
-  std::string prefix;                      // the checkpoint read (a directory resolves to its latest)
-  std::vector<std::string> restored;       // variables given the checkpoint's value
-  std::vector<std::string> missing;        // variables the checkpoint has no key for (left as they were)
+  std::string prefix;                 // the checkpoint read (a directory resolves to its latest)
+  std::vector<std::string> restored;  // variables given the checkpoint's value, in graph order
 };
 
 // Gives every variable node of the session's graph (ref and resource alike)
 // the value the checkpoint at `path` (a prefix, or a directory with a
-// `checkpoint` file) holds under its name. A key whose dtype differs from
-// the variable's, or whose shape contradicts the variable's declared shape,
-// throws an Error naming the checkpoint, the key and both, before any
-// variable is changed, as Saver.restore refuses a checkpoint of another graph.
+// `checkpoint` file) holds under its name. As Saver.restore refuses a
+// checkpoint of another graph, a variable with no key, or a key whose dtype
+// differs from the variable's or whose shape contradicts its declared shape,
+// throws an Error naming the checkpoint and the keys, before any variable is
+// changed. Keys the graph has no variable for are ignored, as Saver does.
 RestoredVariables restore_variables(Session& session, const std::string& path);
 
 }  // namespace flowlens
