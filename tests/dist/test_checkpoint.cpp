@@ -86,10 +86,18 @@ class TestCheckpoint : public QObject {
     QCOMPARE(files_in(path), (QStringList{"checkpoint", "model.ckpt-17.data-00000-of-00001", "model.ckpt-17.index",
                                           "model.ckpt-17_1.data-00000-of-00001", "model.ckpt-17_1.index"}));
     QVERIFY(dist::read_checkpoint(path).variables.at("b").equals(ck.variables["b"]));
+    // A third save at that step rewrites neither: the kept _1 stays whole.
+    ck.variables["b"] = Tensor::from_vector<double>(Shape{1}, {4.5});
+    dist::write_checkpoint(path, ck);
+    QCOMPARE(files_in(path), (QStringList{"checkpoint", "model.ckpt-17_1.data-00000-of-00001", "model.ckpt-17_1.index",
+                                          "model.ckpt-17_2.data-00000-of-00001", "model.ckpt-17_2.index"}));
+    QCOMPARE(dist::read_checkpoint(path).source, path + "/model.ckpt-17_2");
+    QVERIFY(dist::read_checkpoint(path + "/model.ckpt-17_1").variables.at("b").equals(
+        Tensor::from_vector<double>(Shape{1}, {3.5})));
     // The one before the latest stays (a reader may have just looked it up), older ones go.
     ck.global_step = 18;
     dist::write_checkpoint(path, ck);
-    QCOMPARE(files_in(path), (QStringList{"checkpoint", "model.ckpt-17_1.data-00000-of-00001", "model.ckpt-17_1.index",
+    QCOMPARE(files_in(path), (QStringList{"checkpoint", "model.ckpt-17_2.data-00000-of-00001", "model.ckpt-17_2.index",
                                           "model.ckpt-18.data-00000-of-00001", "model.ckpt-18.index"}));
     // Its prefix or its .index read the same.
     QCOMPARE(dist::read_checkpoint(path + "/model.ckpt-18.index").global_step, int64_t{18});

@@ -24,6 +24,10 @@ class TestPsControl : public QObject {
     PauseGate gate;
     for (int i = 0; i < 3; ++i) QVERIFY(gate.admit_update());
     QVERIFY(!gate.paused());
+    // A step while running is no credit for a later pause.
+    gate.step();
+    gate.pause();
+    QVERIFY(!gate.admit_update());
   }
 
   void paused_gate_holds_updates_and_step_lets_one_through() {

@@ -12,7 +12,11 @@ class PauseGate {
     paused_ = false;
     allowance_ = 0;
   }
-  void step() { allowance_ = 1; }
+  // Only while paused: a step sent to a running node would otherwise be
+  // left over for the next pause and let one update through it.
+  void step() {
+    if (paused_) allowance_ = 1;
+  }
   bool paused() const { return paused_; }
 
   // Whether an update may go ahead now; one let through by step() uses up

@@ -143,8 +143,12 @@ void write_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
     current.clear();  // an unreadable state file is replaced below
   }
   const std::string previous = current.empty() ? std::string() : fs::path(current).filename().string();
-  std::string name = kBundleName + std::to_string(checkpoint.global_step);
-  if (previous == name) name += "_1";
+  // The first name no bundle has: a third save at one step must not rewrite
+  // the one kept from the second (its index and data are renamed apart).
+  const std::string base = kBundleName + std::to_string(checkpoint.global_step);
+  std::string name = base;
+  for (int k = 1; name == previous || is_bundle_prefix((fs::path(path) / name).string()); ++k)
+    name = base + "_" + std::to_string(k);
   const std::string prefix = (fs::path(path) / name).string();
   // The previous bundle stays until the next save, as tf.train.Saver keeps
   // its last max_to_keep: a reader that has just looked up the latest still
