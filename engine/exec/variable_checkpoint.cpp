@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "exec/feed_values.h"
 #include "exec/function_body.h"
 #include "graph/node_class.h"
 #include "io/checkpoint_reader.h"
@@ -46,14 +47,6 @@ Shape declared_variable_shape(const Node& node) {
   const AttrValue* shape = node.find_attr("shape");
   const Shape* s = shape ? shape->get_if<Shape>() : nullptr;
   return s ? *s : Shape::unknown_rank();
-}
-
-bool shape_fits(const Shape& declared, const Shape& stored) {
-  if (!declared.rank_known()) return true;
-  if (!stored.rank_known() || declared.rank() != stored.rank()) return false;
-  for (int i = 0; i < declared.rank(); ++i)
-    if (declared.dim(i) >= 0 && declared.dim(i) != stored.dim(i)) return false;
-  return true;
 }
 
 }  // namespace
