@@ -9,6 +9,7 @@ void register_transfer_ops(OpRegistry& r);  // transfer_ops.cpp
 void register_checkpoint_ops(OpRegistry& r);  // checkpoint_ops.cpp
 void register_control_flow_ops(OpRegistry& r);  // control_flow_ops.cpp
 void register_functional_ops(OpRegistry& r);  // functional_ops.cpp
+void register_accumulator_ops(OpRegistry& r);  // accumulator_ops.cpp
 }  // namespace ops
 
 void register_standard_ops(OpRegistry& registry) {
@@ -54,6 +55,7 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_dataset_ops(registry);
   ops::register_iterator_ops(registry);
   ops::register_queue_ops(registry);
+  ops::register_accumulator_ops(registry);
 }
 
 namespace ops {

@@ -1,6 +1,7 @@
 #pragma once
 // Every op family's registry-walk cases, for the registry walk and the
 // hostile-input walk.
+#include "engine/op_cases/accumulators.h"
 #include "engine/op_cases/activations.h"
 #include "engine/op_cases/array.h"
 #include "engine/op_cases/control_flow.h"
@@ -30,6 +31,7 @@ inline OpCases all_op_cases() {
   add_math_cases(c);
   add_pool_norm_cases(c);
   add_queue_cases(c);
+  add_accumulator_cases(c);
   add_reduce_cases(c);
   add_sparse_cases(c);
   add_state_cases(c);
