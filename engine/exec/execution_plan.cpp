@@ -7,6 +7,7 @@
 #include "graph/control_flow_frames.h"
 #include "graph/edge_index.h"
 #include "graph/node_class.h"
+#include "ops/framework/rendezvous.h"
 
 namespace flowlens {
 namespace {
@@ -164,6 +165,11 @@ class PlanBuilder {
       if (!pn.kernel)
         problem("'" + n.name + "' (" + n.op + "): no " + pn.device->type() + " kernel");
       pn.num_outputs = pn.def->outputs_for(n);
+      if (is_recv(n)) {
+        pn.receives = true;
+        pn.receive_key = rendezvous_key(n);
+        pn.receive_dtype = dtype_base(n.attr_type("tensor_type", DType::Invalid));
+      }
       if (pn.def->keeps_state) pn.own_variable = variables_(n);
       if (is_constant(n) && pn.device->memory()) pn.device_constant = std::make_shared<DeviceConstant>();
       auto& async = plan_.async_devices;
@@ -293,6 +299,12 @@ class PlanBuilder {
       } else if (info.kind == CF::Kind::Exit && own > 0) {
         output_frame[p] = frames.frames[static_cast<size_t>(own)].parent;
       }
+      // A rendezvous key has no frame or iteration part (rendezvous.h): one
+      // inside a loop would meet every iteration's tensor under one key.
+      if (own != 0 && is_send_recv(*pn.node))
+        problem("'" + pn.node->name + "' (" + op + "): a transfer between tasks inside the while loop frame '" +
+                cf->frames[static_cast<size_t>(own)].name +
+                "' is not supported (rendezvous keys have no frame or iteration); keep loops within one task");
       CF::Frame& frame = cf->frames[static_cast<size_t>(info.frame)];
       info.local = frame.num_nodes++;
       info.num_data_inputs = static_cast<int>(pn.input_slots.size());

@@ -44,6 +44,12 @@ struct PlanNode {
   int initial_pending = 0;
   Variable* own_variable = nullptr;  // Variable/VariableV2 storage
   std::shared_ptr<DeviceConstant> device_constant;  // a Const on a device with its own memory
+  // A _Recv: the executor asks the run's rendezvous for `receive_key`
+  // instead of running a kernel, and goes on; the value's arrival completes
+  // the node (ops/framework/rendezvous.h).
+  bool receives = false;
+  std::string receive_key;
+  DType receive_dtype = DType::Invalid;  // attr tensor_type
 };
 
 // The TensorFlow 1 control-flow side of a plan (only for plans with Enter,

@@ -3,6 +3,7 @@
 #include "exec/device_outputs.h"
 
 #include "common/error.h"
+#include "ops/framework/rendezvous.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -84,11 +85,19 @@ struct RunShared {
   }
 
   void fail(std::string message, std::exception_ptr why = nullptr) {
-    std::lock_guard lock(mu);
-    if (!failed.exchange(true)) {
-      error = std::move(message);
+    std::string first;
+    {
+      std::lock_guard lock(mu);
+      if (failed.exchange(true)) return;
+      error = message;
       cause = std::move(why);
+      first = std::move(message);
     }
+    // The step's other partitions stop waiting for what this one will not
+    // send, and this run's own pending _Recvs complete (with the error), so
+    // the run can end. Outside the lock: the aborted receivers call back
+    // into this run.
+    if (run.rendezvous) run.rendezvous->abort(run.step_id, first);
   }
   // Notify under the lock: the waiter destroys the state as soon as it sees done.
   void finish() {
@@ -246,6 +255,75 @@ void run_node(RunShared* st, const PlanNode& pn, const Source& source, std::span
   for (size_t i = 0; i < n_in; ++i) inputs[i] = Tensor();  // drop references promptly
 }
 
+// A _Recv (PlanNode::receives): asks the run's rendezvous for its value and
+// returns at once; `complete` gets the value, or an invalid tensor when the
+// wait failed (the run has failed then), exactly once, maybe before this
+// returns, maybe on the sender's or the aborter's thread. Observers see the
+// node start when the wait begins and end when the value came, so a
+// timeline shows the wait.
+template <class Complete>
+void receive(RunShared* st, const PlanNode& pn, const Where& where, Complete complete) {
+  Rendezvous* rendezvous = st->run.rendezvous;
+  if (!rendezvous) {
+    st->fail(node_label(pn, where, false) +
+             ": runs only as part of a distributed step: this run has no rendezvous to receive from");
+    complete(Tensor());
+    return;
+  }
+  const bool observed = !st->observers.empty();
+  const int64_t start = observed ? node_event_clock_ns() : 0;
+  if (observed) {
+    NodeEvent ev{*pn.node, pn.graph_index, *pn.device, start, 0};
+    ev.frame = where.frame;
+    ev.iteration = where.iteration;
+    try {
+      for (auto* o : st->observers) o->on_node_start(st->run_id, ev);
+    } catch (const std::exception& e) {
+      st->fail(node_label(pn, where, true) + ": " + e.what(), std::current_exception());
+      complete(Tensor());
+      return;
+    }
+  }
+  auto done = [st, &pn, observed, start, frame = std::string(where.frame), iteration = where.iteration,
+               complete = std::move(complete)](Tensor value, std::exception_ptr error) mutable {
+    const Where at{frame, iteration};
+    if (error) {
+      try {
+        std::rethrow_exception(error);
+      } catch (const std::exception& e) {
+        st->fail(node_label(pn, at, false) + ": " + e.what(), error);
+      } catch (...) {
+        st->fail(node_label(pn, at, false) + ": the receive failed");
+      }
+      value = Tensor();
+    } else if (value.dtype() != pn.receive_dtype) {
+      st->fail(node_label(pn, at, false) + ": received a " + dtype_name(value.dtype()) + " tensor for key '" +
+               pn.receive_key + "', but its tensor_type is " + dtype_name(pn.receive_dtype));
+      value = Tensor();
+    } else {
+      try {
+        value = pn.device->accept_input(value);
+      } catch (const std::exception& e) {
+        st->fail(node_label(pn, at, true) + ": " + e.what(), std::current_exception());
+        value = Tensor();
+      }
+    }
+    if (observed) {
+      NodeEvent ev{*pn.node, pn.graph_index, *pn.device, start, node_event_clock_ns()};
+      ev.frame = at.frame;
+      ev.iteration = at.iteration;
+      try {
+        for (auto* o : st->observers) o->on_node_end(st->run_id, ev, std::span<const Tensor>(&value, 1));
+      } catch (const std::exception& e) {
+        st->fail(node_label(pn, at, true) + ": " + e.what());
+      }
+    }
+    complete(std::move(value));
+  };
+  // Nothing of `st` is touched after this: the completion may end the run.
+  rendezvous->recv_async(pn.receive_key, st->run.step_id, std::move(done));
+}
+
 // The flat executor's inputs: the producers' output slots.
 struct SlotSource {
   const RunState* st;
@@ -266,23 +344,41 @@ void schedule(RunState* st, int index) {
   st->plan.nodes[static_cast<size_t>(index)].device->pool().schedule([st, index] { process(st, index); });
 }
 
+// Node `index` is done: its consumers that became ready go to their
+// devices' queues, except one on `keep_on`, returned for the calling worker
+// to run next (-1: none). Ends the run after its last node (st may be gone
+// when this returns -1).
+int complete_node(RunState* st, int index, const Device* keep_on) {
+  const PlanNode& pn = st->plan.nodes[static_cast<size_t>(index)];
+  int next = -1;
+  for (int c : pn.consumers) {
+    if (st->pending[static_cast<size_t>(c)].fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
+    if (next < 0 && keep_on && st->plan.nodes[static_cast<size_t>(c)].device == keep_on)
+      next = c;
+    else
+      schedule(st, c);
+  }
+  if (st->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    st->finish();
+    return -1;
+  }
+  return next;
+}
+
 void process(RunState* st, int index) {
   while (index >= 0) {
     const PlanNode& pn = st->plan.nodes[static_cast<size_t>(index)];
-    run_node(st, pn);
-    int next = -1;
-    for (int c : pn.consumers) {
-      if (st->pending[static_cast<size_t>(c)].fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
-      if (next < 0 && st->plan.nodes[static_cast<size_t>(c)].device == pn.device)
-        next = c;
-      else
-        schedule(st, c);
-    }
-    if (st->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      st->finish();
+    if (pn.receives && !st->failed.load(std::memory_order_relaxed)) {
+      // The worker goes on with other nodes; the value's arrival (on the
+      // sender's thread, maybe) stores it and queues the consumers.
+      receive(st, pn, Where{}, [st, index](Tensor value) {
+        st->values[static_cast<size_t>(st->plan.nodes[static_cast<size_t>(index)].first_slot)] = std::move(value);
+        complete_node(st, index, nullptr);
+      });
       return;
     }
-    index = next;
+    run_node(st, pn);
+    index = complete_node(st, index, pn.device);
   }
 }
 
@@ -624,6 +720,30 @@ struct EntrySource {
 
 void cf_schedule(CfState* st, const Tagged& t);
 
+// A live _Recv in the frame executor (only in the root frame: the plan
+// refuses transfers inside loops): its arrival propagates like any node's
+// completion, every newly ready node queued on its device.
+void cf_receive(CfState* st, const Tagged& t) {
+  const PlanNode& pn = st->plan.nodes[static_cast<size_t>(t.node)];
+  receive(st, pn, Where{st->frame_name(t.frame), t.iter->num}, [st, t](Tensor value) {
+    std::vector<Entry> outs(1);
+    outs[0] = Entry{std::move(value), true};
+    std::vector<Tagged> ready;
+    bool finished = false;
+    {
+      std::lock_guard lock(st->prop_mu);
+      if (!st->failed.load(std::memory_order_relaxed)) st->propagate(t, outs, ready);
+      st->outstanding += static_cast<int64_t>(ready.size()) - 1;
+      finished = st->outstanding == 0;
+    }
+    if (finished) {
+      st->finish();
+      return;
+    }
+    for (const Tagged& r : ready) cf_schedule(st, r);
+  });
+}
+
 void cf_process(CfState* st, Tagged t) {
   thread_local std::vector<Entry> inputs;
   thread_local std::vector<Tensor> out_values;
@@ -632,6 +752,10 @@ void cf_process(CfState* st, Tagged t) {
   while (true) {
     const PlanNode& pn = st->plan.nodes[static_cast<size_t>(t.node)];
     const CF::NodeInfo& info = st->cf.nodes[static_cast<size_t>(t.node)];
+    if (pn.receives && !t.dead && !st->failed.load(std::memory_order_relaxed)) {
+      cf_receive(st, t);  // st may be gone when it returns
+      return;
+    }
     const auto n_in = static_cast<size_t>(info.num_data_inputs);
     {
       // Take this node's inputs out of its iteration (freeing them early).

@@ -18,6 +18,9 @@ namespace flowlens {
 // failing node ("node 'x' (MatMul) on /cpu:0: ..."); nodes not yet started
 // when a failure happens are skipped. Kernels see `run` (its resources and
 // function library) with `cancelled` pointing at this run's failure flag.
+// A _Recv is not run as a kernel: the executor asks run.rendezvous for its
+// value without blocking a thread; a failing run aborts step run.step_id in
+// that rendezvous, so every partition of the step ends.
 std::vector<Tensor> execute_plan(const ExecutionPlan& plan, std::span<const Tensor> feed_values,
                                  std::span<ExecutionObserver* const> observers, int64_t run_id,
                                  const RunContext& run = {});

@@ -250,6 +250,25 @@ void Session::check_feed_matches_placeholder(const std::string& name, const Tens
 
 std::vector<Tensor> Session::run(const FeedList& feeds, const std::vector<std::string>& fetches,
                                  const std::vector<std::string>& targets) {
+  return run_step(feeds, fetches, targets, nullptr);
+}
+
+std::vector<Tensor> Session::run(const FeedList& feeds, const std::vector<std::string>& fetches,
+                                 const std::vector<std::string>& targets, const StepRendezvous& step) {
+  if (!step.rendezvous) return run_step(feeds, fetches, targets, &step);
+  try {
+    return run_step(feeds, fetches, targets, &step);
+  } catch (const std::exception& e) {
+    // A run that fails before its executor starts (an unknown fetch, a bad
+    // feed) never sends: the other partitions must not wait for it. The
+    // executor aborted already when it failed; the first error stays.
+    step.rendezvous->abort(step.step_id, e.what());
+    throw;
+  }
+}
+
+std::vector<Tensor> Session::run_step(const FeedList& feeds, const std::vector<std::string>& fetches,
+                                      const std::vector<std::string>& targets, const StepRendezvous* step) {
   const ExecutionPlan* plan;
   std::vector<ExecutionObserver*> observers;
   {
@@ -266,7 +285,8 @@ std::vector<Tensor> Session::run(const FeedList& feeds, const std::vector<std::s
   }
   const int64_t run_id = next_run_id_.fetch_add(1);
   RunContext run;
-  run.step_id = run_id;
+  run.step_id = step ? step->step_id : run_id;
+  run.rendezvous = step ? step->rendezvous : nullptr;
   run.resources = &resources_;
   run.graph = &graph();
   run.blocking_timeout_s = options_.blocking_op_timeout_s;

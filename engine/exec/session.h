@@ -20,6 +20,7 @@
 #include "analysis/graph_analysis.h"
 #include "exec/observer.h"
 #include "exec/placement.h"
+#include "ops/framework/rendezvous.h"
 #include "ops/framework/run_context.h"
 #include "graph/graph.h"
 
@@ -47,6 +48,14 @@ struct SessionOptions {
 
 using FeedList = std::vector<std::pair<std::string, Tensor>>;
 
+// What makes a run one partition of a distributed step (transform/partition.h):
+// the rendezvous its _Send and _Recv nodes meet in, and the step id every
+// partition of the step shares (the rendezvous matches keys within a step).
+struct StepRendezvous {
+  Rendezvous* rendezvous = nullptr;
+  int64_t step_id = 0;
+};
+
 class Session {
  public:
   // Throws Error listing the validation errors if the graph is invalid.
@@ -59,6 +68,14 @@ class Session {
 
   std::vector<Tensor> run(const FeedList& feeds, const std::vector<std::string>& fetches,
                           const std::vector<std::string>& targets = {});
+  // Runs this session's graph as one partition of step `step.step_id`:
+  // kernels see step.step_id as RunContext::step_id and the rendezvous as
+  // RunContext::rendezvous. When the run fails, before it starts (a bad
+  // feed) or while it runs, the step is aborted in the rendezvous with the
+  // error, so the other partitions' waits end too. Plans are cached as for
+  // run().
+  std::vector<Tensor> run(const FeedList& feeds, const std::vector<std::string>& fetches,
+                          const std::vector<std::string>& targets, const StepRendezvous& step);
 
   // Runs every variable's `v/Assign` initializer (graph/variable_initializers.h)
   // in one step, as tf.train.MonitoredSession does, so that tools need no init
@@ -102,6 +119,8 @@ class Session {
   // A VarHandleOp's or resource _Arg's handle: the tensor the node outputs on every run.
   Tensor resource_handle_for(const Node& node);
   void check_feed_matches_placeholder(const std::string& name, const Tensor& value) const;
+  std::vector<Tensor> run_step(const FeedList& feeds, const std::vector<std::string>& fetches,
+                               const std::vector<std::string>& targets, const StepRendezvous* step);
   const ExecutionPlan& plan_for(const FeedList& feeds, const std::vector<std::string>& fetches,
                                 const std::vector<std::string>& targets);
 

@@ -32,11 +32,6 @@ int variable_read_by(const Graph& partition, int node) {
   return -1;
 }
 
-std::string rendezvous_key(const Node& transfer) {
-  return transfer.attr_string("send_device", "") + ";" + transfer.attr_string("recv_device", "") + ";" +
-         transfer.attr_string("tensor_name", "");
-}
-
 PartitionExchange describe_exchange(const Graph& partition) {
   const auto& nodes = partition.nodes();
   const EdgeIndex& edges = partition.edges();

@@ -24,11 +24,9 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "ops/framework/rendezvous.h"
 
 namespace flowlens::dist {
-
-// "<send_device>;<recv_device>;<tensor_name>" of a _Send or _Recv node.
-std::string rendezvous_key(const Node& transfer);
 
 // One end of a cross-task pair, in this partition.
 struct TransferEnd {

@@ -26,6 +26,7 @@
 namespace flowlens {
 
 class Graph;
+class Rendezvous;
 
 // The session's resources by (container, name), TensorFlow's ResourceMgr
 // keys. They live as long as the session (or until a kernel erases them),
@@ -70,7 +71,14 @@ class FunctionCaller {
 };
 
 struct RunContext {
+  // The step this run belongs to: the session's run id, or, for one
+  // partition of a distributed step, the step id every partition shares
+  // (the rendezvous matches _Send and _Recv by it).
   int64_t step_id = 0;
+  // Where this partition's _Send nodes hand their tensors and its _Recv
+  // nodes (run by the executor, never blocking a thread) wait for theirs
+  // (ops/framework/rendezvous.h); nullptr outside a distributed step.
+  Rendezvous* rendezvous = nullptr;
   ResourceManager* resources = nullptr;
   FunctionCaller* functions = nullptr;
   // Set when the run fails elsewhere or is stopped: a kernel waiting on
