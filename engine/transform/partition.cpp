@@ -104,7 +104,9 @@ class Partitioner {
           bytes = n * static_cast<int64_t>(dtype_size(info.dtype));
       }
     }
-    std::string stem = TensorId{id.node, id.is_control() ? 0 : id.index}.to_string();
+    // A control edge's pair is named after its dummy: the same node may
+    // also send data to that partition, and the two pairs need two names.
+    std::string stem = id.is_control() ? sent : TensorId{id.node, id.index}.to_string();
     for (char& c : stem)
       if (c == ':') c = '_';
 
