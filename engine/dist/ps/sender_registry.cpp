@@ -41,7 +41,8 @@ bool SenderRegistry::speaks_for(int worker, uint64_t incarnation) const {
 }
 
 bool is_training_request(wire::Kind kind) {
-  return kind == wire::REGISTER || kind == wire::INIT || kind == wire::PULL || kind == wire::PUSH || kind == wire::DONE;
+  return kind == wire::REGISTER || kind == wire::INIT || kind == wire::PULL || kind == wire::PUSH || kind == wire::DONE ||
+         kind == wire::RUN_STEP || kind == wire::STEP_TENSOR || kind == wire::ABORT_STEP;
 }
 
 }  // namespace flowlens::dist

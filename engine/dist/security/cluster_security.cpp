@@ -69,6 +69,10 @@ std::string permission_problem(Role role, wire::Kind kind) {
     case wire::INIT:
     case wire::DONE:
     case wire::HEARTBEAT:  // worker -> ps liveness; PUB heartbeats never come this way
+    case wire::RUN_STEP:   // a distributed step's messages: between the cluster's tasks only
+    case wire::STEP_TENSOR:
+    case wire::STEP_DONE:
+    case wire::ABORT_STEP:
       if (role == Role::Worker || role == Role::Ps) return {};
       return std::string("permission denied: role ") + role_name(role) + " may not send " + wire::Kind_Name(kind) +
              " (needs worker)";
