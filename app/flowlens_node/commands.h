@@ -35,6 +35,7 @@ struct NodeOptions {
   std::string graph;
   int steps = 100;
   bool sync = false;
+  std::string step_mode = "auto";  // worker: auto, phases or distributed (WorkerOptions::StepMode)
   int replicas_to_aggregate = 0;
   int64_t batch = 0;
   std::string loss = "loss";

@@ -68,6 +68,7 @@ std::vector<std::string> child_args(const NodeOptions& o, const std::string& job
   for (const std::string& s : o.split) split += (split.empty() ? "" : ",") + s;
   a.insert(a.end(), {"--split", split});
   if (o.sync) a.push_back("--sync");
+  a.insert(a.end(), {"--step-mode", o.step_mode});
   if (o.replicas_to_aggregate > 0) a.insert(a.end(), {"--replicas-to-aggregate", std::to_string(o.replicas_to_aggregate)});
   if (o.batch > 0) a.insert(a.end(), {"--batch", std::to_string(o.batch)});
   if (!o.train_op.empty()) a.insert(a.end(), {"--train-op", o.train_op});
@@ -178,6 +179,8 @@ void add_launch_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--graph", o->node.graph, "Training graph for the workers")->required()->check(CLI::ExistingFile);
   cmd->add_option("--steps", o->node.steps, "Steps per worker")->check(CLI::NonNegativeNumber);
   cmd->add_flag("--sync", o->node.sync, "Synchronous training");
+  cmd->add_option("--step-mode", o->node.step_mode, "How steps exchange tensors: auto, phases or distributed")
+      ->check(CLI::IsMember({"auto", "phases", "distributed"}));
   cmd->add_option("--replicas-to-aggregate", o->node.replicas_to_aggregate, "K for --sync (default: every worker)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--batch", o->node.batch, "Batch size of the data op")->check(CLI::PositiveNumber);

@@ -69,6 +69,11 @@ void add_node_options(CLI::App& app, NodeOptions& o) {
   app.add_option("--graph", o.graph, "worker: training graph (.pbtxt/.pb) with optimizer Apply ops")->check(CLI::ExistingFile);
   app.add_option("--steps", o.steps, "worker: training steps")->check(CLI::NonNegativeNumber);
   app.add_flag("--sync", o.sync, "worker: synchronous training (gradients averaged over K replicas per global step)");
+  app.add_option("--step-mode", o.step_mode,
+                 "worker: how a step exchanges tensors with the ps tasks: phases (pull, run, push: one round trip "
+                 "per ps), distributed (every task runs its partition at once, _Send/_Recv meeting in a rendezvous, "
+                 "as TensorFlow does), or auto (phases where the graph allows them; default)")
+      ->check(CLI::IsMember({"auto", "phases", "distributed"}));
   app.add_option("--replicas-to-aggregate", o.replicas_to_aggregate, "worker, --sync: K (default: number of workers)")
       ->check(CLI::PositiveNumber);
   app.add_option("--batch", o.batch, "worker: batch size of the graph's SyntheticClassification data op")
@@ -181,6 +186,9 @@ int run_node(NodeOptions o) {
   wo.graph_path = o.graph;
   wo.steps = o.steps;
   wo.sync = o.sync;
+  wo.step_mode = o.step_mode == "phases"        ? dist::WorkerOptions::StepMode::Phases
+                 : o.step_mode == "distributed" ? dist::WorkerOptions::StepMode::Distributed
+                                                : dist::WorkerOptions::StepMode::Auto;
   wo.replicas_to_aggregate = o.replicas_to_aggregate;
   wo.batch = o.batch;
   wo.loss = o.loss;

@@ -13,6 +13,9 @@ void PsServer::register_handlers() {
   control_.on_request(wire::INIT, [this](WireMessage& m) { handle_init(m); });
   control_.on_request(wire::REGISTER, [this](WireMessage& m) { handle_register(m); });
   control_.on_request(wire::DONE, [this](WireMessage& m) { handle_done(m); });
+  control_.on_request(wire::RUN_STEP, [this](WireMessage& m) { handle_run_step(m); });
+  control_.on_request(wire::STEP_TENSOR, [this](WireMessage& m) { handle_step_tensor(m); });
+  control_.on_request(wire::ABORT_STEP, [this](WireMessage& m) { handle_abort_step(m); });
   control_.on_request(wire::STATUS,
                       [this](WireMessage& m) { control_.reply(m, reply_header(m.header, wire::OK, status_json())); });
   control_.on_request(wire::HEARTBEAT, [this](WireMessage& m) {
@@ -58,9 +61,12 @@ void PsServer::note_worker_activity(const WireMessage& m) {
   const int worker = senders_.worker_task(m.header.sender());
   if (worker < 0) return;
   if (is_training_request(m.header.kind())) {
-    if (senders_.bind(worker, m.header.incarnation()))
+    if (senders_.bind(worker, m.header.incarnation())) {
       control_.peer_log().log("restart", label_ + ": worker " + std::to_string(worker) +
                                              " restarted (a new process trains as it now)");
+      // Its steps in flight belong to the process that went away.
+      steps_->abort_worker(worker, "worker " + std::to_string(worker) + " restarted");
+    }
     if (workers_.saw(worker)) ++status_generation_;  // back: the status says so at once
   } else if (m.header.kind() == wire::HEARTBEAT && senders_.speaks_for(worker, m.header.incarnation())) {
     if (workers_.saw(worker)) ++status_generation_;  // back: the status says so at once
@@ -76,6 +82,9 @@ void PsServer::check_worker_liveness() {
   if (workers_.mark_silent_down()) {
     ++status_generation_;
     updates_.finish_sync_round_if_complete();  // the round may wait for nobody else now
+    // A silent worker's distributed steps wait for tensors that will not come.
+    for (int w : workers_.liveness().down_workers())
+      steps_->abort_worker(w, "worker " + std::to_string(w) + " went silent (no heartbeat); its step is abandoned");
   }
   if (std::string stop = workers_.deserted(); !stop.empty()) stop_reason_ = stop;
 }

@@ -1,5 +1,7 @@
 #include "dist/ps/ps_graph.h"
 
+#include "exec/local_rendezvous.h"
+
 #include "graph/edge_index.h"
 #include "graph/node_class.h"
 #include "io/graph_io.h"
@@ -28,9 +30,13 @@ PsGraph::PsGraph(const std::string& partition, const std::string& label, const S
     const Node& n = graph.nodes()[i];
     if (is_variable_op(n.op)) variables_.push_back(n.name);
     if (!ex.read_phase[i] && !is_send_recv(n)) update_targets_.push_back(n.name);
+    if (graph.edges().consumers(static_cast<int>(i)).empty()) step_targets_.push_back(n.name);
   }
   if (variables_.empty()) throw Error("the partition registered with " + label + " holds no variable");
-  session_ = std::make_unique<Session>(feedable_partition(graph), options);
+  // The partition as partitioned, _Send and _Recv included: a distributed
+  // step runs it whole; the phases run parts of it, the update phase with
+  // the pushed tensors waiting in a rendezvous of its own.
+  session_ = std::make_unique<Session>(std::move(graph), options);
 }
 
 std::size_t PsGraph::node_count() const { return session_->graph().size(); }
@@ -128,10 +134,17 @@ std::string PsGraph::check_push(const std::vector<std::string>& names, const std
 }
 
 void PsGraph::update(const std::vector<NamedTensor>& pushed) {
-  FeedList feeds;
-  feeds.reserve(pushed.size());
-  for (const NamedTensor& t : pushed) feeds.emplace_back(push_ends_.at(push_index_.at(t.name)).tensor, t.value);
-  if (!update_targets_.empty()) session_->run(feeds, {}, update_targets_);
+  if (update_targets_.empty()) return;
+  // Every _Recv of the update phase finds its tensor already there, so a
+  // control edge from another task is met like a data edge.
+  LocalRendezvous pushes;
+  constexpr int64_t kUpdateStep = 1;
+  for (const NamedTensor& t : pushed) pushes.send(t.name, kUpdateStep, t.value);
+  session_->run({}, {}, update_targets_, StepRendezvous{&pushes, kUpdateStep});
+}
+
+void PsGraph::run_step(Rendezvous& rendezvous, int64_t step_id) {
+  session_->run({}, {}, step_targets_, StepRendezvous{&rendezvous, step_id});
 }
 
 }  // namespace flowlens::dist

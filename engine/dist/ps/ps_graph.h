@@ -50,6 +50,12 @@ class PsGraph {
   std::string check_push(const std::vector<std::string>& names, const std::vector<DType>& dtypes) const;
   // Runs the update phase with `pushed` (by key) fed in place of its _Recv nodes.
   void update(const std::vector<NamedTensor>& pushed);
+  // Runs the whole partition as this ps's part of distributed step
+  // `step_id` (worker/distributed_step.h): its _Recv nodes wait in
+  // `rendezvous`, its _Send nodes send there. Runs of several workers' steps
+  // may overlap (thread-safe, as Session::run is). Throws Error naming the
+  // failing node.
+  void run_step(Rendezvous& rendezvous, int64_t step_id);
 
   std::size_t node_count() const;
 
@@ -68,6 +74,7 @@ class PsGraph {
   std::vector<TransferEnd> push_ends_;              // the update phase's _Recv nodes
   std::map<std::string, std::size_t> push_index_;   // key -> push_ends_ index
   std::vector<std::string> update_targets_;
+  std::vector<std::string> step_targets_;  // the partition's sinks: a step runs them all
 };
 
 }  // namespace flowlens::dist

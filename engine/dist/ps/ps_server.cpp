@@ -24,6 +24,17 @@ PsServer::PsServer(PsOptions options)
       label_("ps " + std::to_string(options_.task)), incarnation_(new_incarnation()),
       control_(ps_control_options(options_, label_)), workers_(options_, label_), senders_(options_.cluster),
       links_(senders_.task_names()), updates_(options_, incarnation_, control_, graph_, workers_, senders_, links_) {
+  messenger_ = std::make_unique<StepMessenger>(
+      connect_in_cluster(options_.cluster, "ps:" + std::to_string(options_.task), options_.credentials,
+                         options_.max_message_bytes, &control_.traffic(), incarnation_),
+      options_.wait_timeout, [this](const wire::Header& m, const std::string& to, const std::string& error) {
+        // A tensor for another task's part of a step that cannot reach it:
+        // that task's wait ends by its own timeout or abort; this ps's part
+        // of the step must not wait for anything from it either.
+        if (m.kind() == wire::STEP_TENSOR) steps_->abort(m.step_worker(), m.step(), label_ + ": " + error);
+        control_.peer_log().log("step", label_ + ": " + kind_name(m.kind()) + " to " + to + " failed: " + error);
+      });
+  steps_ = std::make_unique<PsSteps>(label_, options_.task, *messenger_);
   register_handlers();
 }
 
@@ -38,6 +49,7 @@ std::string PsServer::run(const std::atomic<bool>* interrupted) {
     }
     control_.serve(100);
     serve_pending_pulls();
+    for (int64_t ran = steps_->take_finished(); ran > 0; --ran) updates_.step_finished();
     const auto now = std::chrono::steady_clock::now();
     if (now - last_liveness_check_ > std::chrono::milliseconds(100)) {
       check_worker_liveness();
@@ -48,6 +60,7 @@ std::string PsServer::run(const std::atomic<bool>* interrupted) {
   for (const PendingPull& p : pending_pulls_)
     control_.reply(p.request, reply_header(p.request.header, wire::FAILED, label_ + " is shutting down"));
   pending_pulls_.clear();
+  steps_.reset();  // aborts the steps still running
   updates_.save_checkpoint();
   publish_heartbeat();
   return stop_reason_;
@@ -186,6 +199,61 @@ void PsServer::handle_register(const WireMessage& m) {
                            std::to_string(graph_->push_ends().size()) + " received per step";
   log_line(label_ + ": partition " + text);
   control_.reply(m, reply_header(m.header, wire::OK, text));
+}
+
+void PsServer::handle_run_step(const WireMessage& m) {
+  const int worker = senders_.worker_task(m.header.sender());
+  if (worker < 0 || worker != m.header.step_worker()) {
+    control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, "RUN_STEP from '" + m.header.sender() + "', not the step's worker"));
+    return;
+  }
+  if (!graph_) {
+    control_.reply(m, reply_header(m.header, wire::UNREGISTERED, label_ + " runs no partition yet (it started or restarted)"));
+    return;
+  }
+  if (const std::vector<std::string> missing = graph_->uninitialized(); !missing.empty()) {
+    std::string names;
+    for (const std::string& n : missing) names += (names.empty() ? "" : ", ") + n;
+    control_.reply(m, reply_header(m.header, wire::NOT_READY, "not initialized on " + label_ + ": " + names));
+    return;
+  }
+  if (std::string problem = steps_->start(*graph_, worker, m.header.step(), m.header.replicas_to_aggregate()); !problem.empty()) {
+    control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, label_ + ": " + problem));
+    return;
+  }
+  control_.reply(m, reply_header(m.header, wire::OK));
+}
+
+void PsServer::handle_step_tensor(const WireMessage& m) {
+  // A worker sends for its own steps only; a ps for any worker's step it
+  // takes part in.
+  const int worker = senders_.worker_task(m.header.sender());
+  const bool from_ps = m.header.sender().starts_with("ps:");
+  if (worker >= 0 ? worker != m.header.step_worker() : !from_ps) {
+    control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, "STEP_TENSOR from '" + m.header.sender() + "' for worker " +
+                                                                    std::to_string(m.header.step_worker()) + "'s step"));
+    return;
+  }
+  int taken = 0;
+  try {
+    for (std::size_t i = 0; i < m.num_tensors(); ++i)
+      taken += steps_->deliver(m.header.step_worker(), m.header.step(), m.header.replicas_to_aggregate(), m.name(i), m.tensor(i)) ? 1 : 0;
+  } catch (const std::exception& e) {
+    control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, e.what()));
+    return;
+  }
+  links_.set_step_in(m.header.sender(), m.total_bytes());
+  control_.reply(m, reply_header(m.header, wire::OK, std::to_string(taken) + " taken"));
+}
+
+void PsServer::handle_abort_step(const WireMessage& m) {
+  const int worker = senders_.worker_task(m.header.sender());
+  if (worker < 0 || worker != m.header.step_worker()) {
+    control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, "ABORT_STEP from '" + m.header.sender() + "', not the step's worker"));
+    return;
+  }
+  steps_->abort(worker, m.header.step(), m.header.text().empty() ? "aborted by worker " + std::to_string(worker) : m.header.text());
+  control_.reply(m, reply_header(m.header, wire::OK));
 }
 
 void PsServer::handle_done(const WireMessage& m) {

@@ -52,6 +52,7 @@
 #include "dist/control/request_profile.h"
 #include "dist/ps/ps_graph.h"
 #include "dist/ps/ps_options.h"
+#include "dist/ps/ps_steps.h"
 #include "dist/ps/ps_updates.h"
 #include "dist/ps/ps_workers.h"
 #include "dist/ps/sender_registry.h"
@@ -91,6 +92,10 @@ class PsServer {
   void handle_register(const WireMessage& m);
   void handle_init(const WireMessage& m);
   void handle_done(const WireMessage& m);
+  // A distributed step (ps_steps.h): RUN_STEP, STEP_TENSOR, ABORT_STEP.
+  void handle_run_step(const WireMessage& m);
+  void handle_step_tensor(const WireMessage& m);
+  void handle_abort_step(const WireMessage& m);
   void handle_pull(WireMessage& m);
   void answer_pull(const WireMessage& m);
   void serve_pending_pulls();
@@ -116,6 +121,10 @@ class PsServer {
   // Pushes, the global step they advance, its checkpoints (the restored
   // one too, until a partition takes it) and the pause of the updates.
   PsUpdates updates_;
+  // Distributed steps: what this ps sends other tasks, and the steps it runs
+  // (destroyed first: a step ending still posts its STEP_DONE).
+  std::unique_ptr<StepMessenger> messenger_;
+  std::unique_ptr<PsSteps> steps_;
   std::deque<PendingPull> pending_pulls_;  // pulls waiting at the barrier for their global step
   std::chrono::steady_clock::time_point last_liveness_check_;
   std::string stop_reason_;

@@ -77,6 +77,10 @@ class PsUpdates {
   Checkpoint checkpoint();
   void save_checkpoint();  // now (on exit); no-op without a checkpoint dir
   void save_if_due();      // when checkpoint_interval has passed with new steps
+  // One more applied step: the global step advances, a STEP_EVENT goes out,
+  // and the checkpoint saver hears of it. Pushes call it; so does the
+  // serving thread for each distributed step the ps ran (ps_steps.h).
+  void step_finished();
 
  private:
   // True when `m` repeats a Push already applied or queued; answers it.
@@ -87,7 +91,6 @@ class PsUpdates {
   void sync_push(const WireMessage& m, int worker);
   // Runs the update phase with `pushed`; "" or why it failed.
   std::string run_update(const std::vector<NamedTensor>& pushed);
-  void step_finished();
 
   int task_;
   std::string label_;  // "ps 0", for the log

@@ -46,6 +46,8 @@ class PsClient {
   std::unique_ptr<NodeConnection> connect(zmq::context_t& context, int task) const;
 
   std::size_t size() const { return ps_.size(); }
+  // This worker process's incarnation, which every message to a ps carries.
+  uint64_t incarnation() const { return incarnation_; }
   // What link i's partition sends this worker (its read phase), at least of
   // global step min_step (the sync barrier; 0: any).
   std::vector<NamedTensor> pull(size_t i, int64_t min_step);

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "graph/node_class.h"
+
 namespace flowlens::dist {
 
 bool StepTransfers::note_variables(const std::vector<std::vector<NamedTensor>>& pulled) {
@@ -83,6 +85,31 @@ Graph StepTransfers::annotated(Graph partition) const {
   for (Node& n : partition.mutable_nodes())
     if (auto it = node_bytes_.find(n.name); it != node_bytes_.end()) n.attrs["_bytes"] = AttrValue(it->second);
   return partition;
+}
+
+bool StepTransfers::note_nodes(const std::map<std::string, int64_t>& node_bytes) {
+  {
+    std::lock_guard lock(mu_);
+    if (node_bytes == node_bytes_) return false;  // every step with static shapes
+  }
+  std::vector<LinkTraffic> links;
+  for (const PsLink& link : plan_.ps) {
+    LinkTraffic l;
+    l.peer = "ps " + std::to_string(link.task);
+    for (const auto& [name, bytes] : node_bytes) {
+      const Node* n = plan_.worker_partition.find(name);
+      if (!n) continue;
+      const bool from_ps = is_recv(*n) && n->attr_string("send_device", "").starts_with(link.device + "/");
+      const bool to_ps = is_send(*n) && n->attr_string("recv_device", "").starts_with(link.device + "/");
+      if (from_ps) l.step_bytes_in += static_cast<uint64_t>(bytes);
+      if (to_ps) l.step_bytes_out += static_cast<uint64_t>(bytes);
+    }
+    links.push_back(std::move(l));
+  }
+  std::lock_guard lock(mu_);
+  links_ = std::move(links);
+  node_bytes_ = node_bytes;
+  return true;
 }
 
 }  // namespace flowlens::dist

@@ -24,6 +24,9 @@ class StepTransfers {
   // Training thread: per ps link, what the step pulled and sent. True when
   // what the status shows changed.
   bool note(const std::vector<std::vector<NamedTensor>>& pulled, const std::vector<std::vector<NamedTensor>>& sent);
+  // Training thread, distributed steps: the bytes of the step per _Send and
+  // _Recv node of the worker's partition (distributed_step.h).
+  bool note_nodes(const std::map<std::string, int64_t>& node_bytes);
 
   std::vector<VariableInfo> variables() const;  // as last pulled
   std::vector<LinkTraffic> links() const;       // per ps link: the last step's bytes

@@ -109,11 +109,30 @@ Worker::Worker(WorkerOptions options) : options_(std::move(options)) {
       initial_values.push_back(std::move(values));
     }
   }
-  session_ = std::make_unique<Session>(plan_.worker_graph, so);
+  const bool distributed = options_.step_mode == WorkerOptions::StepMode::Distributed ||
+                           (options_.step_mode == WorkerOptions::StepMode::Auto && !plan_.needs_distributed_step.empty());
+  if (!distributed && !plan_.needs_distributed_step.empty())
+    throw Error(options_.graph_path + ": " + plan_.needs_distributed_step +
+                "; the pull/run/push phases cannot run that step (use --step-mode auto or distributed)");
+  if (distributed && options_.sync && options_.replicas_to_aggregate != num_workers_)
+    throw Error("--replicas-to-aggregate " + std::to_string(options_.replicas_to_aggregate) + " with " +
+                std::to_string(num_workers_) + " workers: synchronous distributed steps run each round with every "
+                "worker of the cluster (the pull/run/push phases can drop the slowest)");
+  session_ = std::make_unique<Session>(distributed ? plan_.worker_partition : plan_.worker_graph, so);
   ps_ = std::make_unique<PsClient>(options_, plan_, rank_, std::move(initial_values), traffic_,
                                    [this](const std::string& state, const std::string& detail) {
                                      status_.set_state(state, detail);
                                    });
+  if (distributed) {
+    messenger_ = std::make_unique<StepMessenger>(
+        connect_in_cluster(options_.cluster, "worker:" + std::to_string(options_.task), options_.credentials,
+                           options_.max_message_bytes, &traffic_, ps_->incarnation()),
+        options_.reconnect_timeout, [this](const wire::Header& m, const std::string& to, const std::string& error) {
+          distributed_->undeliverable(m, to, error);
+        });
+    distributed_ = std::make_unique<DistributedStep>(plan_, options_.task, options_.sync ? options_.replicas_to_aggregate : 0,
+                                                     *messenger_, options_.reconnect_timeout);
+  }
   ps_->check_variables_fit_messages();
   inspection_ = std::make_unique<StepInspection>(*session_, label, [this](const DebugStop& stop) {
     if (fetches_.serving()) return;  // fetch re-runs do not hit breakpoints
@@ -126,7 +145,9 @@ Worker::Worker(WorkerOptions options) : options_(std::move(options)) {
   });
 
   if (!options_.loss.empty()) step_fetches_.push_back(options_.loss);
-  for (const PsLink& link : plan_.ps) step_fetches_.insert(step_fetches_.end(), link.push_tensors.begin(), link.push_tensors.end());
+  if (!distributed_)
+    for (const PsLink& link : plan_.ps)
+      step_fetches_.insert(step_fetches_.end(), link.push_tensors.begin(), link.push_tensors.end());
 
   NodeStatus base;
   base.role = "worker";
@@ -166,6 +187,29 @@ void Worker::linger_until_done_seen() {
   cv_.wait_until(lock, now + options_.done_linger, [&] { return done_answered_.load(); });
 }
 
+std::vector<Tensor> Worker::run_phases(FeedList& feeds, std::vector<std::vector<NamedTensor>>& pulled,
+                                       std::vector<std::vector<NamedTensor>>& sent) {
+  std::vector<int64_t> pulled_step(ps_->size());
+  for (size_t i = 0; i < ps_->size(); ++i) {
+    pulled[i] = ps_->pull(i, options_.sync ? ps_->next_pull_step(i) : 0);
+    pulled_step[i] = ps_->next_pull_step(i);
+    // The rendezvous: each received tensor takes its _Recv node's place.
+    for (size_t k = 0; k < pulled[i].size(); ++k)
+      if (!plan_.ps[i].pull_feeds[k].empty()) feeds.emplace_back(plan_.ps[i].pull_feeds[k], pulled[i][k].value);
+  }
+  std::vector<Tensor> out = session_->run(feeds, step_fetches_, plan_.worker_targets);
+  size_t next = options_.loss.empty() ? 0 : 1;
+  for (size_t i = 0; i < ps_->size(); ++i) {
+    for (const std::string& key : plan_.ps[i].push_keys) sent[i].push_back({key, std::move(out[next++])});
+    // What this ps receives from another ps task, carried by the worker.
+    for (const PsLink::Relay& r : plan_.ps[i].relays)
+      sent[i].push_back({r.key, r.from_link < 0 ? Tensor::scalar<float>(0.0f)
+                                                : pulled[static_cast<size_t>(r.from_link)][static_cast<size_t>(r.pull_index)].value});
+  }
+  for (size_t i = 0; i < ps_->size(); ++i) ps_->push(i, sent[i], pulled_step[i]);
+  return out;
+}
+
 int Worker::run(const std::atomic<bool>* interrupted) {
   control_running_ = true;
   control_thread_ = std::thread([this] { control_loop(); });
@@ -175,7 +219,16 @@ int Worker::run(const std::atomic<bool>* interrupted) {
     throw Error(error);
   }
   ps_->start(interrupted);
-  log_line("worker " + std::to_string(options_.task) + ": " + plan_.summary + "; " + worker_mode(options_));
+  // Distributed steps start once every ps holds its variables: the chief
+  // initializes them, the others wait (MonitoredTrainingSession's
+  // ready_op). A PULL answers only then; its values are not needed.
+  if (distributed_)
+    for (size_t i = 0; i < ps_->size(); ++i) ps_->pull(i, 0);
+  std::string exchange = "pull/run/push";
+  if (distributed_)
+    exchange = "distributed steps" +
+               (plan_.needs_distributed_step.empty() ? std::string() : " (" + plan_.needs_distributed_step + ")");
+  log_line("worker " + std::to_string(options_.task) + ": " + plan_.summary + "; " + worker_mode(options_) + "; " + exchange);
 
   const auto start = std::chrono::steady_clock::now();
   std::optional<double> first_loss, last_loss;
@@ -190,25 +243,15 @@ int Worker::run(const std::atomic<bool>* interrupted) {
     std::vector<std::vector<NamedTensor>> pulled(ps_->size());
     FeedList feeds = draw_batch();
     if (!feeds.empty() && feeds[0].second.shape().rank() > 0) examples += feeds[0].second.shape().dim(0);
-    std::vector<int64_t> pulled_step(ps_->size());
-    for (size_t i = 0; i < ps_->size(); ++i) {
-      pulled[i] = ps_->pull(i, options_.sync ? ps_->next_pull_step(i) : 0);
-      pulled_step[i] = ps_->next_pull_step(i);
-      // The rendezvous: each received tensor takes its _Recv node's place.
-      for (size_t k = 0; k < pulled[i].size(); ++k)
-        if (!plan_.ps[i].pull_feeds[k].empty()) feeds.emplace_back(plan_.ps[i].pull_feeds[k], pulled[i][k].value);
-    }
-    std::vector<Tensor> out = session_->run(feeds, step_fetches_, plan_.worker_targets);
-    size_t next = options_.loss.empty() ? 0 : 1;
     std::vector<std::vector<NamedTensor>> sent(ps_->size());
-    for (size_t i = 0; i < ps_->size(); ++i) {
-      for (const std::string& key : plan_.ps[i].push_keys) sent[i].push_back({key, std::move(out[next++])});
-      // What this ps receives from another ps task, carried by the worker.
-      for (const PsLink::Relay& r : plan_.ps[i].relays)
-        sent[i].push_back({r.key, r.from_link < 0 ? Tensor::scalar<float>(0.0f)
-                                                  : pulled[static_cast<size_t>(r.from_link)][static_cast<size_t>(r.pull_index)].value});
+    std::vector<Tensor> out;
+    if (distributed_) {
+      out = distributed_->run(*session_, step, feeds, step_fetches_);
+      if (transfers_.note_nodes(distributed_->node_bytes())) status_.changed();
+    } else {
+      out = run_phases(feeds, pulled, sent);
+      if (transfers_.note(pulled, sent)) status_.changed();
     }
-    for (size_t i = 0; i < ps_->size(); ++i) ps_->push(i, sent[i], pulled_step[i]);
 
     std::optional<double> loss;
     if (!options_.loss.empty()) loss = scalar_value(out[0], "loss '" + options_.loss + "'");
@@ -217,7 +260,6 @@ int Worker::run(const std::atomic<bool>* interrupted) {
     done_steps = step;
     // The status reads these counters on the control thread; the training
     // lock below is for fetches and step events only.
-    if (transfers_.note(pulled, sent)) status_.changed();
     status_.record_step(step, loss.value_or(std::numeric_limits<double>::quiet_NaN()));
     fetches_.set_feeds(std::move(feeds));
     {

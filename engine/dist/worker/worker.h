@@ -42,6 +42,7 @@
 #include "dist/worker/worker_feeds.h"
 #include "dist/worker/worker_plan.h"
 #include "dist/worker/worker_status.h"
+#include "dist/worker/distributed_step.h"
 #include "exec/session.h"
 
 namespace flowlens::dist {
@@ -91,6 +92,12 @@ struct WorkerOptions {
   // so a finished worker is not mistaken for one that died. Nobody
   // polling: it exits at once.
   std::chrono::milliseconds done_linger{2000};
+  // How a step exchanges tensors with the ps tasks: Auto runs the
+  // pull/run/push phases where the plan allows them (one round trip per ps,
+  // no thread per step on the ps) and distributed steps
+  // (distributed_step.h) where it does not; the others force one.
+  enum class StepMode { Auto, Phases, Distributed };
+  StepMode step_mode = StepMode::Auto;
 };
 
 class Worker {
@@ -112,6 +119,10 @@ class Worker {
   };
 
   FeedList draw_batch();
+  // One step as pull, run, push; `feeds` gains the pulled tensors. Returns
+  // the step fetches (the loss first), fills what was pulled and sent per link.
+  std::vector<Tensor> run_phases(FeedList& feeds, std::vector<std::vector<NamedTensor>>& pulled,
+                                 std::vector<std::vector<NamedTensor>>& sent);
   // See WorkerOptions::done_linger.
   void linger_until_done_seen();
   // Between steps: pause/step/stop and fetch requests. Returns false to stop.
@@ -129,11 +140,15 @@ class Worker {
   int rank_ = 0, num_workers_ = 1;
   std::string address_;
   TrainingPlan plan_;
-  std::unique_ptr<Session> session_;    // runs plan_.worker_graph
+  std::unique_ptr<Session> session_;    // runs plan_.worker_graph, or worker_partition in distributed steps
   std::unique_ptr<WorkerFeeds> feeds_;  // options_.feeds, when given
   std::vector<std::string> step_fetches_;  // the loss (if any), then every link's push tensors
   TrafficCounters traffic_;  // control endpoint and ps links together
   std::unique_ptr<PsClient> ps_;
+  // Distributed steps (null when the phases run): the messenger carries
+  // this worker's side of them, the control thread delivers the ps's.
+  std::unique_ptr<StepMessenger> messenger_;
+  std::unique_ptr<DistributedStep> distributed_;
   std::unique_ptr<StepInspection> inspection_;
   StepTransfers transfers_{plan_};
   WorkerStatus status_;

@@ -38,6 +38,20 @@ void Worker::answer_status(NodeControlServer& server, WireMessage& m) {
 void Worker::register_handlers(NodeControlServer& server) {
   const std::string me = "worker " + std::to_string(options_.task);
   server.on_request(wire::STATUS, [this, &server](WireMessage& m) { answer_status(server, m); });
+  // A distributed step's tensors and ends, from the ps tasks that run its
+  // other partitions (distributed_step.h). Answered as soon as stored.
+  for (const wire::Kind kind : {wire::STEP_TENSOR, wire::STEP_DONE})
+    server.on_request(kind, [this, me, &server, kind](WireMessage& m) {
+      std::string problem;
+      if (!distributed_)
+        problem = me + " runs no distributed steps";
+      else if (!m.header.sender().starts_with("ps:") || m.header.step_worker() != options_.task)
+        problem = kind_name(kind) + " from '" + m.header.sender() + "' for worker " +
+                  std::to_string(m.header.step_worker()) + "'s step";
+      else
+        problem = kind == wire::STEP_TENSOR ? distributed_->deliver(m) : distributed_->finished(m);
+      server.reply(m, reply_header(m.header, problem.empty() ? wire::OK : wire::BAD_REQUEST, problem));
+    });
   server.add_fetch([this, me](const WireMessage&, const std::vector<std::string>& names) {
     try {
       if (auto values = fetches_.ask(names, options_.wait_timeout)) return CommandReply{wire::OK, {}, std::move(*values)};
@@ -150,6 +164,7 @@ void Worker::control_loop() {
       }
     }
     server->serve(100);
+    if (distributed_) distributed_->watch();
     status_.sample_rate();
     std::deque<StepEvent> events;
     {

@@ -188,9 +188,19 @@ TrainingPlan plan_training(const Graph& graph, const ClusterSpec& cluster, int w
     if (!after_update[i]) continue;
     const Node& n = wp.nodes()[i];
     if (n.op == "NoOp" || is_recv(n)) continue;  // grouping the step's updates: nothing left to do
-    throw Error("worker op '" + n.name + "' (" + n.op + ") uses a value a ps computes from the same step's "
-                "updates; FlowLens runs one read and one update phase per ps per step, so that needs a second "
-                "round trip it does not make");
+    if (!plan.needs_distributed_step.empty()) continue;
+    // Partitioning's dummy for a control edge back to a ps: name the worker
+    // op it carries the edge of (a train op's grouping NoOp, typically).
+    const bool control_dummy = n.op == "Const" && n.name.find("/_control_to_") != std::string::npos &&
+                               n.inputs.size() == 1 && n.inputs[0].starts_with("^");
+    if (control_dummy) {
+      const Node& from = *wp.find(n.inputs[0].substr(1));
+      plan.needs_distributed_step = "worker op '" + from.name + "' (" + from.op + ") runs after a ps's update of the "
+                                    "step and a ps op waits for it";
+    } else {
+      plan.needs_distributed_step = "worker op '" + n.name + "' (" + n.op + ") uses a value a ps computes from the "
+                                    "same step's updates";
+    }
   }
   // Worker ops the step needs besides the pushes and fetches: those whose
   // only consumers wait for the update (a train op's worker-side inputs).
@@ -269,17 +279,18 @@ TrainingPlan plan_training(const Graph& graph, const ClusterSpec& cluster, int w
       }
       const Node& recv = *ps_parts[to]->graph.find(r.node);
       const bool control = recv.attr_string("tensor_name", "").find("/_control_to_") != std::string::npos;
-      if (relay.from_link < 0 && !control)
-        throw Error("the tensor '" + recv.attr_string("tensor_name", "") + "' goes from " +
-                    recv.attr_string("send_device", "") + " to " + recv.attr_string("recv_device", "") +
-                    " after the first ps's update; FlowLens carries data between ps tasks only from their read "
-                    "phase (place the ops between them on one task)");
-      if (relay.from_link < 0 && r.dtype != DType::Float)
+      if (relay.from_link < 0 && !control && plan.needs_distributed_step.empty())
+        plan.needs_distributed_step = "the tensor '" + recv.attr_string("tensor_name", "") + "' goes from " +
+                                      recv.attr_string("send_device", "") + " to " +
+                                      recv.attr_string("recv_device", "") + " after the first ps's update";
+      if (relay.from_link < 0 && control && r.dtype != DType::Float)
         throw Error("control edge '" + key + "' carries " + dtype_name(r.dtype) + ", not partition's float dummy");
       plan.ps[to].relays.push_back(relay);
     }
   }
   plan.worker_graph = feedable_partition(wp);
+  for (std::size_t i = 0; i < wp.size(); ++i)
+    if (wp.edges().consumers(static_cast<int>(i)).empty()) plan.step_targets.push_back(wp.nodes()[i].name);
 
   std::size_t variables = 0, pulls = 0, pushes = 0;
   for (const PsLink& l : plan.ps) {

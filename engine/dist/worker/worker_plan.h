@@ -63,8 +63,14 @@ struct TrainingPlan {
   // graph this worker runs", its _Recv/_Send nodes naming the ps devices and
   // byte sizes (attr _bytes) of what travels.
   Graph worker_partition;
-  // The same, as its Session runs it (partition_exchange.h feedable_partition).
+  // The same, as its Session runs it between a pull and a push
+  // (partition_exchange.h feedable_partition).
   Graph worker_graph;
+  // Why the pull/run/push phases cannot run this graph's step ("" when
+  // they can): then every step is a distributed step (distributed_step.h),
+  // the worker running worker_partition itself with the sinks below.
+  std::string needs_distributed_step;
+  std::vector<std::string> step_targets;  // worker_partition's sinks (its _Send nodes among them)
   std::string summary;  // one line for the log
 };
 
@@ -72,9 +78,10 @@ struct TrainingPlan {
 // Apply*/ResourceApply* node. `fetches`: other tensors each step needs from
 // the worker (the loss, the batch tensors it splits). Throws Error naming
 // the node or edge when the graph cannot be trained this way: no ps job, no
-// update on a ps, a data edge between two ps tasks after one's update, an
-// edge to another worker, or a
-// worker op that needs a value the ps computes from the same step's pushes.
+// update on a ps, or an edge to another worker. A graph the phases cannot
+// run (a data edge between two ps tasks after one's update, a worker op
+// that needs a value a ps computes from the same step's tensors) says why
+// in needs_distributed_step.
 TrainingPlan plan_training(const Graph& graph, const ClusterSpec& cluster, int worker_task, const OpRegistry& registry,
                            std::vector<std::string> targets = {}, const std::vector<std::string>& fetches = {});
 

@@ -1,0 +1,250 @@
+#include "dist/ps/ps_steps.h"
+
+#include <algorithm>
+
+#include "common/error.h"
+#include "dist/ps/ps_graph.h"
+#include "dist/ps/sync_aggregator.h"
+#include "graph/device_spec.h"
+
+namespace flowlens::dist {
+namespace {
+
+constexpr int kStepBits = 40;  // a worker's steps below 2^40, its task above
+constexpr int64_t kStepMask = (int64_t{1} << kStepBits) - 1;
+// The "worker" of a synchronous round's step id: above any real task.
+constexpr int kRoundWorker = (1 << 22) - 1;
+
+int worker_of(int64_t step_id) { return static_cast<int>(step_id >> kStepBits); }
+int64_t step_of(int64_t step_id) { return step_id & kStepMask; }
+
+}  // namespace
+
+int64_t PsSteps::step_id(int worker, int64_t step) { return (int64_t{worker} << kStepBits) | (step & kStepMask); }
+
+PsSteps::PsSteps(std::string label, int task, StepMessenger& messenger)
+    : label_(std::move(label)), task_(task), messenger_(messenger),
+      rendezvous_(messenger, [this](const std::string& key, int64_t id, const Tensor&) {
+        // Worker names in the key are canonical (task 0's): the step's worker
+        // (each worker of a round) receives.
+        const DeviceSpec recv = DeviceSpec::parse(split_rendezvous_key(key).recv_device);
+        std::vector<ClusterRendezvous::Route> routes;
+        auto route_to = [&](const std::string& destination, int worker) {
+          ClusterRendezvous::Route r;
+          r.destination = destination;
+          r.header.set_kind(wire::STEP_TENSOR);
+          r.header.set_step(step_of(id));
+          r.header.set_step_worker(worker);
+          r.wire_key = key;
+          routes.push_back(std::move(r));
+        };
+        if (recv.job == "worker") {
+          for (int w : receivers(id)) route_to("worker " + std::to_string(w), w);
+        } else if (recv.job == "ps" && recv.task.value_or(0) != task_) {
+          // Another ps takes part in the same step (or round): it knows it by
+          // the same worker and step.
+          route_to("ps " + std::to_string(recv.task.value_or(0)), worker_of(id));
+        }
+        return routes;
+      }) {}
+
+PsSteps::~PsSteps() {
+  std::vector<std::unique_ptr<Run>> runs;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [id, run] : runs_) {
+      rendezvous_.abort(id, label_ + " is shutting down");
+      runs.push_back(std::move(run));
+    }
+    runs_.clear();
+  }
+  for (auto& run : runs)
+    if (run->thread.joinable()) run->thread.join();
+}
+
+std::vector<int> PsSteps::receivers(int64_t id) const {
+  std::lock_guard lock(mu_);
+  auto it = runs_.find(id);
+  if (it != runs_.end()) return it->second->workers;
+  return {worker_of(id)};
+}
+
+std::string PsSteps::start(PsGraph& graph, int worker, int64_t step, int replicas_to_aggregate) {
+  if (step <= 0 || step > kStepMask) return "step " + std::to_string(step) + " is out of range";
+  // Delivered after the lock is released: a delivery may run the step's
+  // next nodes on this thread, and a _Send among them asks receivers().
+  std::vector<std::pair<std::string, Tensor>> ready;
+  const int64_t round_id = step_id(kRoundWorker, step);
+  {
+    std::string refused = start_locked(graph, worker, step, replicas_to_aggregate, ready);
+    if (!refused.empty()) return refused;
+  }
+  for (auto& [key, value] : ready) rendezvous_.deliver(key, round_id, std::move(value));
+  return {};
+}
+
+std::string PsSteps::start_locked(PsGraph& graph, int worker, int64_t step, int replicas_to_aggregate,
+                                  std::vector<std::pair<std::string, Tensor>>& ready) {
+  std::lock_guard lock(mu_);
+  reap();
+  if (replicas_to_aggregate <= 0) {
+    const int64_t id = step_id(worker, step);
+    if (!runs_.count(id)) launch(graph, id, worker, step, {worker});
+    return {};
+  }
+  if (step <= rounds_done_)
+    return "round " + std::to_string(step) + " is over (" + label_ + " has run " + std::to_string(rounds_done_) +
+           "); a synchronous worker must start with the others";
+  const int64_t id = step_id(kRoundWorker, step);
+  if (runs_.count(id)) return {};  // running: a message sent again
+  Round& round = rounds_[step];
+  if (round.replicas == 0) round.replicas = replicas_to_aggregate;
+  if (round.replicas != replicas_to_aggregate)
+    return "worker " + std::to_string(worker) + " aggregates " + std::to_string(replicas_to_aggregate) +
+           " replicas, round " + std::to_string(step) + " " + std::to_string(round.replicas);
+  if (std::find(round.workers.begin(), round.workers.end(), worker) == round.workers.end()) {
+    if (static_cast<int>(round.workers.size()) == round.replicas)
+      return "round " + std::to_string(step) + " has its " + std::to_string(round.replicas) + " workers already";
+    round.workers.push_back(worker);
+  }
+  // A round runs once all its workers asked and the one before it is over
+  // (its variables are what this round reads).
+  if (static_cast<int>(round.workers.size()) == round.replicas && step == rounds_done_ + 1) {
+    // What the workers sent before the round ran, averaged.
+    for (auto it = round.sent.begin(); it != round.sent.end();) {
+      if (static_cast<int>(it->second.size()) != round.replicas) {
+        ++it;
+        continue;
+      }
+      std::vector<const Tensor*> tensors;
+      for (const auto& [w, t] : it->second) tensors.push_back(&t);
+      ready.emplace_back(it->first, average_gradients(tensors));
+      it = round.sent.erase(it);
+    }
+    std::vector<int> workers = round.workers;
+    std::sort(workers.begin(), workers.end());
+    launch(graph, id, kRoundWorker, step, std::move(workers));
+  }
+  return {};
+}
+
+void PsSteps::launch(PsGraph& graph, int64_t id, int worker, int64_t step, std::vector<int> workers) {
+  auto run = std::make_unique<Run>();
+  run->worker = worker;
+  run->step = step;
+  run->workers = std::move(workers);
+  Run* r = run.get();
+  runs_[id] = std::move(run);
+  r->thread = std::thread([this, &graph, r] { this->run(graph, *r); });
+}
+
+void PsSteps::run(PsGraph& graph, Run& run) {
+  const int64_t id = step_id(run.worker, run.step);
+  wire::Header done;
+  done.set_kind(wire::STEP_DONE);
+  done.set_step(run.step);
+  try {
+    graph.run_step(rendezvous_, id);
+    done.set_code(wire::OK);
+    ++finished_;
+  } catch (const std::exception& e) {
+    done.set_code(wire::FAILED);
+    done.set_text(label_ + ": " + e.what());
+  }
+  rendezvous_.forget(id);
+  {
+    // Over before its workers hear so: their next RUN_STEP finds the next
+    // round free to start.
+    std::lock_guard lock(mu_);
+    if (run.worker == kRoundWorker) {
+      rounds_done_ = std::max(rounds_done_, run.step);
+      rounds_.erase(run.step);
+    }
+    run.done = true;
+  }
+  for (int w : run.workers) {
+    wire::Header h = done;
+    h.set_step_worker(w);
+    messenger_.post("worker " + std::to_string(w), std::move(h));
+  }
+}
+
+bool PsSteps::deliver(int worker, int64_t step, int replicas_to_aggregate, const std::string& key, Tensor value) {
+  if (replicas_to_aggregate <= 0) return rendezvous_.deliver(key, step_id(worker, step), std::move(value));
+  const int64_t id = step_id(kRoundWorker, step);
+  // A tensor another ps sends in a round needs no averaging: it is that
+  // ps's own, computed once for the round.
+  if (worker == kRoundWorker) return rendezvous_.deliver(key, id, std::move(value));
+  Tensor mean;
+  {
+    std::lock_guard lock(mu_);
+    if (step <= rounds_done_) return false;
+    Round& round = rounds_[step];
+    auto& by_worker = round.sent[key];
+    if (by_worker.count(worker)) return false;
+    by_worker.emplace(worker, std::move(value));
+    // Averaged once every worker of the round sent it; until the round
+    // started (and so knows its workers) the tensors wait here.
+    if (round.replicas == 0 || static_cast<int>(by_worker.size()) < round.replicas || !runs_.count(id)) return true;
+    std::vector<const Tensor*> tensors;
+    for (const auto& [w, t] : by_worker) tensors.push_back(&t);
+    mean = average_gradients(tensors);
+    round.sent.erase(key);
+  }
+  return rendezvous_.deliver(key, id, std::move(mean));
+}
+
+void PsSteps::abort(int worker, int64_t step, const std::string& why) {
+  // Only a step that runs: an aborted step's mark lives until the step is
+  // forgotten, which a step that never starts here never is. A worker of a
+  // round aborts the whole round.
+  std::lock_guard lock(mu_);
+  for (const int64_t id : {step_id(worker, step), step_id(kRoundWorker, step)}) {
+    auto it = runs_.find(id);
+    if (it == runs_.end() || it->second->done) continue;
+    const std::vector<int>& ws = it->second->workers;
+    if (std::find(ws.begin(), ws.end(), worker) != ws.end()) rendezvous_.abort(id, why);
+  }
+}
+
+void PsSteps::abort_worker(int worker, const std::string& why) {
+  std::lock_guard lock(mu_);
+  for (auto& [id, run] : runs_)
+    if (!run->done && std::find(run->workers.begin(), run->workers.end(), worker) != run->workers.end())
+      rendezvous_.abort(id, why);
+}
+
+int64_t PsSteps::take_finished() { return finished_.exchange(0); }
+
+int PsSteps::running() const {
+  std::lock_guard lock(mu_);
+  int n = 0;
+  for (const auto& [id, run] : runs_) n += run->done ? 0 : 1;
+  return n;
+}
+
+std::vector<std::string> PsSteps::waiting() const {
+  std::vector<std::string> out;
+  std::lock_guard lock(mu_);
+  for (const auto& [id, run] : runs_) {
+    if (run->done) continue;
+    const std::string step = run->worker == kRoundWorker ? "round " + std::to_string(run->step)
+                                                         : "worker " + std::to_string(run->worker) + " step " +
+                                                               std::to_string(run->step);
+    for (const std::string& key : rendezvous_.pending(id)) out.push_back("_Recv of '" + key + "' waits (" + step + ")");
+  }
+  return out;
+}
+
+void PsSteps::reap() {
+  for (auto it = runs_.begin(); it != runs_.end();) {
+    if (it->second->done) {
+      it->second->thread.join();
+      it = runs_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+}  // namespace flowlens::dist

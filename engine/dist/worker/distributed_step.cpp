@@ -1,0 +1,206 @@
+#include "dist/worker/distributed_step.h"
+
+#include "common/error.h"
+#include "dist/wire/node_connection.h"
+#include "dist/worker/partition_exchange.h"
+#include "graph/device_spec.h"
+#include "graph/node_class.h"
+
+namespace flowlens::dist {
+namespace {
+
+std::string ps_label(int task) { return "ps " + std::to_string(task); }
+
+// The task a key's tensor comes from, as the log names it ("ps 0").
+std::string task_of_device(const std::string& device) {
+  const DeviceSpec d = DeviceSpec::parse(device);
+  return d.job ? *d.job + " " + std::to_string(d.task.value_or(0)) : device;
+}
+
+}  // namespace
+
+DistributedStep::DistributedStep(const TrainingPlan& plan, int worker_task, int replicas_to_aggregate,
+                                 StepMessenger& messenger, std::chrono::milliseconds stuck_after)
+    : plan_(plan), task_(worker_task), replicas_to_aggregate_(replicas_to_aggregate), messenger_(messenger),
+      stuck_after_(stuck_after),
+      rendezvous_(messenger, [this](const std::string& key, int64_t step, const Tensor& value)
+                                 -> std::vector<ClusterRendezvous::Route> {
+        const DeviceSpec recv = DeviceSpec::parse(split_rendezvous_key(key).recv_device);
+        if (recv.job != "ps") return {};
+        {
+          std::lock_guard lock(mu_);
+          if (auto it = send_node_.find(key); it != send_node_.end())
+            step_bytes_[it->second] += static_cast<int64_t>(value.byte_size());
+        }
+        ClusterRendezvous::Route route;
+        route.destination = ps_label(recv.task.value_or(0));
+        route.header.set_kind(wire::STEP_TENSOR);
+        route.header.set_step(step);
+        route.header.set_step_worker(task_);
+        route.header.set_replicas_to_aggregate(replicas_to_aggregate_);
+        route.wire_key = canonical_worker_names(key, task_);
+        return {route};
+      }) {
+  for (const Node& n : plan_.worker_partition.nodes()) {
+    if (is_recv(n)) {
+      const std::string key = rendezvous_key(n);
+      own_key_[canonical_worker_names(key, task_)] = key;
+      recv_node_[key] = n.name;
+    } else if (is_send(n)) {
+      send_node_[rendezvous_key(n)] = n.name;
+    }
+  }
+}
+
+std::vector<Tensor> DistributedStep::run(Session& session, int64_t step, const FeedList& feeds,
+                                         const std::vector<std::string>& fetches) {
+  {
+    std::lock_guard lock(mu_);
+    step_ = step;
+    local_running_ = true;
+    ps_done_.assign(plan_.ps.size(), false);
+    first_error_.clear();
+    step_bytes_.clear();
+    last_progress_ = std::chrono::steady_clock::now();
+  }
+  for (const PsLink& link : plan_.ps) {
+    wire::Header h;
+    h.set_kind(wire::RUN_STEP);
+    h.set_step(step);
+    h.set_step_worker(task_);
+    h.set_replicas_to_aggregate(replicas_to_aggregate_);
+    messenger_.post(ps_label(link.task), std::move(h));
+  }
+  std::vector<Tensor> out;
+  try {
+    out = session.run(feeds, fetches, plan_.step_targets, StepRendezvous{&rendezvous_, step});
+  } catch (const std::exception& e) {
+    std::lock_guard lock(mu_);
+    // A failure a ps reported first is the cause; this run only heard of it.
+    if (first_error_.empty()) first_error_ = "worker " + std::to_string(task_) + ": " + e.what();
+    for (std::size_t i = 0; i < plan_.ps.size(); ++i) {
+      if (ps_done_[i]) continue;
+      wire::Header h;
+      h.set_kind(wire::ABORT_STEP);
+      h.set_step(step);
+      h.set_step_worker(task_);
+      h.set_text(first_error_);
+      messenger_.post(ps_label(plan_.ps[i].task), std::move(h));
+    }
+  }
+  std::string error;
+  {
+    std::unique_lock lock(mu_);
+    local_running_ = false;
+    last_progress_ = std::chrono::steady_clock::now();
+    cv_.wait(lock, [&] {
+      for (bool done : ps_done_)
+        if (!done) return false;
+      return true;
+    });
+    step_ = 0;
+    node_bytes_ = step_bytes_;
+    error = first_error_;
+  }
+  rendezvous_.forget(step);
+  if (!error.empty()) throw Error(error);
+  return out;
+}
+
+std::string DistributedStep::deliver(const WireMessage& m) {
+  std::vector<std::pair<std::string, std::size_t>> keys;  // own key, tensor index
+  for (std::size_t i = 0; i < m.num_tensors(); ++i) {
+    auto it = own_key_.find(m.name(i));
+    if (it == own_key_.end()) return "'" + m.name(i) + "' is not a tensor worker " + std::to_string(task_) + " receives";
+    keys.emplace_back(it->second, i);
+  }
+  {
+    std::lock_guard lock(mu_);
+    // A step that ended (a late copy, or the rest of an aborted step): dropped.
+    if (m.header.step() != step_ || step_ == 0) return {};
+    last_progress_ = std::chrono::steady_clock::now();
+    for (const auto& [key, i] : keys) step_bytes_[recv_node_.at(key)] += static_cast<int64_t>(m.bytes(i).size());
+  }
+  for (const auto& [key, i] : keys) rendezvous_.deliver(key, m.header.step(), m.tensor(i));
+  return {};
+}
+
+std::string DistributedStep::finished(const WireMessage& m) {
+  const std::string& sender = m.header.sender();
+  int link = -1;
+  for (std::size_t i = 0; i < plan_.ps.size() && link < 0; ++i)
+    if (sender == "ps:" + std::to_string(plan_.ps[i].task)) link = static_cast<int>(i);
+  if (link < 0) return "STEP_DONE from '" + sender + "', not a ps of this worker's graph";
+  std::string abort_with;
+  {
+    std::lock_guard lock(mu_);
+    if (m.header.step() != step_ || step_ == 0) return {};
+    ps_done_[static_cast<std::size_t>(link)] = true;
+    last_progress_ = std::chrono::steady_clock::now();
+    if (m.header.code() != wire::OK) {
+      const std::string text = m.header.text().empty() ? ps_label(plan_.ps[static_cast<std::size_t>(link)].task) + " failed"
+                                                       : m.header.text();
+      if (first_error_.empty()) first_error_ = text;
+      abort_with = first_error_;
+    }
+  }
+  if (!abort_with.empty()) rendezvous_.abort(m.header.step(), abort_with);
+  cv_.notify_all();
+  return {};
+}
+
+void DistributedStep::undeliverable(const wire::Header& m, const std::string& to, const std::string& error) {
+  int64_t step = 0;
+  std::string text;
+  {
+    std::lock_guard lock(mu_);
+    if (m.step() != step_ || step_ == 0) return;
+    step = step_;
+    // That ps will not report on this step: stop waiting for it.
+    for (std::size_t i = 0; i < plan_.ps.size(); ++i)
+      if (to == ps_label(plan_.ps[i].task)) ps_done_[i] = true;
+    if (first_error_.empty()) first_error_ = "step " + std::to_string(step) + ": " + error;
+    text = first_error_;
+  }
+  rendezvous_.abort(step, text);
+  cv_.notify_all();
+}
+
+void DistributedStep::watch() {
+  int64_t step = 0;
+  std::string text;
+  {
+    std::lock_guard lock(mu_);
+    if (step_ == 0 || std::chrono::steady_clock::now() - last_progress_ < stuck_after_) return;
+    // Only a step that waits is stuck: a long kernel on this worker is work.
+    const bool waiting = !local_running_ || !rendezvous_.pending(step_).empty();
+    if (!waiting) return;
+    step = step_;
+    text = "step " + std::to_string(step) + " made no progress for " + seconds_text(stuck_after_) + ": " +
+           stuck_text(step);
+    if (first_error_.empty()) first_error_ = text;
+    ps_done_.assign(plan_.ps.size(), true);  // whatever they still send is dropped
+  }
+  rendezvous_.abort(step, text);
+  cv_.notify_all();
+}
+
+std::string DistributedStep::stuck_text(int64_t step) const {
+  std::string out;
+  for (const std::string& key : rendezvous_.pending(step)) {
+    const RendezvousKeyParts parts = split_rendezvous_key(key);
+    auto node = recv_node_.find(key);
+    out += (out.empty() ? "" : "; ") + std::string("_Recv '") + (node == recv_node_.end() ? key : node->second) +
+           "' waits for '" + parts.tensor_name + "' from " + task_of_device(parts.send_device);
+  }
+  for (std::size_t i = 0; i < plan_.ps.size(); ++i)
+    if (!ps_done_[i]) out += (out.empty() ? "" : "; ") + ps_label(plan_.ps[i].task) + " has not finished its partition";
+  return out.empty() ? "nothing waits" : out;
+}
+
+std::map<std::string, int64_t> DistributedStep::node_bytes() const {
+  std::lock_guard lock(mu_);
+  return node_bytes_;
+}
+
+}  // namespace flowlens::dist
