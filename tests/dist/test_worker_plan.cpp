@@ -83,9 +83,9 @@ class TestWorkerPlan : public QObject {
     QCOMPARE(plan.ps[0].variables.size(), std::size_t{8});  // 4 variables, 4 momentum slots
   }
 
-  void a_second_round_trip_is_refused() {
+  void a_second_round_trip_needs_a_distributed_step() {
     // The loss reads v after the step's AssignAdd on the ps: that needs the
-    // update phase's result within the same step.
+    // update's result within the same step, which the phases cannot give.
     Graph g = parse_graph_text(R"(
 node { name: "v" op: "VariableV2" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { } } } }
 node { name: "one" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
@@ -94,12 +94,18 @@ node { name: "add" op: "AssignAdd" input: "v" input: "one" attr { key: "T" value
 node { name: "loss" op: "Square" input: "add" attr { key: "T" value { type: DT_FLOAT } } }
 node { name: "train" op: "NoOp" input: "^add" }
 )", "two_rounds");
-    try {
-      plan_training(g, cluster(1, 1), 0, OpRegistry::global(), {}, {"loss"});
-      QFAIL("planned");
-    } catch (const Error& e) {
-      QVERIFY2(QString(e.what()).contains("worker op 'loss' (Square) uses a value a ps computes"), e.what());
-    }
+    const TrainingPlan plan = plan_training(g, cluster(1, 1), 0, OpRegistry::global(), {}, {"loss"});
+    QVERIFY2(QString::fromStdString(plan.needs_distributed_step).contains("worker op 'loss' (Square) uses a value a ps computes"),
+             plan.needs_distributed_step.c_str());
+    // A distributed step runs the worker's partition whole: its sinks are
+    // the loss and the _Send of the constant the ps adds.
+    QVERIFY(std::find(plan.step_targets.begin(), plan.step_targets.end(), "loss") != plan.step_targets.end());
+    QVERIFY(std::any_of(plan.step_targets.begin(), plan.step_targets.end(),
+                        [](const std::string& t) { return t.find("/_send_to_") != std::string::npos; }));
+    // A graph the phases run needs no distributed step.
+    const TrainingPlan plain =
+        plan_training(sample_graph("mlp_train.pbtxt"), cluster(1, 1), 0, OpRegistry::global(), {}, {"loss"});
+    QVERIFY2(plain.needs_distributed_step.empty(), plain.needs_distributed_step.c_str());
   }
 
   // TF1's Adam keeps beta1_power/beta2_power beside the first variable;
