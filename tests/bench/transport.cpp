@@ -14,10 +14,11 @@
 //   machine_2_vs_1_cnn: the ceiling for the CNN's figure on this machine:
 //     the same step in 2 independent `flowlens-run train` processes vs 1,
 //     no cluster (what two processes that share nothing but the machine gain).
-//   rendezvous_step_overhead: with FLOWLENS_BASELINE_NODE naming a
-//     flowlens-node built before partitions ran on every task (git 79adf99:
-//     the ps applied its own optimizer to pushed gradients), time per MLP
-//     step of 1 ps + 1 worker now / then (target <= 1.2). Without it: skipped.
+//   distributed_step_overhead: time per MLP step of 1 ps + 1 worker with
+//     distributed steps (every task runs its partition at once, tensors
+//     meeting in a rendezvous: worker/distributed_step.h) / with the
+//     pull/run/push phases they generalize (target <= 1.2: what keeping the
+//     phases as the fast path buys).
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <unistd.h>
@@ -222,7 +223,7 @@ struct ClusterRun {
 };
 
 ClusterRun run_cluster(const std::string& node, const std::string& graph, int workers, int steps, int batch,
-                       const std::filesystem::path& dir) {
+                       const std::filesystem::path& dir, const std::string& step_mode = "auto") {
   const std::vector<int> ports = free_ports(workers + 1);  // distinct: the ps's is the last
   std::string list;
   for (int i = 0; i < workers; ++i) list += (i ? ", " : "") + ("\"127.0.0.1:" + std::to_string(ports[static_cast<size_t>(i)]) + "\"");
@@ -231,7 +232,8 @@ ClusterRun run_cluster(const std::string& node, const std::string& graph, int wo
   std::fprintf(f, "{\"ps\": [\"127.0.0.1:%d\"], \"worker\": [%s]}", ports.back(), list.c_str());
   std::fclose(f);
   const std::string cmd = "'" + node + "' launch --cluster '" + cluster + "' --graph '" + graph + "' --steps " +
-                          std::to_string(steps) + " --threads 1 --intra-op-threads 1 --print-every 0 2>&1";
+                          std::to_string(steps) + " --threads 1 --intra-op-threads 1 --print-every 0 --step-mode " + step_mode +
+                          " 2>&1";
   std::FILE* p = popen(cmd.c_str(), "r");
   std::string out;
   char buf[4096];
@@ -340,28 +342,22 @@ void machine_ceiling(const char* name, const std::string& run, const std::string
               name, bench::ratio_text(bench::median(ratios), bench::spread(ratios)).c_str());
 }
 
-// Time per step of the MLP on 1 ps + 1 worker with the rendezvous (this
-// build) vs the pull/push of a baseline build, in alternating pairs.
-void rendezvous_overhead(const std::string& node, const std::string& graph, int batch, bool smoke) {
-  const char* baseline = std::getenv("FLOWLENS_BASELINE_NODE");
-  if (!baseline || !*baseline) {
-    std::printf("rendezvous_step_overhead: skipped (set FLOWLENS_BASELINE_NODE to a flowlens-node built at git "
-                "79adf99, before partitions ran on every task)\n");
-    return;
-  }
+// Time per step of the MLP on 1 ps + 1 worker, distributed steps vs the
+// phases, in alternating pairs.
+void distributed_step_overhead(const std::string& node, const std::string& graph, int batch, bool smoke) {
   const int steps = smoke ? 20 : 300, reps = smoke ? 1 : 6;
   const auto dir = std::filesystem::path(graph).parent_path();
   const Pairs p = alternating_pairs(
-      reps, [&] { return run_cluster(baseline, graph, 1, steps, batch, dir).worker0_seconds; },
-      [&] { return run_cluster(node, graph, 1, steps, batch, dir).worker0_seconds; });
-  const std::vector<double>& then = p.a;
-  const std::vector<double>& now = p.b;
+      reps, [&] { return run_cluster(node, graph, 1, steps, batch, dir, "phases").worker0_seconds; },
+      [&] { return run_cluster(node, graph, 1, steps, batch, dir, "distributed").worker0_seconds; });
+  const std::vector<double>& phases = p.a;
+  const std::vector<double>& distributed = p.b;
   std::vector<double> ratios;
-  for (std::size_t i = 0; i < now.size(); ++i) ratios.push_back(now[i] / then[i]);
-  std::printf("rendezvous_step_overhead: %s   (MLP step on 1 ps + 1 worker: partitions %.3f ms, pull/push %.3f ms; "
-              "target <= 1.2)\n",
+  for (std::size_t i = 0; i < distributed.size(); ++i) ratios.push_back(distributed[i] / phases[i]);
+  std::printf("distributed_step_overhead: %s   (MLP step on 1 ps + 1 worker: distributed %.3f ms, pull/run/push "
+              "%.3f ms; target <= 1.2)\n",
               bench::ratio_text(bench::median(ratios), bench::spread(ratios)).c_str(),
-              1000 * bench::median(now) / steps, 1000 * bench::median(then) / steps);
+              1000 * bench::median(distributed) / steps, 1000 * bench::median(phases) / steps);
 }
 
 void cluster_benchmarks(bool smoke) {
@@ -381,7 +377,7 @@ void cluster_benchmarks(bool smoke) {
   const std::string run = (std::filesystem::path(node).parent_path() / "flowlens-run").string();
   machine_ceiling("machine_2_vs_1_cnn", run, cnn_graph, smoke ? 3 : 60, smoke ? 1 : 4);
 
-  rendezvous_overhead(node, mlp, mlp_batch, smoke);
+  distributed_step_overhead(node, mlp, mlp_batch, smoke);
   std::filesystem::remove_all(dir);
 }
 
