@@ -71,8 +71,8 @@ inline void add_core_cases(OpCases& c) {
   c.add({"SyntheticImages", {{"batch_size", 2}, {"height", 4}, {"width", 4}, {"channels", 2}, {"num_classes", 3}}, {}});
   for (const char* op : {"RandomStandardNormal", "RandomUniform", "TruncatedNormal"})
     c.add({op, {{"dtype", tf}, {"T", DType::Int32}}, {I32({2}, {2, 3})}});
-  c.skip("_Send", "executed by the distributed runtime, not as a kernel");
-  c.skip("_Recv", "executed by the distributed runtime, not as a kernel");
+  c.skip("_Send", "needs a step rendezvous: tests/engine/test_rendezvous.cpp runs it");
+  c.skip("_Recv", "run by the executor against a step rendezvous: tests/engine/test_rendezvous.cpp");
 }
 
 }  // namespace flowlens::testing
