@@ -237,7 +237,8 @@ void PsServer::handle_step_tensor(const WireMessage& m) {
   int taken = 0;
   try {
     for (std::size_t i = 0; i < m.num_tensors(); ++i)
-      taken += steps_->deliver(m.header.step_worker(), m.header.step(), m.header.replicas_to_aggregate(), m.name(i), m.tensor(i)) ? 1 : 0;
+      taken += steps_->deliver(m.header.step_worker(), m.header.step(), m.header.replicas_to_aggregate(), m.name(i),
+                                 m.tensor(i), from_ps) ? 1 : 0;
   } catch (const std::exception& e) {
     control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, e.what()));
     return;

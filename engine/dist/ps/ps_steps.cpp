@@ -95,6 +95,8 @@ std::string PsSteps::start_locked(PsGraph& graph, int worker, int64_t step, int 
   if (step <= rounds_done_)
     return "round " + std::to_string(step) + " is over (" + label_ + " has run " + std::to_string(rounds_done_) +
            "); a synchronous worker must start with the others";
+  if (step > rounds_done_ + 1)
+    return "round " + std::to_string(step) + " is not next (" + label_ + " has run " + std::to_string(rounds_done_) + ")";
   const int64_t id = step_id(kRoundWorker, step);
   if (runs_.count(id)) return {};  // running: a message sent again
   Round& round = rounds_[step];
@@ -169,8 +171,20 @@ void PsSteps::run(PsGraph& graph, Run& run) {
   }
 }
 
-bool PsSteps::deliver(int worker, int64_t step, int replicas_to_aggregate, const std::string& key, Tensor value) {
-  if (replicas_to_aggregate <= 0) return rendezvous_.deliver(key, step_id(worker, step), std::move(value));
+bool PsSteps::deliver(int worker, int64_t step, int replicas_to_aggregate, const std::string& key, Tensor value,
+                      bool from_ps) {
+  if (replicas_to_aggregate <= 0) {
+    const int64_t id = step_id(worker, step);
+    if (!from_ps) {
+      // A worker's RUN_STEP comes before its tensors: a tensor for a step
+      // that does not run here is a late copy (or a peer's mistake), and
+      // kept it would never be freed.
+      std::lock_guard lock(mu_);
+      auto it = runs_.find(id);
+      if (it == runs_.end() || it->second->done) return false;
+    }
+    return rendezvous_.deliver(key, id, std::move(value));
+  }
   const int64_t id = step_id(kRoundWorker, step);
   // A tensor another ps sends in a round needs no averaging: it is that
   // ps's own, computed once for the round.
@@ -178,7 +192,12 @@ bool PsSteps::deliver(int worker, int64_t step, int replicas_to_aggregate, const
   Tensor mean;
   {
     std::lock_guard lock(mu_);
+    // A worker asks for round R + 1 only once round R is over: a tensor for
+    // any other round is late (dropped) or bogus (refused).
     if (step <= rounds_done_) return false;
+    if (step > rounds_done_ + 1)
+      throw Error("round " + std::to_string(step) + " is not next (" + label_ + " has run " +
+                  std::to_string(rounds_done_) + ")");
     Round& round = rounds_[step];
     auto& by_worker = round.sent[key];
     if (by_worker.count(worker)) return false;

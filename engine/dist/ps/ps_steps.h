@@ -47,9 +47,12 @@ class PsSteps {
   // already (a message sent again) or, for a round, waits for its workers;
   // else why not.
   std::string start(PsGraph& graph, int worker, int64_t step, int replicas_to_aggregate);
-  // STEP_TENSOR: false when dropped (a copy, or the step is over).
-  // `replicas_to_aggregate` as the message says (0: async).
-  bool deliver(int worker, int64_t step, int replicas_to_aggregate, const std::string& key, Tensor value);
+  // STEP_TENSOR: false when dropped (a copy, or the step is over or not
+  // running). `replicas_to_aggregate` as the message says (0: async);
+  // `from_ps`: another ps sent it (it may come before the step starts
+  // here). Throws Error for a round that cannot be next.
+  bool deliver(int worker, int64_t step, int replicas_to_aggregate, const std::string& key, Tensor value,
+               bool from_ps);
   // ABORT_STEP, or the worker went away: its waits end with `why`.
   void abort(int worker, int64_t step, const std::string& why);
   void abort_worker(int worker, const std::string& why);
