@@ -141,9 +141,23 @@ class TestDistributedStep : public QObject {
     const QString graph = c.path("chain.pbtxt");
     QVERIFY(write_text(graph, chained_updates_graph(false)));
     NodeProcess ps0(c.ps_args(0)), ps1(c.ps_args(1));
-    NodeProcess w(c.worker_args(0, graph, 1000000, {"--split", "", "--print-every", "1", "--reconnect-timeout", "2"}));
+    NodeProcess w(c.worker_args(0, graph, 1000000, {"--split", "", "--print-every", "1", "--reconnect-timeout", "6"}));
     QVERIFY(w.wait_for_stdout("worker 0 step 50:"));
     ps1.kill9();
+    // Before it gives up, the worker's status says what its step waits for.
+    dist::ClusterClient client(load_cluster_spec(c.file.toStdString()));
+    QString detail;
+    QVERIFY2(eventually(
+                 [&] {
+                   try {
+                     detail = QString::fromStdString(
+                         client.status(client.node("worker", 0), std::chrono::milliseconds(500)).detail);
+                   } catch (const std::exception&) {
+                   }
+                   return detail.contains("waits:") && detail.contains("ps 1");
+                 },
+                 5000),
+             qPrintable(detail));
     RunResult r = w.wait(60000);
     QVERIFY2(r.code != 0 && r.code != -1, qPrintable(r.err.right(3000)));
     QVERIFY2(r.err.contains("ps 1") && (r.err.contains("waits for") || r.err.contains("did not take")),

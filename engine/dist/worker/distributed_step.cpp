@@ -185,6 +185,13 @@ void DistributedStep::watch() {
   cv_.notify_all();
 }
 
+std::string DistributedStep::waiting_text() const {
+  std::lock_guard lock(mu_);
+  if (step_ == 0 || std::chrono::steady_clock::now() - last_progress_ < std::chrono::seconds(1)) return {};
+  if (local_running_ && rendezvous_.pending(step_).empty()) return {};  // computing, not waiting
+  return "step " + std::to_string(step_) + " waits: " + stuck_text(step_);
+}
+
 std::string DistributedStep::stuck_text(int64_t step) const {
   std::string out;
   for (const std::string& key : rendezvous_.pending(step)) {

@@ -48,6 +48,10 @@ class DistributedStep {
   std::string finished(const WireMessage& m);
   // Control thread, every serve tick: aborts a step stuck for stuck_after.
   void watch();
+  // What the step waits for once it has waited a second without progress
+  // ("step 7 waits: _Recv 'x' waits for 'y' from ps 0"), else "": the
+  // status shows it while the step may still come unstuck.
+  std::string waiting_text() const;
   // The messenger's thread: a message to a ps could not be delivered.
   void undeliverable(const wire::Header& m, const std::string& to, const std::string& error);
 

@@ -153,6 +153,7 @@ void Worker::control_loop() {
   std::vector<std::unique_ptr<NodeConnection>> ps_heartbeats;
   for (const PsLink& link : plan_.ps) ps_heartbeats.push_back(ps_->connect(context, link.task));
   auto last_ps_heartbeat = std::chrono::steady_clock::time_point{};
+  std::string shown_waiting;  // the distributed step's wait, as the status shows it
   auto last_heartbeat = std::chrono::steady_clock::now();
   while (control_running_) {
     if (std::chrono::steady_clock::now() - last_ps_heartbeat >= options_.heartbeat_interval) {
@@ -164,7 +165,13 @@ void Worker::control_loop() {
       }
     }
     server->serve(100);
-    if (distributed_) distributed_->watch();
+    if (distributed_) {
+      distributed_->watch();
+      if (std::string waiting = distributed_->waiting_text(); waiting != shown_waiting) {
+        status_.set_detail(waiting);
+        shown_waiting = waiting;
+      }
+    }
     status_.sample_rate();
     std::deque<StepEvent> events;
     {
