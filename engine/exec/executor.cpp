@@ -257,8 +257,8 @@ void run_node(RunShared* st, const PlanNode& pn, const Source& source, std::span
 
 // A _Recv (PlanNode::receives): asks the run's rendezvous for its value and
 // returns at once; `complete` gets the value, or an invalid tensor when the
-// wait failed (the run has failed then), exactly once, maybe before this
-// returns, maybe on the sender's or the aborter's thread. Observers see the
+// wait failed (the run has failed then), exactly once, on a thread of the
+// node's device pool, maybe before this returns. Observers see the
 // node start when the wait begins and end when the value came, so a
 // timeline shows the wait.
 template <class Complete>
@@ -284,8 +284,8 @@ void receive(RunShared* st, const PlanNode& pn, const Where& where, Complete com
       return;
     }
   }
-  auto done = [st, &pn, observed, start, frame = std::string(where.frame), iteration = where.iteration,
-               complete = std::move(complete)](Tensor value, std::exception_ptr error) mutable {
+  auto arrived = [st, &pn, observed, start, frame = std::string(where.frame), iteration = where.iteration,
+                  complete = std::move(complete)](Tensor value, std::exception_ptr error) mutable {
     const Where at{frame, iteration};
     if (error) {
       try {
@@ -319,6 +319,13 @@ void receive(RunShared* st, const PlanNode& pn, const Where& where, Complete com
       }
     }
     complete(std::move(value));
+  };
+  // The value arrives on whatever thread completed the wait: a socket's
+  // serving thread, a sender's kernel, an aborter holding its own locks.
+  // The node's observers (a debugger may stop there) and its consumers run
+  // on the node's device pool instead, as TensorFlow's executor does.
+  auto done = [&pn, arrived = std::move(arrived)](Tensor value, std::exception_ptr error) {
+    pn.device->pool().schedule([arrived, value = std::move(value), error]() mutable { arrived(std::move(value), error); });
   };
   // Nothing of `st` is touched after this: the completion may end the run.
   rendezvous->recv_async(pn.receive_key, st->run.step_id, std::move(done));
@@ -369,8 +376,8 @@ void process(RunState* st, int index) {
   while (index >= 0) {
     const PlanNode& pn = st->plan.nodes[static_cast<size_t>(index)];
     if (pn.receives && !st->failed.load(std::memory_order_relaxed)) {
-      // The worker goes on with other nodes; the value's arrival (on the
-      // sender's thread, maybe) stores it and queues the consumers.
+      // The worker goes on with other nodes; the value's arrival stores it
+      // and queues the consumers (from a thread of the device's pool).
       receive(st, pn, Where{}, [st, index](Tensor value) {
         st->values[static_cast<size_t>(st->plan.nodes[static_cast<size_t>(index)].first_slot)] = std::move(value);
         complete_node(st, index, nullptr);

@@ -25,9 +25,12 @@ StepMessenger::StepMessenger(Connect connect, std::chrono::milliseconds give_up_
     : connect_(std::move(connect)), give_up_after_(give_up_after), failed_(std::move(failed)),
       context_(std::make_unique<zmq::context_t>(1)) {}
 
-StepMessenger::~StepMessenger() {
+StepMessenger::~StepMessenger() { stop(); }
+
+void StepMessenger::stop() {
   {
     std::lock_guard lock(mu_);
+    if (stopping_) return;
     stopping_ = true;
   }
   cv_.notify_all();

@@ -47,7 +47,11 @@ class StepMessenger {
   using Failed = std::function<void(const wire::Header& message, const std::string& destination, const std::string& error)>;
 
   StepMessenger(Connect connect, std::chrono::milliseconds give_up_after, Failed failed);
-  ~StepMessenger();  // drops what is still queued
+  ~StepMessenger();  // stop()
+  // Drops what is still queued, ends the threads (a message in flight gives
+  // up at once) and calls `failed` no more; later posts are dropped. Call it
+  // before what `failed` reaches goes away.
+  void stop();
   StepMessenger(const StepMessenger&) = delete;
   StepMessenger& operator=(const StepMessenger&) = delete;
 

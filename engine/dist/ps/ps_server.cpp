@@ -60,7 +60,8 @@ std::string PsServer::run(const std::atomic<bool>* interrupted) {
   for (const PendingPull& p : pending_pulls_)
     control_.reply(p.request, reply_header(p.request.header, wire::FAILED, label_ + " is shutting down"));
   pending_pulls_.clear();
-  steps_.reset();  // aborts the steps still running
+  messenger_->stop();  // its failure callback reaches steps_
+  steps_.reset();      // aborts the steps still running
   updates_.save_checkpoint();
   publish_heartbeat();
   return stop_reason_;
@@ -201,7 +202,19 @@ void PsServer::handle_register(const WireMessage& m) {
   control_.reply(m, reply_header(m.header, wire::OK, text));
 }
 
+bool PsServer::refuse_bad_step(const WireMessage& m) {
+  const bool from_ps = m.header.sender().starts_with("ps:");
+  const std::vector<int> tasks = options_.cluster.task_indices("worker");
+  const int workers = tasks.empty() ? 0 : tasks.back() + 1;  // indices may skip numbers
+  if (PsSteps::valid_step(m.header.step_worker(), m.header.step(), workers, from_ps)) return false;
+  control_.reply(m, reply_header(m.header, wire::BAD_REQUEST,
+                                 kind_name(m.header.kind()) + " names no step: worker " +
+                                     std::to_string(m.header.step_worker()) + " step " + std::to_string(m.header.step())));
+  return true;
+}
+
 void PsServer::handle_run_step(const WireMessage& m) {
+  if (refuse_bad_step(m)) return;
   const int worker = senders_.worker_task(m.header.sender());
   if (worker < 0 || worker != m.header.step_worker()) {
     control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, "RUN_STEP from '" + m.header.sender() + "', not the step's worker"));
@@ -227,6 +240,7 @@ void PsServer::handle_run_step(const WireMessage& m) {
 void PsServer::handle_step_tensor(const WireMessage& m) {
   // A worker sends for its own steps only; a ps for any worker's step it
   // takes part in.
+  if (refuse_bad_step(m)) return;
   const int worker = senders_.worker_task(m.header.sender());
   const bool from_ps = m.header.sender().starts_with("ps:");
   if (worker >= 0 ? worker != m.header.step_worker() : !from_ps) {
@@ -248,6 +262,7 @@ void PsServer::handle_step_tensor(const WireMessage& m) {
 }
 
 void PsServer::handle_abort_step(const WireMessage& m) {
+  if (refuse_bad_step(m)) return;
   const int worker = senders_.worker_task(m.header.sender());
   if (worker < 0 || worker != m.header.step_worker()) {
     control_.reply(m, reply_header(m.header, wire::BAD_REQUEST, "ABORT_STEP from '" + m.header.sender() + "', not the step's worker"));

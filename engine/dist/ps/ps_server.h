@@ -96,6 +96,8 @@ class PsServer {
   void handle_run_step(const WireMessage& m);
   void handle_step_tensor(const WireMessage& m);
   void handle_abort_step(const WireMessage& m);
+  // Answers BAD_REQUEST and returns true when a step message names no step.
+  bool refuse_bad_step(const WireMessage& m);
   void handle_pull(WireMessage& m);
   void answer_pull(const WireMessage& m);
   void serve_pending_pulls();

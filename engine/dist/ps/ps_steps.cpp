@@ -1,6 +1,7 @@
 #include "dist/ps/ps_steps.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "common/error.h"
 #include "dist/ps/ps_graph.h"
@@ -21,6 +22,11 @@ int64_t step_of(int64_t step_id) { return step_id & kStepMask; }
 }  // namespace
 
 int64_t PsSteps::step_id(int worker, int64_t step) { return (int64_t{worker} << kStepBits) | (step & kStepMask); }
+
+bool PsSteps::valid_step(int worker, int64_t step, int workers, bool from_ps) {
+  if (step <= 0 || step > kStepMask) return false;
+  return (worker >= 0 && worker < workers) || (from_ps && worker == kRoundWorker);
+}
 
 PsSteps::PsSteps(std::string label, int task, StepMessenger& messenger)
     : label_(std::move(label)), task_(task), messenger_(messenger),
@@ -71,8 +77,8 @@ std::vector<int> PsSteps::receivers(int64_t id) const {
 
 std::string PsSteps::start(PsGraph& graph, int worker, int64_t step, int replicas_to_aggregate) {
   if (step <= 0 || step > kStepMask) return "step " + std::to_string(step) + " is out of range";
-  // Delivered after the lock is released: a delivery may run the step's
-  // next nodes on this thread, and a _Send among them asks receivers().
+  // Delivered after the lock is released, as every delivery here: it need
+  // not wait on this lock's other users.
   std::vector<std::pair<std::string, Tensor>> ready;
   const int64_t round_id = step_id(kRoundWorker, step);
   {
@@ -89,7 +95,13 @@ std::string PsSteps::start_locked(PsGraph& graph, int worker, int64_t step, int 
   reap();
   if (replicas_to_aggregate <= 0) {
     const int64_t id = step_id(worker, step);
-    if (!runs_.count(id)) launch(graph, id, worker, step, {worker});
+    if (runs_.count(id)) return {};  // a message sent again
+    // A worker runs one step at a time: a step of its still running here
+    // was given up on (its ABORT_STEP may be lost with a connection).
+    for (auto& [other, run] : runs_)
+      if (run->worker == worker && !run->done)
+        rendezvous_.abort(other, "worker " + std::to_string(worker) + " moved on to step " + std::to_string(step));
+    launch(graph, id, worker, step, {worker});
     return {};
   }
   if (step <= rounds_done_)
@@ -112,20 +124,21 @@ std::string PsSteps::start_locked(PsGraph& graph, int worker, int64_t step, int 
   // A round runs once all its workers asked and the one before it is over
   // (its variables are what this round reads).
   if (static_cast<int>(round.workers.size()) == round.replicas && step == rounds_done_ + 1) {
+    std::vector<int> workers = round.workers;
+    std::sort(workers.begin(), workers.end());
+    launch(graph, id, kRoundWorker, step, std::move(workers));
+    // A worker of the round gave up on it before it could start.
+    if (!round.aborted.empty()) rendezvous_.abort(id, round.aborted);
     // What the workers sent before the round ran, averaged.
     for (auto it = round.sent.begin(); it != round.sent.end();) {
       if (static_cast<int>(it->second.size()) != round.replicas) {
         ++it;
         continue;
       }
-      std::vector<const Tensor*> tensors;
-      for (const auto& [w, t] : it->second) tensors.push_back(&t);
-      ready.emplace_back(it->first, average_gradients(tensors));
+      if (std::optional<Tensor> mean = average_or_abort(id, step, it->first, it->second))
+        ready.emplace_back(it->first, std::move(*mean));
       it = round.sent.erase(it);
     }
-    std::vector<int> workers = round.workers;
-    std::sort(workers.begin(), workers.end());
-    launch(graph, id, kRoundWorker, step, std::move(workers));
   }
   return {};
 }
@@ -198,19 +211,38 @@ bool PsSteps::deliver(int worker, int64_t step, int replicas_to_aggregate, const
     if (step > rounds_done_ + 1)
       throw Error("round " + std::to_string(step) + " is not next (" + label_ + " has run " +
                   std::to_string(rounds_done_) + ")");
-    Round& round = rounds_[step];
+    auto r = rounds_.find(step);
+    // A worker's RUN_STEP for the round comes before its tensors.
+    if (r == rounds_.end() || std::find(r->second.workers.begin(), r->second.workers.end(), worker) == r->second.workers.end())
+      throw Error("worker " + std::to_string(worker) + " sent '" + key + "' for round " + std::to_string(step) +
+                  ", which it did not ask " + label_ + " to run");
+    Round& round = r->second;
     auto& by_worker = round.sent[key];
     if (by_worker.count(worker)) return false;
     by_worker.emplace(worker, std::move(value));
     // Averaged once every worker of the round sent it; until the round
-    // started (and so knows its workers) the tensors wait here.
-    if (round.replicas == 0 || static_cast<int>(by_worker.size()) < round.replicas || !runs_.count(id)) return true;
-    std::vector<const Tensor*> tensors;
-    for (const auto& [w, t] : by_worker) tensors.push_back(&t);
-    mean = average_gradients(tensors);
+    // started the tensors wait here.
+    if (static_cast<int>(by_worker.size()) < round.replicas || !runs_.count(id)) return true;
+    std::optional<Tensor> averaged = average_or_abort(id, step, key, by_worker);
     round.sent.erase(key);
+    if (!averaged) return false;
+    mean = std::move(*averaged);
   }
   return rendezvous_.deliver(key, id, std::move(mean));
+}
+
+std::optional<Tensor> PsSteps::average_or_abort(int64_t id, int64_t round, const std::string& key,
+                                                const std::map<int, Tensor>& by_worker) {
+  std::vector<const Tensor*> tensors;
+  for (const auto& [w, t] : by_worker) tensors.push_back(&t);
+  try {
+    return average_gradients(tensors);
+  } catch (const std::exception& e) {
+    // Workers that disagree on a tensor's dtype or shape (a short last
+    // batch): the round cannot run; every worker of it hears why.
+    rendezvous_.abort(id, label_ + ": round " + std::to_string(round) + ": the workers' '" + key + "' differ: " + e.what());
+    return std::nullopt;
+  }
 }
 
 void PsSteps::abort(int worker, int64_t step, const std::string& why) {
@@ -218,6 +250,10 @@ void PsSteps::abort(int worker, int64_t step, const std::string& why) {
   // forgotten, which a step that never starts here never is. A worker of a
   // round aborts the whole round.
   std::lock_guard lock(mu_);
+  if (auto r = rounds_.find(step); r != rounds_.end() && !runs_.count(step_id(kRoundWorker, step))) {
+    const std::vector<int>& ws = r->second.workers;
+    if (std::find(ws.begin(), ws.end(), worker) != ws.end() && r->second.aborted.empty()) r->second.aborted = why;
+  }
   for (const int64_t id : {step_id(worker, step), step_id(kRoundWorker, step)}) {
     auto it = runs_.find(id);
     if (it == runs_.end() || it->second->done) continue;

@@ -21,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -33,8 +34,12 @@ class PsGraph;
 
 class PsSteps {
  public:
-  // `label`: "ps 0"; `graph` returns the registered partition (null: none).
+  // `label`: "ps 0", this ps task's name in messages.
   PsSteps(std::string label, int task, StepMessenger& messenger);
+  // Whether a message's `worker` and `step` can name a step here:
+  // 0 < step < 2^40, and a worker task of the cluster (`workers` of them),
+  // or, from another ps (`from_ps`), a synchronous round.
+  static bool valid_step(int worker, int64_t step, int workers, bool from_ps);
   ~PsSteps();  // aborts the steps still running and waits for them
   PsSteps(const PsSteps&) = delete;
   PsSteps& operator=(const PsSteps&) = delete;
@@ -76,6 +81,7 @@ class PsSteps {
   struct Round {
     std::vector<int> workers;  // in the order they asked
     int replicas = 0;
+    std::string aborted;  // a worker of the round gave up on it before it started: why
     // Per key, the tensors the round's workers sent, by worker.
     std::map<std::string, std::map<int, Tensor>> sent;
   };
@@ -83,6 +89,10 @@ class PsSteps {
   std::string start_locked(PsGraph& graph, int worker, int64_t step, int replicas_to_aggregate,
                            std::vector<std::pair<std::string, Tensor>>& ready);
   void launch(PsGraph& graph, int64_t id, int worker, int64_t step, std::vector<int> workers);  // mu_ held
+  // The mean of a round's tensors under `key`; nullopt when they cannot be
+  // averaged, the round (step id `id`) then aborted with why.
+  std::optional<Tensor> average_or_abort(int64_t id, int64_t round, const std::string& key,
+                                         const std::map<int, Tensor>& by_worker);
   void run(PsGraph& graph, Run& run);
   void reap();  // joins finished runs; mu_ held
   // Workers of the step or round `id` a tensor sent to "the worker" goes to.

@@ -59,6 +59,7 @@ std::vector<Tensor> DistributedStep::run(Session& session, int64_t step, const F
     step_ = step;
     local_running_ = true;
     ps_done_.assign(plan_.ps.size(), false);
+    abort_sent_.assign(plan_.ps.size(), false);
     first_error_.clear();
     step_bytes_.clear();
     last_progress_ = std::chrono::steady_clock::now();
@@ -77,16 +78,7 @@ std::vector<Tensor> DistributedStep::run(Session& session, int64_t step, const F
   } catch (const std::exception& e) {
     std::lock_guard lock(mu_);
     // A failure a ps reported first is the cause; this run only heard of it.
-    if (first_error_.empty()) first_error_ = "worker " + std::to_string(task_) + ": " + e.what();
-    for (std::size_t i = 0; i < plan_.ps.size(); ++i) {
-      if (ps_done_[i]) continue;
-      wire::Header h;
-      h.set_kind(wire::ABORT_STEP);
-      h.set_step(step);
-      h.set_step_worker(task_);
-      h.set_text(first_error_);
-      messenger_.post(ps_label(plan_.ps[i].task), std::move(h));
-    }
+    fail_step(step, "worker " + std::to_string(task_) + ": " + e.what());
   }
   std::string error;
   {
@@ -98,13 +90,33 @@ std::vector<Tensor> DistributedStep::run(Session& session, int64_t step, const F
         if (!done) return false;
       return true;
     });
+    // Under the lock: a late delivery must not find the step still open.
     step_ = 0;
+    rendezvous_.forget(step);
     node_bytes_ = step_bytes_;
     error = first_error_;
   }
-  rendezvous_.forget(step);
   if (!error.empty()) throw Error(error);
   return out;
+}
+
+void DistributedStep::fail_step(int64_t step, const std::string& error) {
+  if (first_error_.empty()) first_error_ = error;
+  // Every ps still running its partition stops: a ps waiting for a tensor
+  // that will not come would otherwise wait forever.
+  for (std::size_t i = 0; i < plan_.ps.size(); ++i) {
+    if (ps_done_[i] || abort_sent_[i]) continue;
+    wire::Header h;
+    h.set_kind(wire::ABORT_STEP);
+    h.set_step(step);
+    h.set_step_worker(task_);
+    h.set_text(first_error_);
+    messenger_.post(ps_label(plan_.ps[i].task), std::move(h));
+    abort_sent_[i] = true;
+  }
+  // The local run's waits end too. (Completions only queue work on the
+  // executor's pools, so this is safe under mu_.)
+  rendezvous_.abort(step, first_error_);
 }
 
 std::string DistributedStep::deliver(const WireMessage& m) {
@@ -114,14 +126,14 @@ std::string DistributedStep::deliver(const WireMessage& m) {
     if (it == own_key_.end()) return "'" + m.name(i) + "' is not a tensor worker " + std::to_string(task_) + " receives";
     keys.emplace_back(it->second, i);
   }
-  {
-    std::lock_guard lock(mu_);
-    // A step that ended (a late copy, or the rest of an aborted step): dropped.
-    if (m.header.step() != step_ || step_ == 0) return {};
-    last_progress_ = std::chrono::steady_clock::now();
-    for (const auto& [key, i] : keys) step_bytes_[recv_node_.at(key)] += static_cast<int64_t>(m.bytes(i).size());
+  std::lock_guard lock(mu_);
+  // A step that ended (a late copy, or the rest of an aborted step): dropped.
+  if (m.header.step() != step_ || step_ == 0) return {};
+  last_progress_ = std::chrono::steady_clock::now();
+  for (const auto& [key, i] : keys) {
+    step_bytes_[recv_node_.at(key)] += static_cast<int64_t>(m.bytes(i).size());
+    rendezvous_.deliver(key, step_, m.tensor(i));
   }
-  for (const auto& [key, i] : keys) rendezvous_.deliver(key, m.header.step(), m.tensor(i));
   return {};
 }
 
@@ -131,57 +143,42 @@ std::string DistributedStep::finished(const WireMessage& m) {
   for (std::size_t i = 0; i < plan_.ps.size() && link < 0; ++i)
     if (sender == "ps:" + std::to_string(plan_.ps[i].task)) link = static_cast<int>(i);
   if (link < 0) return "STEP_DONE from '" + sender + "', not a ps of this worker's graph";
-  std::string abort_with;
   {
     std::lock_guard lock(mu_);
     if (m.header.step() != step_ || step_ == 0) return {};
     ps_done_[static_cast<std::size_t>(link)] = true;
     last_progress_ = std::chrono::steady_clock::now();
-    if (m.header.code() != wire::OK) {
-      const std::string text = m.header.text().empty() ? ps_label(plan_.ps[static_cast<std::size_t>(link)].task) + " failed"
-                                                       : m.header.text();
-      if (first_error_.empty()) first_error_ = text;
-      abort_with = first_error_;
-    }
+    if (m.header.code() != wire::OK)
+      fail_step(step_, m.header.text().empty() ? ps_label(plan_.ps[static_cast<std::size_t>(link)].task) + " failed"
+                                               : m.header.text());
   }
-  if (!abort_with.empty()) rendezvous_.abort(m.header.step(), abort_with);
   cv_.notify_all();
   return {};
 }
 
 void DistributedStep::undeliverable(const wire::Header& m, const std::string& to, const std::string& error) {
-  int64_t step = 0;
-  std::string text;
   {
     std::lock_guard lock(mu_);
     if (m.step() != step_ || step_ == 0) return;
-    step = step_;
     // That ps will not report on this step: stop waiting for it.
     for (std::size_t i = 0; i < plan_.ps.size(); ++i)
       if (to == ps_label(plan_.ps[i].task)) ps_done_[i] = true;
-    if (first_error_.empty()) first_error_ = "step " + std::to_string(step) + ": " + error;
-    text = first_error_;
+    fail_step(step_, "step " + std::to_string(step_) + ": " + error);
   }
-  rendezvous_.abort(step, text);
   cv_.notify_all();
 }
 
 void DistributedStep::watch() {
-  int64_t step = 0;
-  std::string text;
   {
     std::lock_guard lock(mu_);
     if (step_ == 0 || std::chrono::steady_clock::now() - last_progress_ < stuck_after_) return;
     // Only a step that waits is stuck: a long kernel on this worker is work.
     const bool waiting = !local_running_ || !rendezvous_.pending(step_).empty();
     if (!waiting) return;
-    step = step_;
-    text = "step " + std::to_string(step) + " made no progress for " + seconds_text(stuck_after_) + ": " +
-           stuck_text(step);
-    if (first_error_.empty()) first_error_ = text;
-    ps_done_.assign(plan_.ps.size(), true);  // whatever they still send is dropped
+    fail_step(step_, "step " + std::to_string(step_) + " made no progress for " + seconds_text(stuck_after_) + ": " +
+                         stuck_text(step_));
+    ps_done_.assign(plan_.ps.size(), true);  // given up on: whatever they still send is dropped
   }
-  rendezvous_.abort(step, text);
   cv_.notify_all();
 }
 

@@ -36,6 +36,9 @@ class DistributedStep {
   // sent (ps_steps.h), and the global step counts rounds.
   DistributedStep(const TrainingPlan& plan, int worker_task, int replicas_to_aggregate, StepMessenger& messenger,
                   std::chrono::milliseconds stuck_after);
+  // `stuck_after`: the worker gives a step that long without a message or
+  // a finished partition, as it gives a ps that stopped answering
+  // (--reconnect-timeout): a dead ps shows as either.
 
   // Training thread: runs step `step` (unique per worker process) of
   // `session` (the worker's partition, _Send/_Recv kept). Returns the
@@ -61,7 +64,9 @@ class DistributedStep {
  private:
   // "_Recv 'x' waits for 'tensor' from ps 0", per waiting recv.
   std::string stuck_text(int64_t step) const;
-  void fail_step(int64_t step, const std::string& error);  // mu_ held
+  // Records the step's first error, sends ABORT_STEP to every ps still in
+  // it, and ends the local run's waits. mu_ held.
+  void fail_step(int64_t step, const std::string& error);
 
   const TrainingPlan& plan_;
   int task_;
@@ -77,7 +82,8 @@ class DistributedStep {
   std::condition_variable cv_;
   int64_t step_ = 0;  // the step running, 0: none
   bool local_running_ = false;  // this worker's partition of it
-  std::vector<bool> ps_done_;  // per plan_.ps link, this step
+  std::vector<bool> ps_done_;     // per plan_.ps link, this step: STEP_DONE came (or given up on)
+  std::vector<bool> abort_sent_;  // per link: ABORT_STEP posted
   std::string first_error_;
   std::chrono::steady_clock::time_point last_progress_;
   std::map<std::string, int64_t> node_bytes_, step_bytes_;

@@ -159,6 +159,7 @@ Worker::Worker(WorkerOptions options) : options_(std::move(options)) {
 }
 
 Worker::~Worker() {
+  if (messenger_) messenger_->stop();  // its failure callback reaches distributed_
   control_running_ = false;
   if (control_thread_.joinable()) control_thread_.join();
 }
