@@ -84,6 +84,9 @@ inline void add_math_cases(OpCases& c) {
   for (const char* op : {"LogicalAnd", "LogicalOr"})
     c.add({op, {}, {gen(DType::Bool, {2, 3}, 0, 1), gen(DType::Bool, {3}, 0, 1, 2)}});
   c.add({"LogicalNot", {}, {gen(DType::Bool, {2, 3}, 0, 1)}});
+  for (const char* op : {"IsFinite", "IsNan", "IsInf"})
+    for (DType dtype : {f, h, bf, d})
+      c.add({op, t(dtype), {T(dtype, {2, 3}, {1.5, -0.0, INFINITY, -INFINITY, NAN, -2.0})}});
 
   // ---- select and clip ----
   c.add({"Select", t(f), {gen(DType::Bool, {}, 0, 1), gen(f, {2, 3}), gen(f, {2, 3}, -1, 1, 2)}});

@@ -1,5 +1,8 @@
 // Broadcasting comparisons (Equal, NotEqual, Less, LessEqual, Greater,
-// GreaterEqual) and logic (LogicalAnd, LogicalOr, LogicalNot), all -> bool.
+// GreaterEqual), logic (LogicalAnd, LogicalOr, LogicalNot) and the float
+// class tests (IsFinite, IsNan, IsInf), all -> bool.
+#include <tuple>
+
 #include "ops/kernels/math/elementwise.h"
 
 namespace flowlens::ops {
@@ -33,6 +36,33 @@ struct LogicalNotF {
   bool operator()(bool a) const { return !a; }
 };
 
+// The float class tests compute in float for the 16-bit types, which keeps
+// NaN and infinity (TensorFlow's Eigen isfinite/isnan/isinf do the same).
+struct IsFiniteF {
+  template <class T> bool operator()(T x) const { return std::isfinite(static_cast<math_t<T>>(x)); }
+};
+struct IsNanF {
+  template <class T> bool operator()(T x) const { return std::isnan(static_cast<math_t<T>>(x)); }
+};
+struct IsInfF {
+  template <class T> bool operator()(T x) const { return std::isinf(static_cast<math_t<T>>(x)); }
+};
+
+// y = f(x) -> bool, shaped like x.
+template <class F>
+void float_class_kernel(KernelContext& ctx) {
+  check_num_inputs(ctx, 1);
+  const Tensor& x = input(ctx, 0);
+  dispatch<FloatTypes>(x.dtype(), ctx.node().op.c_str(), [&](auto tag) {
+    using T = decltype(tag);
+    Tensor& out = ctx.allocate_output(0, DType::Bool, x.shape());
+    const T* in = x.data<T>();
+    bool* o = out.data<bool>();
+    const F f;
+    for (int64_t i = 0, n = out.num_elements(); i < n; ++i) o[i] = f(in[i]);
+  });
+}
+
 using EqualityTypes = ConcatTypes<RealTypes, BoolTypes>;
 
 // Equal/NotEqual with incompatible_shape_error = false: shapes that do not
@@ -64,7 +94,7 @@ void equality_shape(ShapeContext& ctx) {
   ctx.set_output(0, DType::Bool, std::move(s));
 }
 
-void logical_not_shape(ShapeContext& ctx) { ctx.set_output(0, DType::Bool, ctx.input(0).shape); }
+void bool_like_input_shape(ShapeContext& ctx) { ctx.set_output(0, DType::Bool, ctx.input(0).shape); }
 
 // The logical ops: bools live in host memory (tensor/accelerator_memory.h),
 // so a GPU kernel would only copy its inputs back.
@@ -120,12 +150,27 @@ void register_compare_ops(OpRegistry& r) {
   r.add(OpBuilder("LogicalNot")
             .input("x: bool")
             .output("y: bool")
-            .shape(logical_not_shape)
+            .shape(bool_like_input_shape)
             .cpu(unary_kernel<LogicalNotF, BoolTypes>)
             .not_differentiable("logical operations have no gradients (TensorFlow: ops.NotDifferentiable)")
             .no_gpu(kNoGpu)
             .category("math")
             .doc("Element-wise logical not."));
+  const std::tuple<const char*, KernelFn, const char*> float_class_tests[] = {
+      {"IsFinite", float_class_kernel<IsFiniteF>, "Whether x is neither NaN nor infinite, element-wise."},
+      {"IsNan", float_class_kernel<IsNanF>, "Whether x is NaN, element-wise."},
+      {"IsInf", float_class_kernel<IsInfF>, "Whether x is +inf or -inf, element-wise."}};
+  for (const auto& [name, fn, doc] : float_class_tests)
+    r.add(OpBuilder(name)
+              .input("x: T")
+              .output("y: bool")
+              .attr("T: {bfloat16, half, float, double}")
+              .shape(bool_like_input_shape)
+              .cpu(fn, dtypes_of<FloatTypes>())
+              .not_differentiable("a predicate on x (TensorFlow registers no gradient for it)")
+              .no_gpu("no GPU kernel yet; soft placement runs it on the CPU")
+              .category("math")
+              .doc(doc));
 }
 
 }  // namespace flowlens::ops
