@@ -330,6 +330,28 @@ class TestOpsPoolNorm : public QObject {
                  "When exponential_avg_factor != 1, mean must have the same number of elements as the channels of x, got 0 and 1");
   }
 
+  void batch_norm_training_one_element_per_channel() {
+    // TensorFlow's CPU kernel corrects by n / max(n - 1, 1): with n == 1 the
+    // running variance is the biased one, 0, not 0 * inf.
+    const Tensor x = F({1, 1, 1, 2}, {3, -5});
+    for (const char* op : {"FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"})
+      for (auto path : {ops::CpuPath::Reference, ops::CpuPath::OneDnn}) {
+        AttrMap a = bn(true);
+        if (std::string(op) == "FusedBatchNorm") a.erase("U");
+        auto out = run_path(path, op, a, {x, F({2}, {2, 2}), F({2}, {1, 1}), F({0}, {}), F({0}, {})});
+        QVERIFY(tensor_near(out[0], DType::Float, {1, 1, 1, 2}, {1, 1}));  // x - mean = 0, + offset
+        QVERIFY(tensor_near(out[1], DType::Float, {2}, {3, -5}));
+        QVERIFY(tensor_near(out[2], DType::Float, {2}, {0, 0}));
+        QVERIFY(tensor_near(out[3], DType::Float, {2}, {3, -5}));
+        QVERIFY(tensor_near(out[4], DType::Float, {2}, {0, 0}));
+        AttrMap blend = bn(true, "NHWC", 0.001f, 0.5f);
+        if (std::string(op) == "FusedBatchNorm") blend.erase("U");
+        out = run_path(path, op, blend, {x, F({2}, {2, 2}), F({2}, {1, 1}), F({2}, {10, 20}), F({2}, {4, 8})});
+        QVERIFY(tensor_near(out[1], DType::Float, {2}, {6.5, 7.5}));  // 0.5 * old + 0.5 * x
+        QVERIFY(tensor_near(out[2], DType::Float, {2}, {2, 4}));      // 0.5 * old + 0.5 * 1 * 0
+      }
+  }
+
   void batch_norm_both_layouts_and_inference() {
     // NCHW [1,2,1,2]: channel 0 = {1,3} (mean 2, var 1), channel 1 = {10,20} (mean 15, var 25).
     const Tensor x = F({1, 2, 1, 2}, {1, 3, 10, 20});

@@ -7,7 +7,7 @@
 // - training: y normalizes with the batch mean and the BIASED batch variance;
 //   batch_mean/batch_variance are the running statistics for the next step: with
 //   exponential_avg_factor f == 1 the batch mean and the Bessel-corrected variance
-//   (n / (n - 1) times the biased one), else (1 - f) * input + f * that; the inputs
+//   (n / max(n - 1, 1) times the biased one), else (1 - f) * input + f * that; the inputs
 //   mean/variance are then required. reserve_space_1/2 are the batch mean and
 //   biased variance the gradient reuses; V3's reserve_space_3 is a scalar 0.
 // - inference: y uses the given mean and variance; batch_mean/batch_variance (and
@@ -274,9 +274,10 @@ void fused_batch_norm_kernel(KernelContext& ctx) {
     std::copy_n(sv, l.c, bv);
     return;
   }
-  // Bessel's correction, in float as TensorFlow computes it (n == 1 gives inf).
-  const float rest = static_cast<float>(l.rest());
-  const float adjust = rest / (rest - 1.0f);
+  // Bessel's correction, in float as TensorFlow computes it: n / max(n - 1, 1),
+  // so one element per channel keeps its biased variance, 0 (not 0 * inf).
+  const int64_t rest = l.rest();
+  const float adjust = static_cast<float>(rest) / static_cast<float>(rest > 1 ? rest - 1 : 1);
   if (factor == 1.0f) {
     for (int64_t c = 0; c < l.c; ++c) bm[c] = sm[c], bv[c] = sv[c] * adjust;
   } else {
