@@ -194,6 +194,7 @@ std::vector<Case> depthwise_cases() {
     k.c = 3;
     k.ki = 1;
     k.ko = 6;
+    k.sw = k.sh;  // TensorFlow's depthwise kernels take one stride for rows and columns
     all.push_back(k);
   }
   return all;
@@ -561,8 +562,16 @@ class TestOpsConv : public QObject {
                    "Row and column strides should be larger than 0.");
       EXPECT_ERROR(run_op(op, with("strides", AttrValue(int_list({2, 1, 1, 1}))), in),
                    "Current implementation does not yet support strides in the batch and depth dimensions.");
-      EXPECT_ERROR(run_op(op, with("strides", AttrValue(int_list({1, int64_t{1} << 41, 1, 1}))), in),
+      const int64_t huge = int64_t{1} << 41;  // both for the depthwise kernels, which take one stride
+      EXPECT_ERROR(run_op(op, with("strides", AttrValue(int_list({1, huge, depthwise ? huge : 1, 1}))), in),
                    "Window geometry out of range");
+      // Unequal row and column strides: Conv2D takes them, the depthwise kernels refuse them.
+      const AttrMap unequal = with("strides", AttrValue(int_list({1, 2, 1, 1})));
+      if (depthwise)
+        EXPECT_ERROR(run_op(op, unequal, in),
+                     "Current implementation only supports equal length strides in the row and column dimensions.");
+      else if (o == "Conv2D")
+        QCOMPARE(run1(op, unequal, in).shape(), Shape({1, 2, 3, 3}));
       EXPECT_ERROR(run_op(op, with("dilations", AttrValue(int_list({1, 1}))), in),
                    "Sliding window dilations field must specify 4 dimensions");
       EXPECT_ERROR(run_op(op, with("dilations", AttrValue(int_list({1, 0, 1, 1}))), in),
@@ -721,6 +730,7 @@ class TestOpsConv : public QObject {
     Case d = k;
     d.ki = 1;
     d.ko = 4;
+    d.sw = d.sh;  // one stride for rows and columns, as TensorFlow's depthwise kernels take
     const AttrMap da = d.attrs(DType::Double);
     {
       Model m;

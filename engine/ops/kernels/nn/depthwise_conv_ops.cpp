@@ -7,9 +7,10 @@
 // input channel: its [H, W, in, multiplier] filter is the HWIO filter
 // [H, W, 1, in * multiplier] of that grouping, byte for byte, so the three
 // passes run through conv_common's grouped convolution (oneDNN grouped
-// primitives for float32). TensorFlow's CPU kernels refuse dilations and
-// unequal row and column strides; the shape function accepts them, and so
-// do these kernels.
+// primitives for float32). TensorFlow's CPU kernels refuse dilations; the
+// shape function accepts them, and so do these kernels. Unequal row and
+// column strides the shape function accepts too, but every TensorFlow
+// kernel (CPU and GPU) refuses them, and so do these.
 #include <algorithm>
 #include <limits>
 
@@ -27,6 +28,15 @@ using DepthwiseTypes = TypeList<float16, bfloat16, float, double>;
 constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
 
 std::string str(int64_t v) { return std::to_string(v); }
+
+// The three kernels' constructors in depthwise_conv_op.cc and
+// depthwise_conv_grad_op.cc take one stride for rows and columns.
+Params read_depthwise_params(const AttrReader& attrs) {
+  const Params p = conv::read_params(attrs);
+  if (p.stride_rows != p.stride_cols)
+    fail("Current implementation only supports equal length strides in the row and column dimensions.");
+  return p;
+}
 
 void check_depthwise_type(const char* op, DType a, DType b) {
   check_same_dtype(op, a, b);
@@ -161,7 +171,7 @@ OpBuilder& depthwise_attrs(OpBuilder& b) {
 namespace conv {
 
 DepthwiseArgs depthwise_args(const KernelContext& ctx) {
-  const Params p = read_params(ctx.attrs());
+  const Params p = read_depthwise_params(ctx.attrs());
   const Tensor& in = input(ctx, 0);
   const Tensor& filter = input(ctx, 1);
   if (in.shape().rank() != 4) fail("input must be 4-dimensional" + shape_str(in.shape()));
@@ -176,7 +186,7 @@ DepthwiseArgs depthwise_args(const KernelContext& ctx) {
 }
 
 DepthwiseArgs depthwise_backprop_input_args(const KernelContext& ctx) {
-  const Params p = read_params(ctx.attrs());
+  const Params p = read_depthwise_params(ctx.attrs());
   const Tensor& filter = input(ctx, 1);
   const Tensor& out_backprop = input(ctx, 2);
   check_depthwise_type("DepthwiseConv2dNativeBackpropInput", filter.dtype(), out_backprop.dtype());
@@ -191,7 +201,7 @@ DepthwiseArgs depthwise_backprop_input_args(const KernelContext& ctx) {
 }
 
 DepthwiseArgs depthwise_backprop_filter_args(const KernelContext& ctx) {
-  const Params p = read_params(ctx.attrs());
+  const Params p = read_depthwise_params(ctx.attrs());
   const Tensor& in = input(ctx, 0);
   const Tensor& out_backprop = input(ctx, 2);
   check_depthwise_type("DepthwiseConv2dNativeBackpropFilter", in.dtype(), out_backprop.dtype());
