@@ -1,7 +1,7 @@
 // Gradients of pass-through and shape ops, as array_grad.py builds them:
 // Identity, PlaceholderWithDefault, IdentityN, PreventGradient, Reshape,
-// ExpandDims, Squeeze, Cast, Transpose, ReverseV2, DepthToSpace, SpaceToDepth,
-// Split, SplitV, Concat, ConcatV2, Pack, Unpack, Fill. The slicing and
+// ExpandDims, Squeeze, Cast, Transpose, ReverseV2, ReverseSequence,
+// DepthToSpace, SpaceToDepth, Split, SplitV, Concat, ConcatV2, Pack, Unpack, Fill. The slicing and
 // indexing ops' gradients are in slice_gradients.cpp and gather_gradients.cpp.
 #include "transform/array_gradient_util.h"
 
@@ -59,6 +59,16 @@ Grads transpose_grad(GradContext& c) {  // Transpose(grad, InvertPermutation(per
 Grads reverse_grad(GradContext& c) {
   return {c.b.add("ReverseV2", "ReverseV2", {c.grads[0], c.inputs[1]},
                   {{"T", AttrValue(c.dtype)}, {"Tidx", AttrValue(input_dtype(c, 1))}}),
+          ""};
+}
+
+// _ReverseSequenceGrad: the same reversal undoes itself; seq_lengths gets none.
+Grads reverse_sequence_grad(GradContext& c) {
+  return {c.b.add("ReverseSequence", "ReverseSequence", {c.grads[0], c.inputs[1]},
+                  {{"T", AttrValue(c.dtype)},
+                   {"Tlen", AttrValue(c.node.attr_type("Tlen", DType::Int64))},
+                   {"seq_dim", AttrValue(c.node.attr_int("seq_dim", 0))},
+                   {"batch_dim", AttrValue(c.node.attr_int("batch_dim", 0))}}),
           ""};
 }
 
@@ -189,6 +199,7 @@ void add_array_gradients(GradTable& t) {
                      {"Cast", cast_grad},
                      {"Transpose", transpose_grad},
                      {"ReverseV2", reverse_grad},
+                     {"ReverseSequence", reverse_sequence_grad},
                      {"DepthToSpace", space_depth_grad<true>},
                      {"SpaceToDepth", space_depth_grad<false>},
                      {"Split", split_grad},

@@ -27,6 +27,9 @@ inline void add_array_cases(OpCases& c) {
   c.add({"Transpose", {{"T", DType::String}}, {words, I32({2}, {1, 0})}});
   c.add({"ReverseV2", {{"T", bf}}, {gen(bf, {2, 3}), I32({2}, {1, 0})}});
   c.add({"ReverseV2", {{"T", i8}, {"Tidx", i64}}, {gen(i8, {2, 3}), I64({1}, {-1})}});
+  c.add({"ReverseSequence", {{"T", f}, {"Tlen", i64}, {"seq_dim", 1}}, {gen(f, {3, 4}), I64({3}, {2, 4, 0})}});
+  c.add({"ReverseSequence", {{"T", u8}, {"Tlen", i32}, {"seq_dim", 0}, {"batch_dim", 2}},
+         {gen(u8, {3, 2, 2}, 0, 9), I32({2}, {3, 1})}});
   c.add({"DepthToSpace", {{"T", f}, {"block_size", 2}}, {gen(f, {1, 2, 2, 8})}});
   c.add({"DepthToSpace", {{"T", u8}, {"block_size", 2}}, {gen(u8, {2, 1, 1, 4}, 0, 9)}});
   c.add({"SpaceToDepth", {{"T", h}, {"block_size", 2}}, {gen(h, {1, 4, 4, 2})}});

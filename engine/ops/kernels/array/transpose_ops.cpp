@@ -1,5 +1,5 @@
-// Ops that permute elements: Transpose, ReverseV2, DepthToSpace and
-// SpaceToDepth. Their kernels move whole elements (any POD dtype or string)
+// Ops that permute elements: Transpose, ReverseV2, ReverseSequence,
+// DepthToSpace and SpaceToDepth. Their kernels move whole elements (any POD dtype or string)
 // through an index mapping (gather_elements), in host or device memory: a
 // GPU runs the same kernels, its memory doing the gather.
 #include <limits>
@@ -148,6 +148,88 @@ void reverse_shape(ShapeContext& ctx) {
   ctx.set_output(0, attr_or_input_dtype(ctx, "T", 0), in);
 }
 
+// ---- ReverseSequence ---------------------------------------------------------------
+
+// batch_dim / seq_dim as ReverseSequenceOp's constructor reads them (int32 attrs).
+int64_t reverse_sequence_dim(const AttrReader& attrs, const char* name) {
+  const int64_t v = attrs.integer(name);
+  if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
+    fail(std::string("Attr ") + name + " has value " + std::to_string(v) + " out of range for an int32");
+  if (v < 0) fail(std::string("Invalid ") + name + " " + std::to_string(v));
+  return v;
+}
+
+// reverse_sequence_op.cc: Compute's vector check, then CheckErrors in its order.
+void reverse_sequence_kernel(KernelContext& ctx) {
+  const int64_t batch_dim = reverse_sequence_dim(ctx.attrs(), "batch_dim");
+  const int64_t seq_dim = reverse_sequence_dim(ctx.attrs(), "seq_dim");
+  const Tensor& x = input(ctx, 0);
+  const Tensor& lens_t = input(ctx, 1);
+  if (lens_t.shape().rank() != 1) fail("seq_lengths must be 1-dim, not " + std::to_string(lens_t.shape().rank()));
+  const std::vector<int64_t> lens = read_ints("ReverseSequence", "seq_lengths", lens_t);
+  const int rank = x.shape().rank();
+  if (batch_dim == seq_dim) fail("batch_dim == seq_dim == " + std::to_string(seq_dim));
+  if (seq_dim >= rank)
+    fail("seq_dim must be < input rank ( " + std::to_string(seq_dim) + " vs. " + std::to_string(rank) + ")");
+  if (batch_dim >= rank)
+    fail("batch_dim must be < input rank ( " + std::to_string(batch_dim) + " vs. " + std::to_string(rank) + ")");
+  const int64_t batch = x.shape().dim(static_cast<int>(batch_dim));
+  const int64_t seq = x.shape().dim(static_cast<int>(seq_dim));
+  if (static_cast<int64_t>(lens.size()) != batch)
+    fail("Length of seq_lengths != input.dims(" + std::to_string(batch_dim) + "), (" + std::to_string(lens.size()) +
+         " vs. " + std::to_string(batch) + ")");
+  for (size_t d = 0; d < lens.size(); ++d) {
+    if (lens[d] < 0) fail("seq_lens(" + std::to_string(d) + ") < 0");
+    if (lens[d] > seq) fail("seq_lens(" + std::to_string(d) + ") > input.dims(" + std::to_string(seq_dim) + ")");
+  }
+  // TensorFlow instantiates the functor for ranks 2 to 5 only.
+  if (rank < 2 || rank > 5) fail("ReverseSequenceOp : Unhandled input dimensions: " + std::to_string(rank));
+  const std::vector<int64_t> stride = strides_of(x.shape().dims());
+  const int64_t batch_stride = stride[static_cast<size_t>(batch_dim)];
+  const int64_t seq_stride = stride[static_cast<size_t>(seq_dim)];
+  Tensor& out = ctx.allocate_output(0, x.dtype(), x.shape());
+  dispatch_element(x.dtype(), "ReverseSequence", [&](auto tag) {
+    using E = decltype(tag);
+    const E* in = elements<E>(x);
+    E* o = elements<E>(out);
+    // Position s < len of a batch row reads position len - 1 - s; the rest are copied.
+    for (int64_t i = 0, n = x.num_elements(); i < n; ++i) {
+      const int64_t b = (i / batch_stride) % batch;
+      const int64_t s = (i / seq_stride) % seq;
+      const int64_t len = lens[static_cast<size_t>(b)];
+      o[i] = s < len ? in[i + (len - 1 - 2 * s) * seq_stride] : in[i];
+    }
+  });
+}
+
+// array_ops.cc's shape function: seq_lengths a vector whose length merges
+// with the input's batch_dim. Negative dims are refused with the kernel's
+// words (TensorFlow's kernel refuses them when it is built).
+void reverse_sequence_shape(ShapeContext& ctx) {
+  const DType t = attr_or_input_dtype(ctx, "T", 0);
+  const Shape& in = ctx.input(0).shape;
+  const Shape& lens = ctx.input(1).shape;
+  with_rank(lens, 1);
+  const int64_t seq_dim = reverse_sequence_dim(ctx.attrs(), "seq_dim");
+  const int64_t batch_dim = reverse_sequence_dim(ctx.attrs(), "batch_dim");
+  if (!in.rank_known()) {
+    ctx.set_output(0, t, Shape::unknown_rank());
+    return;
+  }
+  const int rank = in.rank();
+  if (batch_dim >= rank)
+    fail("batch_dim must be < input rank: " + std::to_string(batch_dim) + " vs. " + std::to_string(rank));
+  if (seq_dim >= rank)
+    fail("seq_dim must be < input rank: " + std::to_string(seq_dim) + " vs. " + std::to_string(rank));
+  Shape out = in;
+  int64_t& batch = out.dim(static_cast<int>(batch_dim));
+  const int64_t n = lens.rank_known() ? lens.dim(0) : Shape::kUnknownDim;
+  if (batch != Shape::kUnknownDim && n != Shape::kUnknownDim && batch != n)
+    fail("Dimensions must be equal, but are " + std::to_string(batch) + " and " + std::to_string(n));
+  if (batch == Shape::kUnknownDim) batch = n;
+  ctx.set_output(0, t, std::move(out));
+}
+
 // ---- DepthToSpace / SpaceToDepth ---------------------------------------------------
 
 // The checks both kernels share: NHWC only on the CPU, rank 4.
@@ -259,6 +341,19 @@ void register_transpose_ops(OpRegistry& r) {
             .moves_bytes_only()
             .category("array")
             .doc("Reverses the order of the elements along the given axes."));
+  r.add(OpBuilder("ReverseSequence")
+            .input("input: T")
+            .input("seq_lengths: Tlen")
+            .output("output: T")
+            .attr("seq_dim: int")
+            .attr("batch_dim: int = 0")
+            .attr("T: type")
+            .attr("Tlen: {int32, int64} = DT_INT64")
+            .shape(reverse_sequence_shape)
+            .cpu(reverse_sequence_kernel, all)
+            .no_gpu("reads seq_lengths on the host; soft placement runs it on the CPU")
+            .category("array")
+            .doc("Reverses the first seq_lengths[i] elements along seq_dim of each slice i along batch_dim."));
   for (bool to_space : {true, false})
     r.add(OpBuilder(to_space ? "DepthToSpace" : "SpaceToDepth")
               .input("input: T")
