@@ -44,6 +44,10 @@ class TestOpsDivision : public QObject {
                        {0.333984375}));
     QVERIFY(values_are(bin("RealDiv", T(DType::Half, {2}, {1, 6}), T(DType::Half, {}, {4})), DType::Half, {2},
                        {0.25, 1.5}));
+    // TensorFlow registers RealDiv's kernels (cwise_op_div.cc) for floating and
+    // complex types only, although the op def lists the integers.
+    EXPECT_ERROR(bin("RealDiv", I32({1}, {7}), I32({1}, {2})), "RealDiv: unsupported dtype int32");
+    EXPECT_ERROR(bin("RealDiv", I64({1}, {7}), I64({1}, {2})), "RealDiv: unsupported dtype int64");
   }
 
   void div_no_nan() {
