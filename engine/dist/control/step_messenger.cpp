@@ -64,13 +64,6 @@ void StepMessenger::post(const std::string& destination, wire::Header header, st
   cv_.notify_all();
 }
 
-std::size_t StepMessenger::backlog() const {
-  std::lock_guard lock(mu_);
-  std::size_t n = 0;
-  for (const auto& [name, route] : routes_) n += route->queue.size() + (route->sending ? 1 : 0);
-  return n;
-}
-
 void StepMessenger::deliver_loop(const std::string& destination, Route& route) {
   std::unique_ptr<NodeConnection> connection;
   for (;;) {
@@ -81,7 +74,6 @@ void StepMessenger::deliver_loop(const std::string& destination, Route& route) {
       if (stopping_) return;
       message = std::move(route.queue.front());
       route.queue.pop_front();
-      route.sending = true;
     }
     try {
       if (!connection) connection = connect_(*context_, destination);
@@ -94,8 +86,6 @@ void StepMessenger::deliver_loop(const std::string& destination, Route& route) {
       }
       if (!stopping) failed_(message.header, destination, e.what());
     }
-    std::lock_guard lock(mu_);
-    route.sending = false;
   }
 }
 

@@ -57,8 +57,6 @@ class StepMessenger {
 
   // Queues a message; never blocks on the network.
   void post(const std::string& destination, wire::Header header, std::vector<NamedTensor> tensors = {});
-  // Messages queued or in flight to every destination (tests, status).
-  std::size_t backlog() const;
 
  private:
   struct Message {
@@ -67,7 +65,6 @@ class StepMessenger {
   };
   struct Route {
     std::deque<Message> queue;
-    bool sending = false;
     std::thread thread;
   };
   void deliver_loop(const std::string& destination, Route& route);
@@ -77,7 +74,7 @@ class StepMessenger {
   std::chrono::milliseconds give_up_after_;
   Failed failed_;
   std::unique_ptr<zmq::context_t> context_;
-  mutable std::mutex mu_;
+  std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;
   std::map<std::string, std::unique_ptr<Route>> routes_;

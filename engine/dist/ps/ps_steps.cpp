@@ -271,26 +271,6 @@ void PsSteps::abort_worker(int worker, const std::string& why) {
 
 int64_t PsSteps::take_finished() { return finished_.exchange(0); }
 
-int PsSteps::running() const {
-  std::lock_guard lock(mu_);
-  int n = 0;
-  for (const auto& [id, run] : runs_) n += run->done ? 0 : 1;
-  return n;
-}
-
-std::vector<std::string> PsSteps::waiting() const {
-  std::vector<std::string> out;
-  std::lock_guard lock(mu_);
-  for (const auto& [id, run] : runs_) {
-    if (run->done) continue;
-    const std::string step = run->worker == kRoundWorker ? "round " + std::to_string(run->step)
-                                                         : "worker " + std::to_string(run->worker) + " step " +
-                                                               std::to_string(run->step);
-    for (const std::string& key : rendezvous_.pending(id)) out.push_back("_Recv of '" + key + "' waits (" + step + ")");
-  }
-  return out;
-}
-
 void PsSteps::reap() {
   for (auto it = runs_.begin(); it != runs_.end();) {
     if (it->second->done) {

@@ -62,13 +62,9 @@ class PsSteps {
   void abort(int worker, int64_t step, const std::string& why);
   void abort_worker(int worker, const std::string& why);
 
-  // Steps finished since the last call, successfully (the ps's count of
-  // applied steps moves by it), and those running now.
+  // Steps finished since the last call, successfully: the ps's count of
+  // applied steps moves by it.
   int64_t take_finished();
-  int running() const;
-  // "_Recv of '<key>' waits (worker 1 step 7)", per waiting key, for the
-  // status of a stuck step.
-  std::vector<std::string> waiting() const;
 
  private:
   struct Run {
