@@ -106,6 +106,7 @@ void register_resource_ops(OpRegistry& r);        // resource_ops.cpp
 void register_tensor_array_ops(OpRegistry& r);    // tensor_array_ops.cpp
 void register_stack_ops(OpRegistry& r);           // stack_ops.cpp
 void register_resource_gather_op(OpRegistry& r);  // resource_gather_ops.cpp
+void register_scatter_ops(OpRegistry& r);         // scatter_ops.cpp: Scatter*, ResourceScatter*
 void register_apply_ops(OpRegistry& r);           // apply_ops.cpp
 void register_ftrl_ops(OpRegistry& r);            // ftrl_ops.cpp
 void register_sparse_apply_ops(OpRegistry& r);    // sparse_apply_ops.cpp

@@ -41,6 +41,7 @@ void register_standard_ops(OpRegistry& registry) {
   ops::register_tensor_array_ops(registry);
   ops::register_stack_ops(registry);
   ops::register_resource_gather_op(registry);
+  ops::register_scatter_ops(registry);
   ops::register_apply_ops(registry);
   ops::register_ftrl_ops(registry);
   ops::register_sparse_apply_ops(registry);

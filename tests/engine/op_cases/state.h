@@ -51,6 +51,23 @@ inline void add_state_cases(OpCases& c) {
          {resource_handle(gen(f, {4, 3})), I32({2, 2}, {3, 0, 0, 1})}});
   c.add({"ResourceGather", {{"dtype", AttrValue(DType::Int64)}, {"Tindices", AttrValue(DType::Int64)}, {"batch_dims", 1}},
          {resource_handle(gen(DType::Int64, {2, 3})), I64({2, 2}, {2, 0, 1, 1})}});
+  // Row scatters: ref and resource forms, row updates (nonzero for Div), a
+  // scalar update, int64 indices, integer and string variables.
+  for (const char* kind : {"Add", "Sub", "Mul", "Div", "Min", "Max", "Update"}) {
+    const std::string ref = std::string("Scatter") + kind, res = "Resource" + ref;
+    const AttrValue i32(DType::Int32), i64(DType::Int64);
+    c.add({ref, {{"T", tf}, {"Tindices", i32}}, {Tensor(), I32({2}, {2, 0}), gen(f, {2, 3}, 0.5, 2)},
+           {gen(f, {3, 3}), std::nullopt, std::nullopt}});
+    c.add({ref, {{"T", AttrValue(DType::Int32)}, {"Tindices", i64}}, {Tensor(), I64({2, 2}, {1, 1, 0, 2}), I32({}, {3})},
+           {gen(DType::Int32, {3}, -9, 9), std::nullopt, std::nullopt}});
+    c.add({res, {{"dtype", tf}, {"Tindices", i32}}, {resource_handle(gen(f, {3, 3})), I32({2}, {2, 0}), gen(f, {2, 3}, 0.5, 2)}});
+    c.add({res, {{"dtype", AttrValue(DType::Half)}, {"Tindices", i64}},
+           {resource_handle(gen(DType::Half, {4, 2})), I64({}, {3}), gen(DType::Half, {2}, 0.5, 2)}});
+  }
+  c.add({"ScatterUpdate", {{"T", AttrValue(DType::String)}, {"Tindices", AttrValue(DType::Int32)}},
+         {Tensor(), I32({1}, {1}), S({1}, {"x"})}, {S({2}, {"a", "b"}), std::nullopt, std::nullopt}});
+  c.add({"ResourceScatterUpdate", {{"dtype", AttrValue(DType::Bool)}, {"Tindices", AttrValue(DType::Int32)}},
+         {resource_handle(B({3}, {true, false, true})), I32({2}, {0, 1}), B({}, {false})}});
   c.add({"IsVariableInitialized", {{"dtype", tf}}, {Tensor()}, {v23}});
 
   for (DType t : {DType::Float, DType::Double, DType::Half, DType::BFloat16}) {
