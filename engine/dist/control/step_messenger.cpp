@@ -15,6 +15,12 @@ namespace {
 // only bounds how long a lost one takes to be noticed.
 constexpr std::chrono::milliseconds kAnswerTimeout{5000};
 
+// The destination answered, but not OK.
+struct RefusedError : Error {
+  RefusedError(const std::string& text, wire::ReplyCode c) : Error(text), code(c) {}
+  wire::ReplyCode code;
+};
+
 bool same_step(const wire::Header& a, const wire::Header& b) {
   return a.step_worker() == b.step_worker() && a.step() == b.step();
 }
@@ -84,7 +90,8 @@ void StepMessenger::deliver_loop(const std::string& destination, Route& route) {
         std::lock_guard lock(mu_);
         stopping = stopping_;
       }
-      if (!stopping) failed_(message.header, destination, e.what());
+      const auto* refused = dynamic_cast<const RefusedError*>(&e);
+      if (!stopping) failed_(message.header, destination, {e.what(), refused ? refused->code : wire::OK});
     }
   }
 }
@@ -95,7 +102,8 @@ void StepMessenger::send_with_retries(NodeConnection& connection, const Message&
     try {
       WireMessage reply = connection.request(message.header, message.tensors, kAnswerTimeout);
       if (reply.header.code() != wire::OK)
-        throw Error(destination + " refused " + kind_name(message.header.kind()) + ": " + reply.header.text());
+        throw RefusedError(destination + " refused " + kind_name(message.header.kind()) + ": " + reply.header.text(),
+                           reply.header.code());
       return;
     } catch (const TimeoutError& e) {
       {

@@ -43,8 +43,15 @@ class StepMessenger {
   // node's keys when the cluster is secured; called on that destination's
   // thread.
   using Connect = std::function<std::unique_ptr<NodeConnection>(zmq::context_t& context, const std::string& destination)>;
+  // Why a message was not delivered: the destination refused it (its
+  // reply code: UNREGISTERED from a ps that restarted, ...), or it did not
+  // answer within give_up_after (wire::OK).
+  struct Failure {
+    std::string error;
+    wire::ReplyCode refused = wire::OK;
+  };
   // Called on a destination's thread.
-  using Failed = std::function<void(const wire::Header& message, const std::string& destination, const std::string& error)>;
+  using Failed = std::function<void(const wire::Header& message, const std::string& destination, const Failure& why)>;
 
   StepMessenger(Connect connect, std::chrono::milliseconds give_up_after, Failed failed);
   ~StepMessenger();  // stop()

@@ -27,12 +27,12 @@ PsServer::PsServer(PsOptions options)
   messenger_ = std::make_unique<StepMessenger>(
       connect_in_cluster(options_.cluster, "ps:" + std::to_string(options_.task), options_.credentials,
                          options_.max_message_bytes, &control_.traffic(), incarnation_),
-      options_.wait_timeout, [this](const wire::Header& m, const std::string& to, const std::string& error) {
+      options_.wait_timeout, [this](const wire::Header& m, const std::string& to, const StepMessenger::Failure& why) {
         // A tensor for another task's part of a step that cannot reach it:
         // that task's wait ends by its own timeout or abort; this ps's part
         // of the step must not wait for anything from it either.
-        if (m.kind() == wire::STEP_TENSOR) steps_->abort(m.step_worker(), m.step(), label_ + ": " + error);
-        control_.peer_log().log("step", label_ + ": " + kind_name(m.kind()) + " to " + to + " failed: " + error);
+        if (m.kind() == wire::STEP_TENSOR) steps_->abort(m.step_worker(), m.step(), label_ + ": " + why.error);
+        control_.peer_log().log("step", label_ + ": " + kind_name(m.kind()) + " to " + to + " failed: " + why.error);
       });
   steps_ = std::make_unique<PsSteps>(label_, options_.task, *messenger_);
   register_handlers();
@@ -241,6 +241,12 @@ void PsServer::handle_step_tensor(const WireMessage& m) {
   // A worker sends for its own steps only; a ps for any worker's step it
   // takes part in.
   if (refuse_bad_step(m)) return;
+  if (!graph_) {
+    // A ps that restarted runs no step: the worker registers again and
+    // repeats it.
+    control_.reply(m, reply_header(m.header, wire::UNREGISTERED, label_ + " runs no partition yet (it started or restarted)"));
+    return;
+  }
   const int worker = senders_.worker_task(m.header.sender());
   const bool from_ps = m.header.sender().starts_with("ps:");
   if (worker >= 0 ? worker != m.header.step_worker() : !from_ps) {

@@ -61,6 +61,7 @@ std::vector<Tensor> DistributedStep::run(Session& session, int64_t step, const F
     ps_done_.assign(plan_.ps.size(), false);
     abort_sent_.assign(plan_.ps.size(), false);
     first_error_.clear();
+    ps_went_away_ = false;
     step_bytes_.clear();
     last_progress_ = std::chrono::steady_clock::now();
   }
@@ -156,16 +157,23 @@ std::string DistributedStep::finished(const WireMessage& m) {
   return {};
 }
 
-void DistributedStep::undeliverable(const wire::Header& m, const std::string& to, const std::string& error) {
+void DistributedStep::undeliverable(const wire::Header& m, const std::string& to, const StepMessenger::Failure& why) {
   {
     std::lock_guard lock(mu_);
     if (m.step() != step_ || step_ == 0) return;
     // That ps will not report on this step: stop waiting for it.
     for (std::size_t i = 0; i < plan_.ps.size(); ++i)
       if (to == ps_label(plan_.ps[i].task)) ps_done_[i] = true;
-    fail_step(step_, "step " + std::to_string(step_) + ": " + error);
+    if (why.refused == wire::OK || why.refused == wire::UNREGISTERED || why.refused == wire::NOT_READY)
+      ps_went_away_ = true;
+    fail_step(step_, "step " + std::to_string(step_) + ": " + why.error);
   }
   cv_.notify_all();
+}
+
+bool DistributedStep::ps_went_away() const {
+  std::lock_guard lock(mu_);
+  return ps_went_away_;
 }
 
 void DistributedStep::watch() {
@@ -177,6 +185,9 @@ void DistributedStep::watch() {
     if (!waiting) return;
     fail_step(step_, "step " + std::to_string(step_) + " made no progress for " + seconds_text(stuck_after_) + ": " +
                          stuck_text(step_));
+    // A ps that never finished its partition may have died (or restarted)
+    // with it: the worker finds out by asking it again.
+    for (bool done : ps_done_) ps_went_away_ = ps_went_away_ || !done;
     ps_done_.assign(plan_.ps.size(), true);  // given up on: whatever they still send is dropped
   }
   cv_.notify_all();

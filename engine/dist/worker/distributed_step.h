@@ -56,7 +56,12 @@ class DistributedStep {
   // status shows it while the step may still come unstuck.
   std::string waiting_text() const;
   // The messenger's thread: a message to a ps could not be delivered.
-  void undeliverable(const wire::Header& m, const std::string& to, const std::string& error);
+  void undeliverable(const wire::Header& m, const std::string& to, const StepMessenger::Failure& why);
+  // Whether the last step failed because a ps went away or restarted under
+  // it (it answered UNREGISTERED or NOT_READY, stopped answering, or never
+  // finished its partition): repeating it once every ps answers again can
+  // succeed.
+  bool ps_went_away() const;
 
   // Bytes of the last step per _Send/_Recv node of the worker's partition.
   std::map<std::string, int64_t> node_bytes() const;
@@ -85,6 +90,7 @@ class DistributedStep {
   std::vector<bool> ps_done_;     // per plan_.ps link, this step: STEP_DONE came (or given up on)
   std::vector<bool> abort_sent_;  // per link: ABORT_STEP posted
   std::string first_error_;
+  bool ps_went_away_ = false;  // this step: see ps_went_away()
   std::chrono::steady_clock::time_point last_progress_;
   std::map<std::string, int64_t> node_bytes_, step_bytes_;
 };

@@ -20,6 +20,7 @@ PsClient::PsClient(const WorkerOptions& options, const TrainingPlan& plan, int r
   next_pull_step_.assign(plan_.ps.size(), 0);
   push_sequence_.assign(plan_.ps.size(), 0);
   latest_values_.resize(plan_.ps.size());
+  pulled_.assign(plan_.ps.size(), false);
 }
 
 PsClient::~PsClient() = default;
@@ -146,11 +147,12 @@ std::vector<NamedTensor> PsClient::pull(size_t i, int64_t min_step) {
           throw Error(ps_[i]->peer() + " answered PULL with '" + r.name(k) + "' where '" + link.pull_keys[k] + "' was asked");
         out.push_back({r.name(k), r.tensor(k)});
       }
-      if (latest_values_[i].empty() && r.header.step() > 0)
+      if (!pulled_[i] && r.header.step() > 0)
         log_line(me() + ": joining at global step " + std::to_string(r.header.step()) +
                  " of " + ps_[i]->peer());
       next_pull_step_[i] = r.header.step();  // the global step these values belong to
       latest_values_[i] = out;
+      pulled_[i] = true;
       return out;
     }
     if (r.header.code() == wire::STALE) {
@@ -164,7 +166,7 @@ std::vector<NamedTensor> PsClient::pull(size_t i, int64_t min_step) {
     const auto waited = not_ready_since ? std::chrono::duration_cast<std::chrono::milliseconds>(
                                               std::chrono::steady_clock::now() - *not_ready_since)
                                         : std::chrono::milliseconds(0);
-    if (r.header.code() == wire::NOT_READY && rank_ == 0 && !latest_values_[i].empty() && !reinitialized) {
+    if (r.header.code() == wire::NOT_READY && rank_ == 0 && pulled_[i] && !reinitialized) {
       // A ps that restarted without a checkpoint lost the variables; the
       // chief gives it the last values it pulled (lost work: since then).
       log_line(me() + " (chief): " + ps_[i]->peer() + " lost its variables (" +
@@ -180,7 +182,7 @@ std::vector<NamedTensor> PsClient::pull(size_t i, int64_t min_step) {
     }
     // Mid-training the chief may itself be riding out the ps's restart: give
     // it as long as any worker gets to reconnect.
-    const auto not_ready_limit = latest_values_[i].empty() ? options_.wait_timeout : options_.reconnect_timeout;
+    const auto not_ready_limit = pulled_[i] ? options_.reconnect_timeout : options_.wait_timeout;
     if (r.header.code() == wire::NOT_READY && waited < not_ready_limit) {
       state_("waiting", "chief has not initialized the variables yet");
       std::this_thread::sleep_for(std::chrono::milliseconds(50));

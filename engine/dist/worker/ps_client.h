@@ -82,6 +82,9 @@ class PsClient {
   std::vector<int64_t> next_pull_step_;                  // sync barrier per link
   std::vector<uint64_t> push_sequence_;                  // per link: numbers each Push
   std::vector<std::vector<NamedTensor>> latest_values_;  // per link: the last Pull (chief re-INIT, fetches)
+  // Per link: a Pull was answered (a ps that reads the worker nothing
+  // answers with no tensors), so a ps now NOT_READY lost its variables.
+  std::vector<bool> pulled_;
   uint64_t incarnation_ = new_incarnation();             // random per start
   const std::atomic<bool>* interrupted_ = nullptr;
 };

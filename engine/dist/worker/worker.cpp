@@ -127,8 +127,8 @@ Worker::Worker(WorkerOptions options) : options_(std::move(options)) {
     messenger_ = std::make_unique<StepMessenger>(
         connect_in_cluster(options_.cluster, "worker:" + std::to_string(options_.task), options_.credentials,
                            options_.max_message_bytes, &traffic_, ps_->incarnation()),
-        options_.reconnect_timeout, [this](const wire::Header& m, const std::string& to, const std::string& error) {
-          distributed_->undeliverable(m, to, error);
+        options_.reconnect_timeout, [this](const wire::Header& m, const std::string& to, const StepMessenger::Failure& why) {
+          distributed_->undeliverable(m, to, why);
         });
     distributed_ = std::make_unique<DistributedStep>(plan_, options_.task, options_.sync ? options_.replicas_to_aggregate : 0,
                                                      *messenger_, options_.reconnect_timeout);
@@ -211,6 +211,26 @@ std::vector<Tensor> Worker::run_phases(FeedList& feeds, std::vector<std::vector<
   return out;
 }
 
+std::vector<Tensor> Worker::run_distributed_step(int64_t step, const FeedList& feeds) {
+  for (;;) {
+    try {
+      return distributed_->run(*session_, step, feeds, step_fetches_);
+    } catch (const Error& e) {
+      if (!distributed_->ps_went_away()) throw;
+      // A ps went away or restarted under the step: once it answers again
+      // (each PULL rides out an unreachable ps until --reconnect-timeout,
+      // then fails naming it), register its partition again if it lost it,
+      // let the chief initialize what no checkpoint restored, and repeat the
+      // step, as the phases' pulls do.
+      log_line("worker " + std::to_string(options_.task) + ": " + e.what() + "; repeating step " +
+               std::to_string(step) + " once every ps is back");
+      status_.set_state("waiting", "a ps went away; waiting for it to answer again");
+      for (size_t i = 0; i < ps_->size(); ++i) ps_->pull(i, 0);
+      status_.set_state("training");
+    }
+  }
+}
+
 int Worker::run(const std::atomic<bool>* interrupted) {
   control_running_ = true;
   control_thread_ = std::thread([this] { control_loop(); });
@@ -247,7 +267,7 @@ int Worker::run(const std::atomic<bool>* interrupted) {
     std::vector<std::vector<NamedTensor>> sent(ps_->size());
     std::vector<Tensor> out;
     if (distributed_) {
-      out = distributed_->run(*session_, step, feeds, step_fetches_);
+      out = run_distributed_step(step, feeds);
       if (transfers_.note_nodes(distributed_->node_bytes())) status_.changed();
     } else {
       out = run_phases(feeds, pulled, sent);

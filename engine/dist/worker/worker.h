@@ -123,6 +123,8 @@ class Worker {
   // the step fetches (the loss first), fills what was pulled and sent per link.
   std::vector<Tensor> run_phases(FeedList& feeds, std::vector<std::vector<NamedTensor>>& pulled,
                                  std::vector<std::vector<NamedTensor>>& sent);
+  // One distributed step, repeated after a ps restarted under it.
+  std::vector<Tensor> run_distributed_step(int64_t step, const FeedList& feeds);
   // See WorkerOptions::done_linger.
   void linger_until_done_seen();
   // Between steps: pause/step/stop and fetch requests. Returns false to stop.
