@@ -194,6 +194,42 @@ class TestDistributedStep : public QObject {
     QVERIFY2(scalar(a.tensors.at(0).value) <= -static_cast<double>(steps), qPrintable(QString::number(scalar(a.tensors.at(0).value))));
   }
 
+  // A round averages floats; ids that differ between its workers (here a
+  // ScatterAdd's, on the ps) cannot be averaged, and taking one worker's
+  // would drop the other's: the round fails naming the tensor.
+  void a_round_refuses_ids_its_workers_disagree_on() {
+    LocalCluster c(1, 2);
+    const QString graph = c.path("scatter.pbtxt");
+    QVERIFY(write_text(graph, QString(R"(
+node { name: "v" op: "VariableV2" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 4 } } } } }
+node { name: "v/initial_value" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 4 } } float_val: 0 } } } }
+node { name: "v/Assign" op: "Assign" input: "v" input: "v/initial_value" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "ids" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "shape" value { shape { dim { size: 2 } } } } }
+node { name: "updates" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } } float_val: 1 } } } }
+node { name: "scatter" op: "ScatterAdd" input: "v" input: "ids" input: "updates"
+       attr { key: "T" value { type: DT_FLOAT } } attr { key: "Tindices" value { type: DT_INT32 } } }
+node { name: "loss" op: "Identity" input: "updates" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "train" op: "NoOp" input: "^scatter" }
+)")));
+    for (int task = 0; task < 2; ++task) {
+      Tensor ids(DType::Int32, Shape{2});
+      ids.data<int32_t>()[0] = task;
+      ids.data<int32_t>()[1] = task + 2;
+      write_npy(ids, c.path(QString("ids_%1.npy").arg(task)).toStdString());
+    }
+    const QStringList args{"--sync", "--step-mode", "distributed", "--feed", "ids=" + c.path("ids_{task}.npy"),
+                           "--batch", "2", "--split", ""};
+    NodeProcess ps(c.ps_args(0));
+    NodeProcess w0(c.worker_args(0, graph, 3, args)), w1(c.worker_args(1, graph, 3, args));
+    RunResult r0 = w0.wait(60000), r1 = w1.wait(60000);
+    for (const RunResult* r : {&r0, &r1})
+      QVERIFY2(r->code != 0 && r->code != -1 && r->err.contains("round 1: the workers'") &&
+                   r->err.contains("differ") && r->err.contains("int32"),
+               qPrintable(r->err.right(3000)));
+  }
+
   // TensorFlow.NET's XOR MetaGraph: optimizer.minimize(loss, global_step)
   // puts the global step's AssignAdd after the Apply ops on the ps, and
   // the worker fetches train_op behind it. Two async workers train it with

@@ -108,6 +108,31 @@ node { name: "train" op: "NoOp" input: "^add" }
     QVERIFY2(plain.needs_distributed_step.empty(), plain.needs_distributed_step.c_str());
   }
 
+  // A tensor inside a tf.cond branch that crosses tasks may be dead; the
+  // plan names it (distributed steps refuse such a graph).
+  void a_cond_branch_crossing_tasks_is_named() {
+    Graph g = parse_graph_text(R"(
+node { name: "v" op: "VariableV2" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { } } } }
+node { name: "pred" op: "Const" attr { key: "dtype" value { type: DT_BOOL } }
+       attr { key: "value" value { tensor { dtype: DT_BOOL tensor_shape { } bool_val: true } } } }
+node { name: "one" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1 } } } }
+node { name: "sw" op: "Switch" input: "one" input: "pred" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "twice" op: "Add" input: "sw:1" input: "sw:1" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "add" op: "AssignAdd" input: "v" input: "twice" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "loss" op: "Identity" input: "one" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "train" op: "NoOp" input: "^add" }
+)", "cond_branch");
+    const TrainingPlan plan = plan_training(g, cluster(1, 1), 0, OpRegistry::global(), {}, {"loss"});
+    QVERIFY2(QString::fromStdString(plan.dead_tensor_crossing).contains("'twice' from /job:worker/replica:0/task:0 to "
+                                                                        "/job:ps/replica:0/task:0 (inside the branch of "
+                                                                        "Switch 'sw')"),
+             plan.dead_tensor_crossing.c_str());
+    const TrainingPlan plain =
+        plan_training(sample_graph("mlp_train.pbtxt"), cluster(1, 1), 0, OpRegistry::global(), {}, {"loss"});
+    QVERIFY2(plain.dead_tensor_crossing.empty(), plain.dead_tensor_crossing.c_str());
+  }
+
   // TF1's Adam keeps beta1_power/beta2_power beside the first variable;
   // with two ps tasks the other ps reads them and orders their update after
   // its ApplyAdam by control edges. The worker carries both.

@@ -69,7 +69,7 @@ std::string PsServer::run(const std::atomic<bool>* interrupted) {
 
 void PsServer::handle_pull(WireMessage& m) {
   if (!graph_) {
-    control_.reply(m, reply_header(m.header, wire::UNREGISTERED, label_ + " runs no partition yet (it started or restarted)"));
+    reply_unregistered(m);
     return;
   }
   if (std::string problem = graph_->check_pull({m.header.names().begin(), m.header.names().end()}); !problem.empty()) {
@@ -137,7 +137,7 @@ void PsServer::serve_pending_pulls() {
 
 void PsServer::handle_init(const WireMessage& m) {
   if (!graph_) {
-    control_.reply(m, reply_header(m.header, wire::UNREGISTERED, label_ + " runs no partition yet (it started or restarted)"));
+    reply_unregistered(m);
     return;
   }
   ++status_generation_;  // variables appear
@@ -202,6 +202,10 @@ void PsServer::handle_register(const WireMessage& m) {
   control_.reply(m, reply_header(m.header, wire::OK, text));
 }
 
+void PsServer::reply_unregistered(const WireMessage& m) {
+  control_.reply(m, reply_header(m.header, wire::UNREGISTERED, label_ + " runs no partition yet (it started or restarted)"));
+}
+
 bool PsServer::refuse_bad_step(const WireMessage& m) {
   const bool from_ps = m.header.sender().starts_with("ps:");
   const std::vector<int> tasks = options_.cluster.task_indices("worker");
@@ -221,7 +225,7 @@ void PsServer::handle_run_step(const WireMessage& m) {
     return;
   }
   if (!graph_) {
-    control_.reply(m, reply_header(m.header, wire::UNREGISTERED, label_ + " runs no partition yet (it started or restarted)"));
+    reply_unregistered(m);
     return;
   }
   if (const std::vector<std::string> missing = graph_->uninitialized(); !missing.empty()) {
@@ -244,7 +248,7 @@ void PsServer::handle_step_tensor(const WireMessage& m) {
   if (!graph_) {
     // A ps that restarted runs no step: the worker registers again and
     // repeats it.
-    control_.reply(m, reply_header(m.header, wire::UNREGISTERED, label_ + " runs no partition yet (it started or restarted)"));
+    reply_unregistered(m);
     return;
   }
   const int worker = senders_.worker_task(m.header.sender());

@@ -98,6 +98,9 @@ class PsServer {
   void handle_abort_step(const WireMessage& m);
   // Answers BAD_REQUEST and returns true when a step message names no step.
   bool refuse_bad_step(const WireMessage& m);
+  // UNREGISTERED: the worker registers its partition again (this ps started
+  // or restarted since).
+  void reply_unregistered(const WireMessage& m);
   void handle_pull(WireMessage& m);
   void answer_pull(const WireMessage& m);
   void serve_pending_pulls();

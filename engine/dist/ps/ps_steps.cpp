@@ -236,6 +236,14 @@ std::optional<Tensor> PsSteps::average_or_abort(int64_t id, int64_t round, const
   std::vector<const Tensor*> tensors;
   for (const auto& [w, t] : by_worker) tensors.push_back(&t);
   try {
+    // Floats are averaged (gradients); anything else (ids, labels, counts)
+    // must agree: a round runs the ps's part once for all its workers, and
+    // taking one worker's would silently drop the others'.
+    if (!dtype_is_floating(tensors.front()->dtype()))
+      for (const Tensor* t : tensors)
+        if (!t->equals(*tensors.front()))
+          throw Error("they are " + std::string(dtype_name(t->dtype())) + ", which a round does not average, and they "
+                      "differ (a ps op that needs each worker's own values cannot run in synchronous rounds)");
     return average_gradients(tensors);
   } catch (const std::exception& e) {
     // Workers that disagree on a tensor's dtype or shape (a short last

@@ -114,6 +114,10 @@ Worker::Worker(WorkerOptions options) : options_(std::move(options)) {
   if (!distributed && !plan_.needs_distributed_step.empty())
     throw Error(options_.graph_path + ": " + plan_.needs_distributed_step +
                 "; the pull/run/push phases cannot run that step (use --step-mode auto or distributed)");
+  if (distributed && !plan_.dead_tensor_crossing.empty())
+    throw Error(options_.graph_path + ": the tensor " + plan_.dead_tensor_crossing +
+                " may be dead; a distributed step cannot carry a dead tensor between tasks yet (place the tf.cond on "
+                "one task)" + (plan_.needs_distributed_step.empty() ? std::string() : "; and " + plan_.needs_distributed_step));
   if (distributed && options_.sync && options_.replicas_to_aggregate != num_workers_)
     throw Error("--replicas-to-aggregate " + std::to_string(options_.replicas_to_aggregate) + " with " +
                 std::to_string(num_workers_) + " workers: synchronous distributed steps run each round with every "

@@ -99,6 +99,49 @@ void add_bytes(int64_t& total, int64_t bytes) {
   total = bytes < 0 ? -1 : total + bytes;
 }
 
+// The task ("/job:ps/replica:0/task:0") of a placed node.
+std::string task_of(const Node& n, const std::string& default_device) {
+  const DeviceSpec d = DeviceSpec::parse(n.device.empty() ? default_device : n.device);
+  return "/job:" + d.job.value_or("") + "/replica:" + std::to_string(d.replica.value_or(0)) + "/task:" +
+         std::to_string(d.task.value_or(0));
+}
+
+// An edge between tasks whose tensor may be dead (it leaves a tf.cond
+// branch: downstream of a Switch, before the Merge), as "'x' from
+// <task> to <task> (inside the branch of Switch 's')"; "" when none.
+std::string dead_tensor_crossing(const Graph& step, const std::string& default_device) {
+  const std::size_t n = step.size();
+  std::vector<int> branch_of(n, -1);  // the Switch whose branch a node is in
+  std::deque<int> queue;
+  for (std::size_t i = 0; i < n; ++i)
+    if (node_class(step.nodes()[i]) == NodeClass::Switch) {
+      branch_of[i] = static_cast<int>(i);
+      queue.push_back(static_cast<int>(i));
+    }
+  while (!queue.empty()) {
+    const int at = queue.front();
+    queue.pop_front();
+    for (int c : step.edges().consumers(at)) {
+      if (branch_of[static_cast<std::size_t>(c)] >= 0 || node_class(step.nodes()[static_cast<std::size_t>(c)]) == NodeClass::Merge)
+        continue;
+      branch_of[static_cast<std::size_t>(c)] = branch_of[static_cast<std::size_t>(at)];
+      queue.push_back(c);
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (branch_of[i] < 0) continue;
+    const Node& from = step.nodes()[i];
+    for (int c : step.edges().consumers(static_cast<int>(i))) {
+      const Node& to = step.nodes()[static_cast<std::size_t>(c)];
+      const std::string a = task_of(from, default_device), b = task_of(to, default_device);
+      if (a != b)
+        return "'" + from.name + "' from " + a + " to " + b + " (inside the branch of Switch '" +
+               step.nodes()[static_cast<std::size_t>(branch_of[i])].name + "')";
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 TrainingPlan plan_training(const Graph& graph, const ClusterSpec& cluster, int worker_task, const OpRegistry& registry,
@@ -131,6 +174,7 @@ TrainingPlan plan_training(const Graph& graph, const ClusterSpec& cluster, int w
 
   TrainingPlan plan;
   plan.targets = targets;
+  plan.dead_tensor_crossing = dead_tensor_crossing(step, po.default_device);
   std::vector<GraphPartition*> ps_parts;
   for (GraphPartition& p : parts.partitions) {
     const DeviceSpec spec = DeviceSpec::parse(p.device);

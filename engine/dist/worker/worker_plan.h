@@ -71,6 +71,11 @@ struct TrainingPlan {
   // the worker running worker_partition itself with the sinks below.
   std::string needs_distributed_step;
   std::vector<std::string> step_targets;  // worker_partition's sinks (its _Send nodes among them)
+  // An edge between tasks whose tensor may be dead (inside a tf.cond
+  // branch), named; "" when none. TensorFlow's rendezvous carries a dead
+  // tensor as such; FlowLens's does not, so such a graph cannot run as
+  // distributed steps (the phases see the dead tensor as a missing fetch).
+  std::string dead_tensor_crossing;
   std::string summary;  // one line for the log
 };
 
