@@ -226,8 +226,11 @@ std::string ClusterSpec::to_json() const {
     }
     cluster[job] = std::move(entry);
   }
-  if (!task) return cluster.dump(2);
-  json root = {{"cluster", std::move(cluster)}, {"task", {{"type", task->type}, {"index", task->index}}}};
+  // A bare job dict reads back as TF_CONFIG when a job is called "cluster"
+  // or "task": such a spec is written as TF_CONFIG.
+  if (!task && !jobs_.count("cluster") && !jobs_.count("task")) return cluster.dump(2);
+  json root = {{"cluster", std::move(cluster)}};
+  if (task) root["task"] = {{"type", task->type}, {"index", task->index}};
   return root.dump(2);
 }
 

@@ -72,6 +72,17 @@ class TestFuzzRegressions : public QObject {
     QVERIFY2(contains(e, "c.json: invalid JSON: number overflow"), e.what());
   }
 
+  // fuzz_cluster_json: a TF_CONFIG whose cluster has a job called "cluster"
+  // was written back as a bare job dict, which reads as TF_CONFIG again.
+  void a_job_called_cluster_round_trips() {
+    for (const char* job : {"cluster", "task"}) {
+      const ClusterSpec spec =
+          parse_cluster_spec(std::string("{\"cluster\": {\"") + job + "\": [\"h:1\"]}}", "c.json");
+      QCOMPARE(spec.num_tasks(job), 1);
+      QVERIFY2(parse_cluster_spec(spec.to_json(), "again.json") == spec, spec.to_json().c_str());
+    }
+  }
+
   // Found while writing the corpus: elements of zero bytes ('|S0') let a tiny
   // .npy claim 10^11 strings, all allocated before any check.
   void npy_zero_width_strings_are_rejected() {

@@ -21,7 +21,7 @@
 
 namespace flowlens {
 
-class Node;
+struct Node;
 
 class Rendezvous {
  public:
