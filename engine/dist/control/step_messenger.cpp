@@ -48,6 +48,15 @@ void StepMessenger::stop() {
   routes_.clear();
 }
 
+void StepMessenger::flush(std::chrono::milliseconds limit) {
+  std::unique_lock lock(mu_);
+  cv_.wait_for(lock, limit, [&] {
+    for (const auto& [name, route] : routes_)
+      if (route->sending || !route->queue.empty()) return false;
+    return true;
+  });
+}
+
 void StepMessenger::post(const std::string& destination, wire::Header header, std::vector<NamedTensor> tensors) {
   {
     std::lock_guard lock(mu_);
@@ -80,6 +89,7 @@ void StepMessenger::deliver_loop(const std::string& destination, Route& route) {
       if (stopping_) return;
       message = std::move(route.queue.front());
       route.queue.pop_front();
+      route.sending = true;
     }
     try {
       if (!connection) connection = connect_(*context_, destination);
@@ -93,6 +103,11 @@ void StepMessenger::deliver_loop(const std::string& destination, Route& route) {
       const auto* refused = dynamic_cast<const RefusedError*>(&e);
       if (!stopping) failed_(message.header, destination, {e.what(), refused ? refused->code : wire::OK});
     }
+    {
+      std::lock_guard lock(mu_);
+      route.sending = false;
+    }
+    cv_.notify_all();
   }
 }
 

@@ -59,6 +59,8 @@ class StepMessenger {
   // up at once) and calls `failed` no more; later posts are dropped. Call it
   // before what `failed` reaches goes away.
   void stop();
+  // Waits until every queued message went out (or failed), at most `limit`.
+  void flush(std::chrono::milliseconds limit);
   StepMessenger(const StepMessenger&) = delete;
   StepMessenger& operator=(const StepMessenger&) = delete;
 
@@ -72,6 +74,7 @@ class StepMessenger {
   };
   struct Route {
     std::deque<Message> queue;
+    bool sending = false;  // a message of this route is on its way
     std::thread thread;
   };
   void deliver_loop(const std::string& destination, Route& route);

@@ -38,7 +38,10 @@ PsServer::PsServer(PsOptions options)
   register_handlers();
 }
 
-PsServer::~PsServer() = default;
+PsServer::~PsServer() {
+  // Before the members go: the messenger's threads call back into steps_.
+  if (messenger_) messenger_->stop();
+}
 
 std::string PsServer::run(const std::atomic<bool>* interrupted) {
   last_heartbeat_ = last_liveness_check_ = std::chrono::steady_clock::now();
@@ -60,8 +63,11 @@ std::string PsServer::run(const std::atomic<bool>* interrupted) {
   for (const PendingPull& p : pending_pulls_)
     control_.reply(p.request, reply_header(p.request.header, wire::FAILED, label_ + " is shutting down"));
   pending_pulls_.clear();
-  messenger_->stop();  // its failure callback reaches steps_
-  steps_.reset();      // aborts the steps still running
+  // The steps still running end, their workers hear why, then the
+  // messenger stops (its failure callback reaches steps_, destroyed later).
+  steps_->stop(label_ + " is stopping: " + stop_reason_);
+  messenger_->flush(std::chrono::seconds(2));
+  messenger_->stop();
   updates_.save_checkpoint();
   publish_heartbeat();
   return stop_reason_;

@@ -55,16 +55,18 @@ PsSteps::PsSteps(std::string label, int task, StepMessenger& messenger)
       }) {}
 
 PsSteps::~PsSteps() {
-  std::vector<std::unique_ptr<Run>> runs;
+  stop(label_ + " is shutting down");
+}
+
+void PsSteps::stop(const std::string& why) {
   {
     std::lock_guard lock(mu_);
-    for (auto& [id, run] : runs_) {
-      rendezvous_.abort(id, label_ + " is shutting down");
-      runs.push_back(std::move(run));
-    }
-    runs_.clear();
+    for (auto& [id, run] : runs_)
+      if (!run->done) rendezvous_.abort(id, why);
   }
-  for (auto& run : runs)
+  // The runs stay listed while they end: their STEP_DONE goes to their
+  // workers. Only the serving thread adds runs, and it is the caller.
+  for (auto& [id, run] : runs_)
     if (run->thread.joinable()) run->thread.join();
 }
 
@@ -77,21 +79,11 @@ std::vector<int> PsSteps::receivers(int64_t id) const {
 
 std::string PsSteps::start(PsGraph& graph, int worker, int64_t step, int replicas_to_aggregate) {
   if (step <= 0 || step > kStepMask) return "step " + std::to_string(step) + " is out of range";
-  // Delivered after the lock is released, as every delivery here: it need
-  // not wait on this lock's other users.
-  std::vector<std::pair<std::string, Tensor>> ready;
-  const int64_t round_id = step_id(kRoundWorker, step);
-  {
-    std::string refused = start_locked(graph, worker, step, replicas_to_aggregate, ready);
-    if (!refused.empty()) return refused;
-  }
-  for (auto& [key, value] : ready) rendezvous_.deliver(key, round_id, std::move(value));
-  return {};
+  std::lock_guard lock(mu_);
+  return start_locked(graph, worker, step, replicas_to_aggregate);
 }
 
-std::string PsSteps::start_locked(PsGraph& graph, int worker, int64_t step, int replicas_to_aggregate,
-                                  std::vector<std::pair<std::string, Tensor>>& ready) {
-  std::lock_guard lock(mu_);
+std::string PsSteps::start_locked(PsGraph& graph, int worker, int64_t step, int replicas_to_aggregate) {
   reap();
   if (replicas_to_aggregate <= 0) {
     const int64_t id = step_id(worker, step);
@@ -135,8 +127,9 @@ std::string PsSteps::start_locked(PsGraph& graph, int worker, int64_t step, int 
         ++it;
         continue;
       }
+      // Deliveries happen under mu_: a completion only queues work.
       if (std::optional<Tensor> mean = average_or_abort(id, step, it->first, it->second))
-        ready.emplace_back(it->first, std::move(*mean));
+        rendezvous_.deliver(it->first, id, std::move(*mean));
       it = round.sent.erase(it);
     }
   }
@@ -166,16 +159,17 @@ void PsSteps::run(PsGraph& graph, Run& run) {
     done.set_code(wire::FAILED);
     done.set_text(label_ + ": " + e.what());
   }
-  rendezvous_.forget(id);
   {
     // Over before its workers hear so: their next RUN_STEP finds the next
-    // round free to start.
+    // round free to start. Forgotten under the lock that deliveries check
+    // the run under, so none lands after (it would never be freed).
     std::lock_guard lock(mu_);
     if (run.worker == kRoundWorker) {
       rounds_done_ = std::max(rounds_done_, run.step);
       rounds_.erase(run.step);
     }
     run.done = true;
+    rendezvous_.forget(id);
   }
   for (int w : run.workers) {
     wire::Header h = done;
@@ -188,11 +182,13 @@ bool PsSteps::deliver(int worker, int64_t step, int replicas_to_aggregate, const
                       bool from_ps) {
   if (replicas_to_aggregate <= 0) {
     const int64_t id = step_id(worker, step);
+    // Deliveries happen under mu_ (a completion only queues work on the
+    // executor's pools), so a run cannot end and be forgotten in between.
+    std::lock_guard lock(mu_);
     if (!from_ps) {
       // A worker's RUN_STEP comes before its tensors: a tensor for a step
       // that does not run here is a late copy (or a peer's mistake), and
       // kept it would never be freed.
-      std::lock_guard lock(mu_);
       auto it = runs_.find(id);
       if (it == runs_.end() || it->second->done) return false;
     }
@@ -202,9 +198,8 @@ bool PsSteps::deliver(int worker, int64_t step, int replicas_to_aggregate, const
   // A tensor another ps sends in a round needs no averaging: it is that
   // ps's own, computed once for the round.
   if (worker == kRoundWorker) return rendezvous_.deliver(key, id, std::move(value));
-  Tensor mean;
+  std::lock_guard lock(mu_);
   {
-    std::lock_guard lock(mu_);
     // A worker asks for round R + 1 only once round R is over: a tensor for
     // any other round is late (dropped) or bogus (refused).
     if (step <= rounds_done_) return false;
@@ -226,9 +221,8 @@ bool PsSteps::deliver(int worker, int64_t step, int replicas_to_aggregate, const
     std::optional<Tensor> averaged = average_or_abort(id, step, key, by_worker);
     round.sent.erase(key);
     if (!averaged) return false;
-    mean = std::move(*averaged);
+    return rendezvous_.deliver(key, id, std::move(*averaged));
   }
-  return rendezvous_.deliver(key, id, std::move(mean));
 }
 
 std::optional<Tensor> PsSteps::average_or_abort(int64_t id, int64_t round, const std::string& key,

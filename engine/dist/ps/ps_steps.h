@@ -40,7 +40,7 @@ class PsSteps {
   // 0 < step < 2^40, and a worker task of the cluster (`workers` of them),
   // or, from another ps (`from_ps`), a synchronous round.
   static bool valid_step(int worker, int64_t step, int workers, bool from_ps);
-  ~PsSteps();  // aborts the steps still running and waits for them
+  ~PsSteps();  // stop()
   PsSteps(const PsSteps&) = delete;
   PsSteps& operator=(const PsSteps&) = delete;
 
@@ -61,6 +61,9 @@ class PsSteps {
   // ABORT_STEP, or the worker went away: its waits end with `why`.
   void abort(int worker, int64_t step, const std::string& why);
   void abort_worker(int worker, const std::string& why);
+  // Every step running here ends with `why` (the ps is stopping) and is
+  // waited for; their workers hear STEP_DONE. Serving thread (or the owner).
+  void stop(const std::string& why);
 
   // Steps finished since the last call, successfully: the ps's count of
   // applied steps moves by it.
@@ -81,9 +84,7 @@ class PsSteps {
     // Per key, the tensors the round's workers sent, by worker.
     std::map<std::string, std::map<int, Tensor>> sent;
   };
-  // start() under mu_: `ready` gets a round's averaged tensors to deliver.
-  std::string start_locked(PsGraph& graph, int worker, int64_t step, int replicas_to_aggregate,
-                           std::vector<std::pair<std::string, Tensor>>& ready);
+  std::string start_locked(PsGraph& graph, int worker, int64_t step, int replicas_to_aggregate);  // mu_ held
   void launch(PsGraph& graph, int64_t id, int worker, int64_t step, std::vector<int> workers);  // mu_ held
   // The mean of a round's tensors under `key`; nullopt when they cannot be
   // averaged, the round (step id `id`) then aborted with why.

@@ -161,12 +161,13 @@ void DistributedStep::undeliverable(const wire::Header& m, const std::string& to
   {
     std::lock_guard lock(mu_);
     if (m.step() != step_ || step_ == 0) return;
-    // That ps will not report on this step: stop waiting for it.
-    for (std::size_t i = 0; i < plan_.ps.size(); ++i)
-      if (to == ps_label(plan_.ps[i].task)) ps_done_[i] = true;
     if (why.refused == wire::OK || why.refused == wire::UNREGISTERED || why.refused == wire::NOT_READY)
       ps_went_away_ = true;
+    // That ps too is told to abort (it may be alive, only slow to answer),
+    // then not waited for: it will not report on this step.
     fail_step(step_, "step " + std::to_string(step_) + ": " + why.error);
+    for (std::size_t i = 0; i < plan_.ps.size(); ++i)
+      if (to == ps_label(plan_.ps[i].task)) ps_done_[i] = true;
   }
   cv_.notify_all();
 }

@@ -216,11 +216,18 @@ std::vector<Tensor> Worker::run_phases(FeedList& feeds, std::vector<std::vector<
 }
 
 std::vector<Tensor> Worker::run_distributed_step(int64_t step, const FeedList& feeds) {
-  for (;;) {
+  // Async steps are named per try, so that nothing of a try given up on
+  // (a late STEP_DONE, an ABORT_STEP still on its way) is taken for the
+  // next; a synchronous round is the cluster's, the same for every worker.
+  constexpr int kRepeats = 3;  // a ps that restarts needs one
+  for (int tries = 1;; ++tries) {
+    const int64_t id = options_.sync ? step : ++distributed_tries_;
     try {
-      return distributed_->run(*session_, step, feeds, step_fetches_);
+      return distributed_->run(*session_, id, feeds, step_fetches_);
     } catch (const Error& e) {
-      if (!distributed_->ps_went_away()) throw;
+      // A round that failed is over on the ps tasks that ran it, and a ps
+      // that restarted has run none: the cluster cannot repeat it.
+      if (!distributed_->ps_went_away() || options_.sync || tries > kRepeats) throw;
       // A ps went away or restarted under the step: once it answers again
       // (each PULL rides out an unreachable ps until --reconnect-timeout,
       // then fails naming it), register its partition again if it lost it,

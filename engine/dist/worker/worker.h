@@ -151,6 +151,7 @@ class Worker {
   // this worker's side of them, the control thread delivers the ps's.
   std::unique_ptr<StepMessenger> messenger_;
   std::unique_ptr<DistributedStep> distributed_;
+  int64_t distributed_tries_ = 0;  // async distributed steps' ids: one per try
   std::unique_ptr<StepInspection> inspection_;
   StepTransfers transfers_{plan_};
   WorkerStatus status_;

@@ -168,7 +168,7 @@ void Worker::control_loop() {
     if (distributed_) {
       distributed_->watch();
       if (std::string waiting = distributed_->waiting_text(); waiting != shown_waiting) {
-        status_.set_detail(waiting);
+        status_.replace_detail(shown_waiting, waiting);
         shown_waiting = waiting;
       }
     }

@@ -22,6 +22,13 @@ void WorkerStatus::set_detail(const std::string& detail) {
   changed();
 }
 
+void WorkerStatus::replace_detail(const std::string& expected, const std::string& detail) {
+  std::lock_guard lock(mu_);
+  if (base_.detail != expected) return;
+  base_.detail = detail;
+  changed();
+}
+
 void WorkerStatus::sample_rate() {
   const int64_t step = this->step();
   if (step == rate_step_) return;

@@ -26,6 +26,9 @@ class WorkerStatus {
   // "training"); nullopt keeps the detail (a breakpoint's note stays while paused).
   void set_state(const std::string& state, const std::optional<std::string>& detail = std::string());
   void set_detail(const std::string& detail);
+  // Sets `detail` only while the detail is still `expected` (a note that
+  // replaced it in between stays).
+  void replace_detail(const std::string& expected, const std::string& detail);
   // What the status shows besides state, detail and the counters changed.
   void changed() { generation_.fetch_add(1, std::memory_order_release); }
 
