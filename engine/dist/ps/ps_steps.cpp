@@ -143,6 +143,7 @@ void PsSteps::launch(PsGraph& graph, int64_t id, int worker, int64_t step, std::
   run->workers = std::move(workers);
   Run* r = run.get();
   runs_[id] = std::move(run);
+  early_.erase(id);  // its early tensors are the run's now, forgotten when it ends
   r->thread = std::thread([this, &graph, r] { this->run(graph, *r); });
 }
 
@@ -180,25 +181,22 @@ void PsSteps::run(PsGraph& graph, Run& run) {
 
 bool PsSteps::deliver(int worker, int64_t step, int replicas_to_aggregate, const std::string& key, Tensor value,
                       bool from_ps) {
+  // Deliveries happen under mu_ (a completion only queues work on the
+  // executor's pools), so a run cannot end and be forgotten in between.
+  std::lock_guard lock(mu_);
+  // Another ps's tensor needs no averaging: that ps computed it once for
+  // the step or round (whose id it names the same way).
+  if (from_ps) return deliver_from_ps_locked(step_id(worker, step), key, std::move(value));
   if (replicas_to_aggregate <= 0) {
+    // A worker's RUN_STEP comes before its tensors: a tensor for a step
+    // that does not run here is a late copy (or a peer's mistake), and
+    // kept it would never be freed.
     const int64_t id = step_id(worker, step);
-    // Deliveries happen under mu_ (a completion only queues work on the
-    // executor's pools), so a run cannot end and be forgotten in between.
-    std::lock_guard lock(mu_);
-    if (!from_ps) {
-      // A worker's RUN_STEP comes before its tensors: a tensor for a step
-      // that does not run here is a late copy (or a peer's mistake), and
-      // kept it would never be freed.
-      auto it = runs_.find(id);
-      if (it == runs_.end() || it->second->done) return false;
-    }
+    auto it = runs_.find(id);
+    if (it == runs_.end() || it->second->done) return false;
     return rendezvous_.deliver(key, id, std::move(value));
   }
   const int64_t id = step_id(kRoundWorker, step);
-  // A tensor another ps sends in a round needs no averaging: it is that
-  // ps's own, computed once for the round.
-  if (worker == kRoundWorker) return rendezvous_.deliver(key, id, std::move(value));
-  std::lock_guard lock(mu_);
   {
     // A worker asks for round R + 1 only once round R is over: a tensor for
     // any other round is late (dropped) or bogus (refused).
@@ -245,6 +243,25 @@ std::optional<Tensor> PsSteps::average_or_abort(int64_t id, int64_t round, const
     rendezvous_.abort(id, label_ + ": round " + std::to_string(round) + ": the workers' '" + key + "' differ: " + e.what());
     return std::nullopt;
   }
+}
+
+bool PsSteps::deliver_from_ps_locked(int64_t id, const std::string& key, Tensor value) {
+  if (auto it = runs_.find(id); it != runs_.end()) {
+    if (it->second->done) return false;  // a late copy: its step is over here
+    return rendezvous_.deliver(key, id, std::move(value));
+  }
+  // The step's RUN_STEP has not reached this ps yet (it comes from the
+  // worker, this from another ps). Kept for the kEarlySteps most recent
+  // such steps: an older one never started here (its worker gave up on it).
+  if (early_.insert(id).second) {
+    early_order_.push_back(id);
+    while (early_order_.size() > kEarlySteps) {
+      const int64_t oldest = early_order_.front();
+      early_order_.pop_front();
+      if (early_.erase(oldest)) rendezvous_.forget(oldest);
+    }
+  }
+  return rendezvous_.deliver(key, id, std::move(value));
 }
 
 void PsSteps::abort(int worker, int64_t step, const std::string& why) {

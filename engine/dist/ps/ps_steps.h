@@ -19,8 +19,10 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <deque>
 #include <map>
 #include <mutex>
+#include <set>
 #include <optional>
 #include <string>
 #include <thread>
@@ -86,6 +88,8 @@ class PsSteps {
   };
   std::string start_locked(PsGraph& graph, int worker, int64_t step, int replicas_to_aggregate);  // mu_ held
   void launch(PsGraph& graph, int64_t id, int worker, int64_t step, std::vector<int> workers);  // mu_ held
+  // A tensor from another ps, for step (or round) `id`. mu_ held.
+  bool deliver_from_ps_locked(int64_t id, const std::string& key, Tensor value);
   // The mean of a round's tensors under `key`; nullopt when they cannot be
   // averaged, the round (step id `id`) then aborted with why.
   std::optional<Tensor> average_or_abort(int64_t id, int64_t round, const std::string& key,
@@ -102,6 +106,11 @@ class PsSteps {
   mutable std::mutex mu_;
   std::map<int64_t, std::unique_ptr<Run>> runs_;  // by step id
   std::map<int64_t, Round> rounds_;               // synchronous rounds asked for and not yet over
+  // Steps another ps sent tensors for before they started here, oldest
+  // first, at most kEarlySteps: a peer cannot grow the ps without bound.
+  static constexpr std::size_t kEarlySteps = 256;
+  std::set<int64_t> early_;
+  std::deque<int64_t> early_order_;
   int64_t rounds_done_ = 0;                       // the last round that ended
   std::atomic<int64_t> finished_{0};
 };
