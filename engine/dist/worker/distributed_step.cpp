@@ -25,20 +25,21 @@ DistributedStep::DistributedStep(const TrainingPlan& plan, int worker_task, int 
       stuck_after_(stuck_after),
       rendezvous_(messenger, [this](const std::string& key, int64_t step, const Tensor& value)
                                  -> std::vector<ClusterRendezvous::Route> {
-        const DeviceSpec recv = DeviceSpec::parse(split_rendezvous_key(key).recv_device);
-        if (recv.job != "ps") return {};
+        // Every _Send of the partition goes to a ps (partitioning by task
+        // leaves no other pair); where and as what was worked out once.
+        const auto it = sends_.find(key);
+        if (it == sends_.end()) return {};
         {
           std::lock_guard lock(mu_);
-          if (auto it = send_node_.find(key); it != send_node_.end())
-            step_bytes_[it->second] += static_cast<int64_t>(value.byte_size());
+          step_bytes_[it->second.node] += static_cast<int64_t>(value.byte_size());
         }
         ClusterRendezvous::Route route;
-        route.destination = ps_label(recv.task.value_or(0));
+        route.destination = it->second.destination;
         route.header.set_kind(wire::STEP_TENSOR);
         route.header.set_step(step);
         route.header.set_step_worker(task_);
         route.header.set_replicas_to_aggregate(replicas_to_aggregate_);
-        route.wire_key = canonical_worker_names(key, task_);
+        route.wire_key = it->second.wire_key;
         return {route};
       }) {
   for (const Node& n : plan_.worker_partition.nodes()) {
@@ -47,7 +48,10 @@ DistributedStep::DistributedStep(const TrainingPlan& plan, int worker_task, int 
       own_key_[canonical_worker_names(key, task_)] = key;
       recv_node_[key] = n.name;
     } else if (is_send(n)) {
-      send_node_[rendezvous_key(n)] = n.name;
+      const std::string key = rendezvous_key(n);
+      const DeviceSpec recv = DeviceSpec::parse(n.attr_string("recv_device", ""));
+      if (recv.job == "ps")
+        sends_[key] = {n.name, ps_label(recv.task.value_or(0)), canonical_worker_names(key, task_)};
     }
   }
 }

@@ -80,7 +80,12 @@ class DistributedStep {
   std::chrono::milliseconds stuck_after_;
   std::map<std::string, std::string> own_key_;   // key as ps tasks name it (canonical) -> this worker's
   std::map<std::string, std::string> recv_node_; // this worker's key -> its _Recv node
-  std::map<std::string, std::string> send_node_; // this worker's key -> its _Send node
+  // This worker's key -> its _Send node, the ps it goes to, the key as the
+  // ps names it: the router's answer, worked out once.
+  struct SendRoute {
+    std::string node, destination, wire_key;
+  };
+  std::map<std::string, SendRoute> sends_;
   ClusterRendezvous rendezvous_;
 
   mutable std::mutex mu_;
